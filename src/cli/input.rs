@@ -1,0 +1,84 @@
+//! Reading what a command was given: a file, stdin, or a schema file.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use serde_json::Value;
+
+use super::exit::{CliError, Exit};
+
+/// Where a command reads its document from: a path, or stdin for `-` or no path.
+#[derive(Clone, Debug)]
+pub enum Source {
+    Stdin,
+    File(PathBuf),
+}
+
+impl Source {
+    pub fn from_arg(path: Option<&Path>) -> Source {
+        match path {
+            None => Source::Stdin,
+            Some(path) if path.as_os_str() == "-" => Source::Stdin,
+            Some(path) => Source::File(path.to_owned()),
+        }
+    }
+
+    /// A name for messages: the path, or `<stdin>`.
+    pub fn name(&self) -> String {
+        match self {
+            Source::Stdin => "<stdin>".to_owned(),
+            Source::File(path) => path.display().to_string(),
+        }
+    }
+
+    /// The raw bytes; invalid UTF-8 is the caller's concern.
+    pub fn read_bytes(&self) -> Result<Vec<u8>, CliError> {
+        let mut bytes = Vec::new();
+        match self {
+            Source::Stdin => {
+                std::io::stdin()
+                    .lock()
+                    .read_to_end(&mut bytes)
+                    .context("cannot read stdin")?;
+            }
+            Source::File(path) => {
+                bytes = std::fs::read(path)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+            }
+        }
+        Ok(bytes)
+    }
+}
+
+/// Parses `bytes` as one JSON document; the error names the source, line and column, and maps
+/// to the not-JSON or truncated exit code.
+pub fn parse_json(bytes: &[u8], source: &Source) -> Result<Value, CliError> {
+    serde_json::from_slice(bytes).map_err(|error| {
+        let exit = if error.is_eof() {
+            Exit::Truncated
+        } else {
+            Exit::NotJson
+        };
+        let what = if error.is_eof() {
+            "ends before the JSON document does"
+        } else {
+            "is not JSON"
+        };
+        CliError::new(exit, anyhow::anyhow!("{} {what}: {error}", source.name()))
+            .with_hint("`slmcode repair` fixes the ways small models usually break JSON")
+    })
+}
+
+/// Loads a JSON Schema file; a file that is not JSON is a plain failure naming the path and the
+/// position.
+pub fn load_schema_file(path: &Path) -> Result<Value, CliError> {
+    let text = std::fs::read(path)
+        .with_context(|| format!("cannot read schema file {}", path.display()))?;
+    serde_json::from_slice(&text).map_err(|error| {
+        CliError::new(
+            Exit::Failure,
+            anyhow::anyhow!("schema file {} is not valid JSON: {error}", path.display()),
+        )
+    })
+}

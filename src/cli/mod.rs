@@ -1,0 +1,115 @@
+//! The command line: clap definitions, dispatch, and rendering. Nothing here is library API;
+//! each command is a thin layer that resolves its arguments, calls the core, and renders what
+//! comes back through the [`Printer`](printer::Printer).
+
+// Printer and error helpers are shared infrastructure; some are only used by later commands.
+#[allow(dead_code)]
+mod exit;
+mod input;
+#[allow(dead_code)]
+mod printer;
+mod validate;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use exit::{CommandResult, Exit};
+use printer::{ColorChoice, Printer};
+
+/// Structured output that a program can trust, from small and local language models.
+#[derive(Debug, Parser)]
+#[command(
+    name = "slmcode",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// Print machine-readable JSON on stdout instead of human output. The shape of each
+    /// command's JSON is documented in the README and stays stable.
+    #[arg(long, global = true)]
+    json: bool,
+
+    /// Say less on stderr: no notes or warnings, only errors.
+    #[arg(short, long, global = true)]
+    quiet: bool,
+
+    /// When to colour messages on stderr.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    color: ColorChoice,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Validate a JSON document strictly against a schema, reporting every error with its JSON
+    /// pointer.
+    Validate(validate::Args),
+}
+
+/// Runs the command line and maps the outcome to the process's exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            // Help and version are successes; clap knows how to print both kinds.
+            let code = if error.use_stderr() {
+                Exit::Usage
+            } else {
+                Exit::Success
+            };
+            let _ = error.print();
+            return code.into();
+        }
+    };
+    let printer = Printer::new(cli.json, cli.quiet, cli.color);
+    let outcome = run(cli.command, &printer);
+    finish(outcome, &printer)
+}
+
+fn run(command: Command, printer: &Printer) -> CommandResult {
+    match command {
+        Command::Validate(args) => validate::run(args, printer),
+    }
+}
+
+fn finish(outcome: CommandResult, printer: &Printer) -> ExitCode {
+    match outcome {
+        Ok(exit) => exit.into(),
+        Err(error) if error.is_broken_pipe() => Exit::Success.into(),
+        Err(error) => {
+            if printer.json() {
+                let document = serde_json::json!({
+                    "error": {
+                        "kind": error.exit.name(),
+                        "exit_code": error.exit as u8,
+                        "message": error.error.to_string(),
+                        "causes": error.error.chain().skip(1).map(|cause| cause.to_string()).collect::<Vec<_>>(),
+                        "hint": error.hint,
+                    }
+                });
+                if let Err(io) = printer.json_value(&document)
+                    && io.kind() == std::io::ErrorKind::BrokenPipe
+                {
+                    return error.exit.into();
+                }
+            }
+            printer.error(&error.error, error.hint.as_deref());
+            error.exit.into()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definitions_are_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,131 @@
+//! All of the binary's output goes through the [`Printer`].
+//!
+//! stdout carries only data (a value, a table, a `--json` document); messages go to stderr;
+//! progress goes to stderr and only when stderr is a terminal. Colour follows `--color`, then
+//! `NO_COLOR`, then whether the stream is a terminal, and output reads the same without it.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use std::io::{self, IsTerminal, Write};
+use std::time::Duration;
+
+use clap::ValueEnum;
+use serde::Serialize;
+
+/// When to colour output.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when the stream is a terminal and `NO_COLOR` is not set.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// Where and how a command writes.
+#[derive(Clone, Debug)]
+pub struct Printer {
+    json: bool,
+    quiet: bool,
+    color_stderr: bool,
+    progress: bool,
+}
+
+impl Printer {
+    pub fn new(json: bool, quiet: bool, color: ColorChoice) -> Printer {
+        let stderr_is_terminal = io::stderr().is_terminal();
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
+        let color_stderr = match color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => stderr_is_terminal && !no_color,
+        };
+        Printer {
+            json,
+            quiet,
+            color_stderr,
+            progress: stderr_is_terminal && !quiet,
+        }
+    }
+
+    /// Whether the user asked for `--json`.
+    pub fn json(&self) -> bool {
+        self.json
+    }
+
+    /// Whether the user asked for `-q`.
+    pub fn quiet(&self) -> bool {
+        self.quiet
+    }
+
+    /// Writes `text` and a newline to stdout.
+    pub fn line(&self, text: &str) -> io::Result<()> {
+        let mut stdout = io::stdout().lock();
+        stdout.write_all(text.as_bytes())?;
+        stdout.write_all(b"\n")?;
+        stdout.flush()
+    }
+
+    /// Writes `text` to stdout exactly as given.
+    pub fn raw(&self, text: &str) -> io::Result<()> {
+        let mut stdout = io::stdout().lock();
+        stdout.write_all(text.as_bytes())?;
+        stdout.flush()
+    }
+
+    /// Writes `value` as pretty JSON and a newline to stdout.
+    pub fn json_value<T: Serialize + ?Sized>(&self, value: &T) -> io::Result<()> {
+        let mut stdout = io::stdout().lock();
+        serde_json::to_writer_pretty(&mut stdout, value).map_err(io::Error::other)?;
+        stdout.write_all(b"\n")?;
+        stdout.flush()
+    }
+
+    /// Writes a table to stdout.
+    pub fn table(&self, table: &comfy_table::Table) -> io::Result<()> {
+        self.line(table.to_string().trim_end())
+    }
+
+    /// A message for the user on stderr; silenced by `-q`.
+    pub fn note(&self, text: &str) {
+        if !self.quiet {
+            eprintln!("{text}");
+        }
+    }
+
+    /// `warning: ...` on stderr; silenced by `-q`.
+    pub fn warn(&self, text: &str) {
+        if !self.quiet {
+            eprintln!("{}: {text}", self.paint("warning", "1;33"));
+        }
+    }
+
+    /// An error with its causes and a hint, on stderr; never silenced.
+    pub fn error(&self, error: &anyhow::Error, hint: Option<&str>) {
+        eprintln!("{}: {error}", self.paint("error", "1;31"));
+        for cause in error.chain().skip(1) {
+            eprintln!("  caused by: {cause}");
+        }
+        if let Some(hint) = hint {
+            eprintln!("{}: {hint}", self.paint("hint", "1;36"));
+        }
+    }
+
+    /// A spinner on stderr while network work runs; a no-op unless stderr is a terminal.
+    pub fn spinner(&self, message: &str) -> indicatif::ProgressBar {
+        if !self.progress {
+            return indicatif::ProgressBar::hidden();
+        }
+        let spinner = indicatif::ProgressBar::new_spinner();
+        spinner.set_message(message.to_owned());
+        spinner.enable_steady_tick(Duration::from_millis(100));
+        spinner
+    }
+
+    fn paint(&self, text: &str, style: &str) -> String {
+        if self.color_stderr {
+            format!("\x1b[{style}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+}

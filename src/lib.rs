@@ -1,0 +1,14 @@
+//! slmcode makes small and local language models return structured output a program can trust.
+//!
+//! The library is the core: it never prints and never exits. The `slmcode` binary is a thin
+//! command-line layer over it (see `src/cli/`).
+//!
+//! Layers, from the bottom up:
+//! - [`schema`]: the contract registry, validation with JSON-pointer paths, the supported
+//!   schema subset and its linter, GBNF derivation and recognition, per-mechanism projection.
+//!   It depends on nothing else in the crate.
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+#![warn(missing_docs)]
+
+pub mod schema;

@@ -1,0 +1,12 @@
+//! Schemas: the contracts slmcode ships, and everything it does with a JSON Schema.
+//!
+//! This module owns the constraint mechanisms' names ([`Mechanism`]) and validation
+//! ([`validate`]). It depends on nothing else in the crate, so every other layer can use it.
+
+mod mechanism;
+pub mod validate;
+
+pub use mechanism::{Mechanism, UnknownMechanism};
+pub use validate::{
+    SchemaError, ValidateError, ValidationError, Validator, Violations, validate, validator,
+};

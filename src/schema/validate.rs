@@ -1,0 +1,305 @@
+//! Validation of any JSON value against any JSON Schema, with every error at its JSON pointer.
+//!
+//! The work is done by the `jsonschema` crate (built without network or file resolution, so a
+//! user schema never reaches outside the process). A schema is compiled once: [`validator`]
+//! keeps compiled schemas in a small process-wide cache keyed by a structural hash, so callers
+//! can pass the same `Value` again and again and pay only for the walk over the instance.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// A schema that could not be compiled (an unknown `$schema` draft, a `$ref` that does not
+/// resolve locally, a keyword with a value of the wrong type, ...).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid schema at {pointer}: {message}", pointer = display_pointer(.pointer))]
+pub struct SchemaError {
+    /// JSON pointer into the schema where the problem was found (`""` for the root).
+    pub pointer: String,
+    /// What the compiler objected to.
+    pub message: String,
+}
+
+/// One way in which a value does not satisfy a schema.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ValidationError {
+    /// JSON pointer into the instance (`""` for the root, `/steps/2/id` for a nested field).
+    pub pointer: String,
+    /// What is wrong there, e.g. `"x" is not of type "integer"`.
+    pub message: String,
+}
+
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", display_pointer(&self.pointer), self.message)
+    }
+}
+
+/// Every error found in one value, in the order the validator reports them. Never empty.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(transparent)]
+pub struct Violations(pub Vec<ValidationError>);
+
+impl fmt::Display for Violations {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let count = self.0.len();
+        write!(
+            f,
+            "{count} schema violation{}",
+            if count == 1 { "" } else { "s" }
+        )?;
+        for error in &self.0 {
+            write!(f, "\n  {error}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The root pointer is the empty string, which reads badly in a message.
+fn display_pointer(pointer: &str) -> &str {
+    if pointer.is_empty() {
+        "(root)"
+    } else {
+        pointer
+    }
+}
+
+/// A compiled schema, ready to validate many values.
+pub struct Validator {
+    compiled: jsonschema::Validator,
+}
+
+impl fmt::Debug for Validator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Validator").finish_non_exhaustive()
+    }
+}
+
+impl Validator {
+    /// Compiles `schema`. A schema without `$schema` is read as draft-07, the draft slmcode's
+    /// contracts are written in; an explicit `$schema` picks its own draft. `format` is
+    /// asserted, not just annotated, because a user who wrote it meant it.
+    pub fn compile(schema: &Value) -> Result<Validator, SchemaError> {
+        let mut options = jsonschema::options().should_validate_formats(true);
+        let declares_draft = schema.get("$schema").is_some_and(Value::is_string);
+        if !declares_draft {
+            options = options.with_draft(jsonschema::Draft::Draft7);
+        }
+        options
+            .build(schema)
+            .map(|compiled| Validator { compiled })
+            .map_err(|error| SchemaError {
+                pointer: error.schema_path().to_string(),
+                message: error.to_string(),
+            })
+    }
+
+    /// `Ok` when `value` satisfies the schema; otherwise every violation with its pointer.
+    pub fn validate(&self, value: &Value) -> Result<(), Violations> {
+        if self.compiled.is_valid(value) {
+            return Ok(());
+        }
+        let mut errors: Vec<ValidationError> = Vec::new();
+        for error in self.compiled.iter_errors(value) {
+            let error = ValidationError {
+                pointer: error.instance_path().to_string(),
+                message: error.to_string(),
+            };
+            if !errors.contains(&error) {
+                errors.push(error);
+            }
+        }
+        Err(Violations(errors))
+    }
+
+    /// Whether `value` satisfies the schema; cheaper than [`Validator::validate`] when the
+    /// errors are not needed.
+    pub fn is_valid(&self, value: &Value) -> bool {
+        self.compiled.is_valid(value)
+    }
+}
+
+/// Why [`validate`] did not return `Ok`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValidateError {
+    /// The schema itself could not be compiled.
+    #[error(transparent)]
+    Schema(#[from] SchemaError),
+    /// The value does not satisfy the schema.
+    #[error(transparent)]
+    Violations(#[from] Violations),
+}
+
+/// Validates `value` against `schema`, compiling the schema on first use.
+pub fn validate(schema: &Value, value: &Value) -> Result<(), ValidateError> {
+    validator(schema)?.validate(value)?;
+    Ok(())
+}
+
+/// How many compiled schemas the process keeps; past this the cache starts over, which only
+/// costs a recompile.
+const CACHE_CAPACITY: usize = 256;
+
+/// Compiled schemas by structural hash; a bucket holds the schemas that share a hash.
+type Buckets = HashMap<u64, Vec<(Value, Arc<Validator>)>>;
+type Cache = Mutex<Buckets>;
+
+/// The compiled form of `schema`, from the process-wide cache when it has been seen before.
+pub fn validator(schema: &Value) -> Result<Arc<Validator>, SchemaError> {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = structural_hash(schema);
+    if let Some(found) = lock(cache)
+        .get(&key)
+        .and_then(|bucket| bucket.iter().find(|(seen, _)| seen == schema))
+    {
+        return Ok(Arc::clone(&found.1));
+    }
+    // Compile outside the lock: compiling can take a while and other threads need the cache.
+    let compiled = Arc::new(Validator::compile(schema)?);
+    let mut cache = lock(cache);
+    if cache.len() >= CACHE_CAPACITY {
+        cache.clear();
+    }
+    cache
+        .entry(key)
+        .or_default()
+        .push((schema.clone(), Arc::clone(&compiled)));
+    Ok(compiled)
+}
+
+fn lock(cache: &Cache) -> std::sync::MutexGuard<'_, Buckets> {
+    // A panic while holding the lock leaves a map that is still consistent.
+    cache
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A hash of a JSON value's structure and contents, without serialising it. Schemas are
+/// shallow, so recursion here is bounded by the schema's own nesting.
+pub fn structural_hash(value: &Value) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    hash_value(value, &mut hasher);
+    hasher.finish()
+}
+
+fn hash_value(value: &Value, hasher: &mut impl Hasher) {
+    match value {
+        Value::Null => 0u8.hash(hasher),
+        Value::Bool(flag) => (1u8, flag).hash(hasher),
+        Value::Number(number) => (2u8, number.to_string()).hash(hasher),
+        Value::String(text) => (3u8, text).hash(hasher),
+        Value::Array(items) => {
+            (4u8, items.len()).hash(hasher);
+            items.iter().for_each(|item| hash_value(item, hasher));
+        }
+        Value::Object(members) => {
+            (5u8, members.len()).hash(hasher);
+            for (key, member) in members {
+                key.hash(hasher);
+                hash_value(member, hasher);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn plan_like() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "steps": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {"id": {"type": "integer"}, "title": {"type": "string"}},
+                        "required": ["id", "title"],
+                        "additionalProperties": false
+                    }
+                }
+            },
+            "required": ["steps"]
+        })
+    }
+
+    #[test]
+    fn reports_each_error_at_its_pointer() {
+        let value =
+            json!({"steps": [{"id": 1, "title": "a"}, {"id": 2, "title": "b"}, {"id": "x"}]});
+        let ValidateError::Violations(violations) = validate(&plan_like(), &value).unwrap_err()
+        else {
+            panic!("expected violations");
+        };
+        let rendered: Vec<String> = violations.0.iter().map(ToString::to_string).collect();
+        assert!(
+            rendered.contains(&r#"/steps/2/id: "x" is not of type "integer""#.to_owned()),
+            "{rendered:?}"
+        );
+        assert!(
+            rendered
+                .iter()
+                .any(|line| line.starts_with("/steps/2: ") && line.contains("title")),
+            "{rendered:?}"
+        );
+    }
+
+    #[test]
+    fn root_errors_are_named_root() {
+        let error = validate(&plan_like(), &json!([])).unwrap_err();
+        assert!(
+            error.to_string().contains("(root): [] is not of type"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn valid_values_pass() {
+        let value = json!({"steps": [{"id": 1, "title": "a"}]});
+        validate(&plan_like(), &value).unwrap();
+    }
+
+    #[test]
+    fn formats_are_asserted() {
+        let schema = json!({"type": "string", "format": "date"});
+        assert!(validate(&schema, &json!("2026-11-30")).is_ok());
+        assert!(validate(&schema, &json!("yesterday")).is_err());
+    }
+
+    #[test]
+    fn bad_schemas_are_errors_not_panics() {
+        let error = Validator::compile(&json!({"type": 12})).unwrap_err();
+        assert!(!error.message.is_empty());
+        let error = Validator::compile(&json!({"$ref": "https://example.com/s.json"})).unwrap_err();
+        assert!(!error.message.is_empty());
+    }
+
+    #[test]
+    fn the_cache_returns_the_same_compiled_schema() {
+        let first = validator(&plan_like()).unwrap();
+        let second = validator(&plan_like()).unwrap();
+        assert!(Arc::ptr_eq(&first, &second));
+        let other = validator(&json!({"type": "string"})).unwrap();
+        assert!(!Arc::ptr_eq(&first, &other));
+    }
+
+    #[test]
+    fn structural_hash_sees_contents_and_order() {
+        assert_ne!(
+            structural_hash(&json!({"a": 1})),
+            structural_hash(&json!({"a": 2}))
+        );
+        assert_ne!(
+            structural_hash(&json!([1, 2])),
+            structural_hash(&json!([2, 1]))
+        );
+        assert_eq!(structural_hash(&plan_like()), structural_hash(&plan_like()));
+    }
+}

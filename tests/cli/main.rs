@@ -1,0 +1,5 @@
+//! The one integration test binary: runs the real `slmcode` binary in a scratch directory with
+//! a cleared environment. One module per command.
+
+mod util;
+mod validate;
