@@ -4,9 +4,11 @@
 //! ([`validate`]). It depends on nothing else in the crate, so every other layer can use it.
 
 mod mechanism;
+mod problem;
 pub mod validate;
 
 pub use mechanism::{Mechanism, UnknownMechanism};
+pub use problem::{Problem, pointer_push};
 pub use validate::{
     SchemaError, ValidateError, ValidationError, Validator, Violations, validate, validator,
 };

@@ -1,6 +1,9 @@
 //! Running the real binary the way a user would, but isolated: a temporary config directory,
 //! a cleared environment (no API keys, no user config), `NO_COLOR`.
 
+// Not every test binary module uses every helper.
+#![allow(dead_code)]
+
 use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};

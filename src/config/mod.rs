@@ -1,0 +1,67 @@
+//! Settings: the typed values the core runs on.
+//!
+//! [`Settings`] is what every other layer takes. Values come from flags, the environment, the
+//! `config.toml` file and defaults, in that order of precedence.
+
+mod provider;
+mod values;
+
+pub use provider::{Provider, UnknownProvider};
+pub use values::{InvalidStructuredDecoding, Secret, StructuredDecoding};
+
+/// Every setting, resolved and typed. [`Settings::default`] holds the defaults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// The kind of server; decides the preset (default endpoint, key variable, probes).
+    pub provider: Provider,
+    /// The OpenAI-style base URL (`http://127.0.0.1:8080/v1`); `None` means the preset's default.
+    pub endpoint: Option<String>,
+    /// The model id to request; `None` lets the server choose (local servers serve one model).
+    pub model: Option<String>,
+    /// The NAME of the environment variable that holds the API key.
+    pub api_key_env: Option<String>,
+    /// The key itself, once resolved from the environment (or, with a warning, the file).
+    pub api_key: Option<Secret>,
+    /// `auto` negotiates a mechanism; `off` forces prompt-only and repair.
+    pub structured_decoding: StructuredDecoding,
+    /// The completion budget of one structured request.
+    pub max_tokens: u32,
+    /// Sampling temperature for structured requests.
+    pub temperature: f64,
+    /// Timeout of one request, in seconds.
+    pub timeout_s: u64,
+    /// The whole probe's deadline, in seconds.
+    pub probe_timeout_s: u64,
+    /// How many requests may be in flight against the endpoint at once.
+    pub max_parallel: u32,
+    /// The provider's own fixed-delay retry count, for the ordinary (unstructured) path only.
+    pub llm_retry_count: u32,
+    /// The delay between those retries, in milliseconds.
+    pub llm_retry_delay_ms: u64,
+    /// How many failure-matched repair prompts a structured call may send.
+    pub reask: u32,
+    /// Whether repair statistics are counted and persisted.
+    pub record_stats: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            provider: Provider::OpenAiCompatible,
+            endpoint: None,
+            model: None,
+            api_key_env: None,
+            api_key: None,
+            structured_decoding: StructuredDecoding::Auto,
+            max_tokens: 2048,
+            temperature: 0.0,
+            timeout_s: 120,
+            probe_timeout_s: 20,
+            max_parallel: 1,
+            llm_retry_count: 2,
+            llm_retry_delay_ms: 1000,
+            reask: 1,
+            record_stats: true,
+        }
+    }
+}
