@@ -3,10 +3,12 @@
 //! This module owns the constraint mechanisms' names ([`Mechanism`]) and validation
 //! ([`validate`]). It depends on nothing else in the crate, so every other layer can use it.
 
+mod constraint;
 mod mechanism;
 mod problem;
 pub mod validate;
 
+pub use constraint::Constraint;
 pub use mechanism::{Mechanism, UnknownMechanism};
 pub use problem::{Problem, pointer_push};
 pub use validate::{
