@@ -65,3 +65,18 @@ impl Default for Settings {
         }
     }
 }
+
+/// The environment variable that moves slmcode's config directory (tests, CI, several
+/// profiles side by side).
+pub const CONFIG_DIR_ENV: &str = "SLMCODE_CONFIG_DIR";
+
+/// Where `config.toml`, `capabilities.json` and the repair stats live: `$SLMCODE_CONFIG_DIR`
+/// when set and not empty, otherwise the platform's config directory for slmcode
+/// (`~/.config/slmcode` on Linux). `None` only when the platform has no home directory.
+pub fn config_dir() -> Option<std::path::PathBuf> {
+    match std::env::var_os(CONFIG_DIR_ENV) {
+        Some(dir) if !dir.is_empty() => Some(dir.into()),
+        _ => directories::ProjectDirs::from("", "", "slmcode")
+            .map(|dirs| dirs.config_dir().to_path_buf()),
+    }
+}
