@@ -4,11 +4,13 @@
 //! ([`validate`]). It depends on nothing else in the crate, so every other layer can use it.
 
 mod constraint;
+pub mod lint;
 mod mechanism;
 mod problem;
 pub mod validate;
 
 pub use constraint::Constraint;
+pub use lint::{is_strict_ready, strict_problems, subset_problems};
 pub use mechanism::{Mechanism, UnknownMechanism};
 pub use problem::{Problem, pointer_push};
 pub use validate::{
