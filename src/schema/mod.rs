@@ -4,12 +4,14 @@
 //! ([`validate`]). It depends on nothing else in the crate, so every other layer can use it.
 
 mod constraint;
+pub mod contracts;
 pub mod lint;
 mod mechanism;
 mod problem;
 pub mod validate;
 
 pub use constraint::Constraint;
+pub use contracts::{Contract, UnknownContract, contract, contracts};
 pub use lint::{is_strict_ready, strict_problems, subset_problems};
 pub use mechanism::{Mechanism, UnknownMechanism};
 pub use problem::{Problem, pointer_push};
