@@ -7,10 +7,13 @@
 //! - [`schema`]: the contract registry, validation with JSON-pointer paths, the supported
 //!   schema subset and its linter, GBNF derivation and recognition, per-mechanism projection.
 //!   It depends on nothing else in the crate.
+//! - [`agents`]: role specs and `normalize_decoding` (contract, JSON-only, serial tools, stop
+//!   sequences per role; language-specialised ids fold to their generic role).
 //! - [`config`]: settings, with their provenance (flags > environment > file > defaults).
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![warn(missing_docs)]
 
+pub mod agents;
 pub mod config;
 pub mod schema;

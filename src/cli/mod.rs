@@ -8,6 +8,7 @@ mod exit;
 mod input;
 #[allow(dead_code)]
 mod printer;
+mod roles;
 mod schema;
 mod validate;
 
@@ -51,6 +52,9 @@ enum Command {
     Validate(validate::Args),
     /// The contracts slmcode ships (list, show) and lint of a JSON Schema (check).
     Schema(schema::Args),
+    /// How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences.
+    /// Language-specialised ids (`go-worker`) fold to their generic role.
+    Roles(roles::Args),
 }
 
 /// Runs the command line and maps the outcome to the process's exit code.
@@ -77,6 +81,7 @@ fn run(command: Command, printer: &Printer) -> CommandResult {
     match command {
         Command::Validate(args) => validate::run(args, printer),
         Command::Schema(args) => schema::run(args, printer),
+        Command::Roles(args) => roles::run(args, printer),
     }
 }
 
