@@ -12,9 +12,11 @@ use super::resolve::{ConfigWarning, Resolved, Source};
 use super::values::{StructuredDecoding, Value};
 use super::{Provider, Settings};
 
-/// The smallest `max_tokens` that fits the largest contract's answer. A plan or review at its
-/// item limits is well under 2,000 tokens of JSON for a byte-level tokenizer's worst case of
-/// roughly one token per 3 characters; below this a full answer is cut by `finish_reason:
+/// The smallest `max_tokens` that fits the largest contract's answer. The largest shipped
+/// contract examples (`examples/contracts/architect.json` and `plan.json`) are about 1.2 KB of
+/// pretty JSON, roughly 400 tokens at 3 bytes a token; 2048 leaves room for an answer five
+/// times that size. (At their schema bounds the contracts allow far more, up to megabytes, so
+/// the bounds cannot be the measure.) Below this a full answer is cut by `finish_reason:
 /// length` and arrives truncated.
 pub const MIN_MAX_TOKENS: u32 = 2048;
 /// The largest `max_tokens` worth allowing: a small model that loops (repeating a list item
