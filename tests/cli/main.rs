@@ -3,5 +3,6 @@
 
 mod config;
 mod readiness;
+mod settings_readme;
 mod util;
 mod validate;
