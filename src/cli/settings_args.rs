@@ -13,17 +13,18 @@ use super::printer::Printer;
 
 /// Flags that override settings for one run. Flatten into a command's clap `Args`.
 #[derive(Debug, Default, Clone, clap::Args)]
+#[command(next_help_heading = "Settings (override the environment and config.toml)")]
 pub struct SettingsArgs {
     /// The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx,
-    /// openai-compatible [overrides SLMCODE_PROVIDER and the config file]
+    /// openai-compatible
     #[arg(long, value_name = "NAME")]
     pub provider: Option<String>,
 
-    /// The OpenAI-style base URL, such as http://127.0.0.1:8080/v1 [overrides SLMCODE_ENDPOINT]
+    /// The OpenAI-style base URL, such as http://127.0.0.1:8080/v1
     #[arg(long, value_name = "URL")]
     pub endpoint: Option<String>,
 
-    /// The model id to request [overrides SLMCODE_MODEL]
+    /// The model id to request
     #[arg(long, value_name = "ID")]
     pub model: Option<String>,
 
@@ -31,7 +32,7 @@ pub struct SettingsArgs {
     #[arg(long, value_name = "VARIABLE")]
     pub api_key_env: Option<String>,
 
-    /// Timeout of one request, in seconds [overrides SLMCODE_TIMEOUT_S]
+    /// Timeout of one request, in seconds
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<String>,
 }
