@@ -2,14 +2,17 @@
 //! each command is a thin layer that resolves its arguments, calls the core, and renders what
 //! comes back through the [`Printer`](printer::Printer).
 
+mod config;
 // Printer and error helpers are shared infrastructure; some are only used by later commands.
 #[allow(dead_code)]
 mod exit;
 mod input;
 #[allow(dead_code)]
 mod printer;
+mod readiness;
 mod roles;
 mod schema;
+mod settings_args;
 mod validate;
 
 use std::process::ExitCode;
@@ -55,6 +58,11 @@ enum Command {
     /// How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences.
     /// Language-specialised ids (`go-worker`) fold to their generic role.
     Roles(roles::Args),
+    /// Read and edit settings: get, set, unset, list (with where each value comes from), path.
+    Config(config::Args),
+    /// Score the settings for a small local model (out of 100); --fix writes the recommended
+    /// values.
+    Readiness(readiness::Args),
 }
 
 /// Runs the command line and maps the outcome to the process's exit code.
@@ -82,6 +90,8 @@ fn run(command: Command, printer: &Printer) -> CommandResult {
         Command::Validate(args) => validate::run(args, printer),
         Command::Schema(args) => schema::run(args, printer),
         Command::Roles(args) => roles::run(args, printer),
+        Command::Config(args) => config::run(args, printer),
+        Command::Readiness(args) => readiness::run(args, printer),
     }
 }
 
