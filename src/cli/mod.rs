@@ -2,6 +2,7 @@
 //! each command is a thin layer that resolves its arguments, calls the core, and renders what
 //! comes back through the [`Printer`](printer::Printer).
 
+mod assets;
 mod config;
 // Printer and error helpers are shared infrastructure; some are only used by later commands.
 #[allow(dead_code)]
@@ -22,11 +23,20 @@ use clap::{Parser, Subcommand};
 use exit::{CommandResult, Exit};
 use printer::{ColorChoice, Printer};
 
+/// `slmcode --version`: the version and the commit it was built from.
+const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("SLMCODE_COMMIT"),
+    ")"
+);
+
 /// Structured output that a program can trust, from small and local language models.
 #[derive(Debug, Parser)]
 #[command(
     name = "slmcode",
     version,
+    long_version = LONG_VERSION,
     propagate_version = true,
     max_term_width = 100
 )]
@@ -63,6 +73,9 @@ enum Command {
     /// Score the settings for a small local model (out of 100); --fix writes the recommended
     /// values.
     Readiness(readiness::Args),
+    /// Write (or with --check, verify) the generated shell completions and man pages.
+    #[command(hide = true)]
+    Assets(assets::Args),
 }
 
 /// Runs the command line and maps the outcome to the process's exit code.
@@ -92,6 +105,7 @@ fn run(command: Command, printer: &Printer) -> CommandResult {
         Command::Roles(args) => roles::run(args, printer),
         Command::Config(args) => config::run(args, printer),
         Command::Readiness(args) => readiness::run(args, printer),
+        Command::Assets(args) => assets::run(args, printer),
     }
 }
 
