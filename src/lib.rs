@@ -8,9 +8,12 @@
 //!   schema subset and its linter, GBNF derivation and recognition, per-mechanism projection.
 //!   It depends on nothing else in the crate.
 //! - [`config`]: settings, with their provenance (flags > environment > file > defaults).
+//! - [`backends`]: provider presets, transport, error classes and retry, probing, and the
+//!   capabilities cache: which constraint mechanism an endpoint really supports.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![warn(missing_docs)]
 
+pub mod backends;
 pub mod config;
 pub mod schema;
