@@ -19,6 +19,9 @@ pub mod retry;
 mod time;
 pub mod transport;
 
+#[cfg(test)]
+mod tests;
+
 pub use cache::{CacheEntry, CacheKey, CapabilityCache, Demotion};
 pub use capabilities::{Capabilities, GuidedField, Outcome, WireForm};
 pub use endpoint::{Endpoint, EndpointError, NormalizedEndpoint, normalize_endpoint};
