@@ -3,11 +3,14 @@
 //! comes back through the [`Printer`](printer::Printer).
 
 // Printer and error helpers are shared infrastructure; some are only used by later commands.
+mod config;
 #[allow(dead_code)]
 mod exit;
 mod input;
 #[allow(dead_code)]
 mod printer;
+mod readiness;
+mod settings_args;
 mod validate;
 
 use std::process::ExitCode;
@@ -48,6 +51,11 @@ enum Command {
     /// Validate a JSON document strictly against a schema, reporting every error with its JSON
     /// pointer.
     Validate(validate::Args),
+    /// Read and edit settings: get, set, unset, list (with where each value comes from), path.
+    Config(config::Args),
+    /// Score the settings for a small local model (out of 100); --fix writes the recommended
+    /// values.
+    Readiness(readiness::Args),
 }
 
 /// Runs the command line and maps the outcome to the process's exit code.
@@ -73,6 +81,8 @@ pub fn main() -> ExitCode {
 fn run(command: Command, printer: &Printer) -> CommandResult {
     match command {
         Command::Validate(args) => validate::run(args, printer),
+        Command::Config(args) => config::run(args, printer),
+        Command::Readiness(args) => readiness::run(args, printer),
     }
 }
 
