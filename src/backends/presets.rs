@@ -49,8 +49,6 @@ pub struct Preset {
     pub provider: Provider,
     /// The endpoint used when none is configured (`None`: the user must set one).
     pub default_endpoint: Option<&'static str>,
-    /// The environment variable that conventionally holds the key (`None`: no key by default).
-    pub key_env: Option<&'static str>,
     /// How the key is sent.
     pub auth: AuthHeader,
     /// Which wire forms are worth a probe request; the others are recorded as untested.
@@ -88,7 +86,6 @@ const PRIOR_JSON_SCHEMA: Prior = Prior {
 const OPENAI: Preset = Preset {
     provider: Provider::OpenAi,
     default_endpoint: Some("https://api.openai.com/v1"),
-    key_env: Some("OPENAI_API_KEY"),
     auth: AuthHeader::Bearer,
     probes: OPENAI_FORMS,
     prior: PRIOR_JSON_SCHEMA_STRICT,
@@ -106,7 +103,6 @@ const OPENAI: Preset = Preset {
 const AZURE: Preset = Preset {
     provider: Provider::Azure,
     default_endpoint: None,
-    key_env: Some("AZURE_OPENAI_API_KEY"),
     auth: AuthHeader::AzureApiKey,
     probes: OPENAI_FORMS,
     prior: PRIOR_JSON_SCHEMA_STRICT,
@@ -117,12 +113,11 @@ const AZURE: Preset = Preset {
 
 // vLLM: `response_format` json_schema, `structured_outputs: {"json": ...}` since 0.10.2, the
 // legacy `guided_json` deprecated in 0.10.2 and removed in 0.12 (an unknown field is logged and
-// ignored: 200, unconstrained). No GBNF `grammar` field. `vllm serve` reads VLLM_API_KEY.
+// ignored: 200, unconstrained). No GBNF `grammar` field.
 // https://docs.vllm.ai/en/latest/features/structured_outputs/
 const VLLM: Preset = Preset {
     provider: Provider::Vllm,
     default_endpoint: Some("http://127.0.0.1:8000/v1"),
-    key_env: Some("VLLM_API_KEY"),
     auth: AuthHeader::Bearer,
     probes: &[
         WireForm::JsonSchemaStrict,
@@ -143,7 +138,6 @@ const VLLM: Preset = Preset {
 const SGLANG: Preset = Preset {
     provider: Provider::Sglang,
     default_endpoint: Some("http://127.0.0.1:30000/v1"),
-    key_env: None,
     auth: AuthHeader::Bearer,
     probes: OPENAI_FORMS,
     prior: PRIOR_JSON_SCHEMA,
@@ -154,13 +148,11 @@ const SGLANG: Preset = Preset {
 
 // llama.cpp's llama-server: `grammar` (GBNF), a top-level `json_schema`, and `response_format`
 // json_object / json_schema, all enforced by its sampler; unknown fields are ignored (200).
-// `/props` carries `build_info` and `default_generation_settings.n_ctx`. LLAMA_API_KEY is read by
-// the server for `--api-key`. https://github.com/ggml-org/llama.cpp/tree/master/tools/server
+// `/props` carries `build_info` and `default_generation_settings.n_ctx`.  https://github.com/ggml-org/llama.cpp/tree/master/tools/server
 // (README: `grammar`, `json_schema`), measured: shared/real-engine/README.md.
 const LLAMA_CPP: Preset = Preset {
     provider: Provider::LlamaCpp,
     default_endpoint: Some("http://127.0.0.1:8080/v1"),
-    key_env: Some("LLAMA_API_KEY"),
     auth: AuthHeader::Bearer,
     probes: &[
         WireForm::JsonSchemaStrict,
@@ -181,7 +173,6 @@ const LLAMA_CPP: Preset = Preset {
 const LM_STUDIO: Preset = Preset {
     provider: Provider::LmStudio,
     default_endpoint: Some("http://127.0.0.1:1234/v1"),
-    key_env: None,
     auth: AuthHeader::Bearer,
     probes: &[
         WireForm::JsonSchemaStrict,
@@ -202,7 +193,6 @@ const LM_STUDIO: Preset = Preset {
 const OLLAMA: Preset = Preset {
     provider: Provider::Ollama,
     default_endpoint: Some("http://127.0.0.1:11434/v1"),
-    key_env: None,
     auth: AuthHeader::Bearer,
     probes: OPENAI_FORMS,
     prior: PRIOR_JSON_SCHEMA,
@@ -216,7 +206,6 @@ const OLLAMA: Preset = Preset {
 const OMLX: Preset = Preset {
     provider: Provider::Omlx,
     default_endpoint: Some("http://127.0.0.1:8000/v1"),
-    key_env: None,
     auth: AuthHeader::Bearer,
     probes: OPENAI_FORMS,
     prior: PRIOR_JSON_SCHEMA,
@@ -229,7 +218,6 @@ const OMLX: Preset = Preset {
 const OPENAI_COMPATIBLE: Preset = Preset {
     provider: Provider::OpenAiCompatible,
     default_endpoint: None,
-    key_env: Some("OPENAI_API_KEY"),
     auth: AuthHeader::Bearer,
     probes: &WireForm::ALL,
     prior: Prior {
@@ -262,6 +250,12 @@ pub fn preset(provider: Provider) -> &'static Preset {
 }
 
 impl Preset {
+    /// The environment variable that conventionally holds the key; the one list of them is
+    /// [`Provider::key_env`], which settings resolution reads.
+    pub fn key_env(&self) -> Option<&'static str> {
+        self.provider.key_env()
+    }
+
     /// Whether a probe request for `form` is worth sending to this provider.
     pub fn worth_probing(&self, form: WireForm) -> bool {
         self.probes.contains(&form)
