@@ -187,11 +187,12 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         ),
     });
 
-    let allow_probe = !args.no_probe && reach.reachable;
-    let mut negotiate_options = options(&resolved, args.refresh, allow_probe);
+    let mut negotiate_options = options(&resolved, args.refresh, !args.no_probe);
     if !reach.reachable {
-        // Do not spend the whole probe deadline on a server that refused a plain GET.
-        negotiate_options.allow_probe = false;
+        // A server that refused a plain GET gets a short probe, not the whole deadline: enough
+        // to record that it did not answer (and so prompt_only), or to find it just came up.
+        negotiate_options.probe_timeout =
+            negotiate_options.probe_timeout.min(Duration::from_secs(3));
     }
     let negotiation = negotiate(&target, &negotiate_options, printer);
     let mechanism = negotiation.capabilities.mechanism;

@@ -2,6 +2,11 @@
 //! a cleared environment. One module per command.
 
 mod config;
+mod doctor;
+#[path = "../support/emulator.rs"]
+mod emulator;
+mod probe;
 mod readiness;
+mod status;
 mod util;
 mod validate;
