@@ -7,10 +7,13 @@
 //! - [`schema`]: the contract registry, validation with JSON-pointer paths, the supported
 //!   schema subset and its linter, GBNF derivation and recognition, per-mechanism projection.
 //!   It depends on nothing else in the crate.
+//! - [`repair`]: the repair ladder (string-aware tolerant parsing, truncation detection, partial
+//!   recovery, schema-driven coercion) and its statistics. Depends on `schema`.
 //! - [`config`]: settings, with their provenance (flags > environment > file > defaults).
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![warn(missing_docs)]
 
 pub mod config;
+pub mod repair;
 pub mod schema;
