@@ -1,13 +1,14 @@
 //! `slmcode status [--offline]`: the settings in brief and `.connection`: what slmcode talks to,
 //! whether it answers (one quick GET, skipped with `--offline`), and the mechanism requests use,
-//! from the capabilities cache or the provider's prior. Never probes. Exits 0 unless the
-//! settings cannot be read.
+//! from the capabilities cache or the provider's prior, and the repair statistics (which rung
+//! fixed how many answers). Never probes. Exits 0 unless the settings cannot be read.
 
 use std::time::Duration;
 
 use serde::Serialize;
 use slmcode::backends::reachability;
 use slmcode::config::{Key, StructuredDecoding};
+use slmcode::repair::{STATS_FILE, Stats};
 
 use super::exit::{CommandResult, Exit};
 use super::printer::Printer;
@@ -59,7 +60,10 @@ struct Report {
     forms: Vec<FormRow>,
     /// The capabilities cache file.
     cache_path: Option<String>,
-    /// Warnings (a corrupt cache).
+    /// Repair statistics from `repair-stats.json` in the config directory: `{version, total,
+    /// outcomes: {name: count}, rungs: {rung: count}, changed: {rung: count}}`.
+    repair: Stats,
+    /// Warnings (a corrupt cache, unreadable repair stats).
     warnings: Vec<String>,
 }
 
@@ -75,6 +79,12 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         let reach = reachability::check(&target, timeout);
         (Some(reach.reachable), reach.latency_ms)
     };
+    let mut warnings = negotiation.warnings.clone();
+    let stats_path = resolved.config_path.with_file_name(STATS_FILE);
+    let repair = Stats::load(&stats_path).unwrap_or_else(|error| {
+        warnings.push(format!("repair stats: {error}"));
+        Stats::new()
+    });
     let settings = &resolved.settings;
     let report = Report {
         config: ConfigSummary {
@@ -97,7 +107,8 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             .cache
             .as_ref()
             .map(|cache| cache.path().display().to_string()),
-        warnings: negotiation.warnings.clone(),
+        repair,
+        warnings,
     };
     for warning in &report.warnings {
         printer.warn(warning);
@@ -139,6 +150,27 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     ];
     for line in lines {
         printer.line(&line)?;
+    }
+    let repair = &report.repair;
+    if repair.total == 0 {
+        printer.line("repairs:    none recorded")?;
+    } else {
+        let rungs: Vec<String> = repair
+            .rungs
+            .iter()
+            .map(|(rung, count)| format!("{rung} {count}"))
+            .collect();
+        let outcomes: Vec<String> = repair
+            .outcomes
+            .iter()
+            .map(|(outcome, count)| format!("{outcome} {count}"))
+            .collect();
+        printer.line(&format!(
+            "repairs:    {} ({})",
+            repair.total,
+            outcomes.join(", ")
+        ))?;
+        printer.line(&format!("rungs:      {}", rungs.join(", ")))?;
     }
     Ok(Exit::Success)
 }

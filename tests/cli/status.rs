@@ -23,6 +23,7 @@ fn before_any_probe_the_prior_is_shown_and_nothing_is_probed() {
     assert_eq!(connection["demotions"], serde_json::json!([]));
     assert_eq!(json["config"]["structured_decoding"], "auto");
     assert_eq!(json["config"]["api_key_source"], serde_json::Value::Null);
+    assert_eq!(json["repair"]["total"], 0);
     assert_eq!(emulator.chat_count(), 0);
 }
 
@@ -75,4 +76,23 @@ fn offline_sends_nothing_and_an_unreachable_server_is_reported_not_fatal() {
     slm.env("SLMCODE_ENDPOINT", &format!("http://127.0.0.1:{port}/v1"));
     let json = slm.run(["status", "--json"], "").code(0).json();
     assert_eq!(json["connection"]["reachable"], false);
+}
+
+#[test]
+fn repair_stats_from_the_config_directory_are_shown() {
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", "llamacpp");
+    std::fs::write(
+        slm.config_dir().join("repair-stats.json"),
+        r#"{"version": 1, "total": 3, "outcomes": {"repaired": 2, "truncated": 1},
+            "rungs": {"fence": 1, "trailing_comma": 1}, "changed": {"fence": 1}}"#,
+    )
+    .unwrap();
+    let json = slm.run(["status", "--json", "--offline"], "").code(0).json();
+    assert_eq!(json["repair"]["total"], 3);
+    assert_eq!(json["repair"]["rungs"]["fence"], 1);
+    let run = slm.run(["status", "--offline"], "");
+    run.code(0);
+    assert!(run.stdout.contains("repairs:    3 (repaired 2, truncated 1)"), "{}", run.stdout);
+    assert!(run.stdout.contains("rungs:      fence 1, trailing_comma 1"), "{}", run.stdout);
 }
