@@ -88,11 +88,23 @@ fn repair_stats_from_the_config_directory_are_shown() {
             "rungs": {"fence": 1, "trailing_comma": 1}, "changed": {"fence": 1}}"#,
     )
     .unwrap();
-    let json = slm.run(["status", "--json", "--offline"], "").code(0).json();
+    let json = slm
+        .run(["status", "--json", "--offline"], "")
+        .code(0)
+        .json();
     assert_eq!(json["repair"]["total"], 3);
     assert_eq!(json["repair"]["rungs"]["fence"], 1);
     let run = slm.run(["status", "--offline"], "");
     run.code(0);
-    assert!(run.stdout.contains("repairs:    3 (repaired 2, truncated 1)"), "{}", run.stdout);
-    assert!(run.stdout.contains("rungs:      fence 1, trailing_comma 1"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("repairs:    3 (repaired 2, truncated 1)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("rungs:      fence 1, trailing_comma 1"),
+        "{}",
+        run.stdout
+    );
 }
