@@ -96,6 +96,10 @@ pub struct CacheEntry {
     /// Request-time demotions, oldest first.
     #[serde(default)]
     pub demotions: Vec<Demotion>,
+    /// Per wire form, how many answers in a row did not parse although the form claims to
+    /// enforce (see [`CacheEntry::count_enforcement`]); forms at zero are left out.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub enforcement_failures: BTreeMap<WireForm, u32>,
 }
 
 impl CacheEntry {
@@ -128,6 +132,7 @@ impl CacheEntry {
             outcomes: capabilities.outcomes.clone(),
             fingerprint,
             demotions,
+            enforcement_failures: BTreeMap::new(),
         }
     }
 
@@ -148,6 +153,45 @@ impl CacheEntry {
             probed: self.probed,
             outcomes: self.outcomes.clone(),
         }
+    }
+
+    /// Counts one answer under `form` (DESIGN.md: acceptance is not enforcement): `failed`
+    /// (the answer did not parse although the form claims to enforce) adds one to the form's
+    /// failures in a row; a parsed answer resets them. The failure that reaches `threshold`
+    /// marks the form not enforced (its outcome keeps `answer`) and demotes it exactly like a
+    /// rejection; the demotion is returned. Returns the count after this answer.
+    pub fn count_enforcement(
+        &mut self,
+        form: WireForm,
+        failed: bool,
+        answer: &str,
+        threshold: u32,
+    ) -> (u32, Option<Demotion>) {
+        if !failed {
+            self.enforcement_failures.remove(&form);
+            return (0, None);
+        }
+        let count = self.enforcement_failures.entry(form).or_insert(0);
+        *count += 1;
+        let count = *count;
+        if count < threshold || self.demoted_forms().contains(&form) {
+            return (count, None);
+        }
+        self.enforcement_failures.remove(&form);
+        let answer = super::errors::excerpt_chars(answer, 80);
+        self.outcomes.insert(
+            form,
+            Outcome::NotEnforced {
+                answer: answer.clone(),
+            },
+        );
+        let demotion = Demotion::now(
+            form,
+            None,
+            &format!("accepted but not enforced: {count} answers in a row did not parse: {answer}"),
+        );
+        self.demote(demotion.clone());
+        (count, Some(demotion))
     }
 
     /// Records `demotion` and selects again without the demoted forms.
@@ -363,6 +407,34 @@ impl CapabilityCache {
         .map(|(entry, _)| entry)
     }
 
+    /// Counts one answer under `form` for `key` (see [`CacheEntry::count_enforcement`]) under
+    /// the lock, so concurrent processes add up. With no entry yet, one is made from
+    /// `current`. Returns the count after this answer, the demotion when this answer made
+    /// one, and the updated entry.
+    pub fn record_enforcement(
+        &self,
+        key: &CacheKey,
+        form: WireForm,
+        failed: bool,
+        answer: &str,
+        threshold: u32,
+        current: &Capabilities,
+    ) -> Result<(u32, Option<Demotion>, CacheEntry), CacheError> {
+        self.update(|entries| {
+            let position = entries.iter().position(|entry| entry.key() == *key);
+            let entry = match position {
+                Some(position) => &mut entries[position],
+                None => {
+                    entries.push(CacheEntry::new(key, current, None, None, Vec::new()));
+                    entries.last_mut().expect("just pushed")
+                }
+            };
+            let (count, demotion) = entry.count_enforcement(form, failed, answer, threshold);
+            (count, demotion, entry.clone())
+        })
+        .map(|(result, _)| result)
+    }
+
     /// Removes the entry for `key`; returns whether there was one.
     pub fn remove(&self, key: &CacheKey) -> Result<bool, CacheError> {
         self.update(|entries| {
@@ -501,6 +573,54 @@ mod tests {
             )
             .unwrap();
         assert_eq!(fresh.mechanism, Mechanism::PromptOnly);
+    }
+
+    #[test]
+    fn enforcement_failures_in_a_row_demote_at_the_threshold_and_a_success_resets() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CapabilityCache::in_dir(dir.path());
+        let capabilities = supported(&[WireForm::JsonSchemaStrict, WireForm::Grammar]);
+        let record = |failed| {
+            cache
+                .record_enforcement(
+                    &key("a"),
+                    WireForm::JsonSchemaStrict,
+                    failed,
+                    "Sure! {\"a\": 1,}",
+                    2,
+                    &capabilities,
+                )
+                .unwrap()
+        };
+        assert_eq!(record(true).0, 1);
+        assert_eq!(record(false).0, 0);
+        let (count, demotion, _) = record(true);
+        assert_eq!((count, demotion), (1, None));
+        let stored = cache.get(&key("a")).0.unwrap();
+        assert_eq!(stored.enforcement_failures[&WireForm::JsonSchemaStrict], 1);
+        let (count, demotion, entry) = record(true);
+        assert_eq!(count, 2);
+        let demotion = demotion.unwrap();
+        assert_eq!(
+            (demotion.form, demotion.status),
+            (WireForm::JsonSchemaStrict, None)
+        );
+        assert!(
+            demotion
+                .body
+                .starts_with("accepted but not enforced: 2 answers in a row")
+        );
+        assert_eq!(entry.mechanism, Mechanism::GbnfGrammar);
+        assert_eq!(
+            entry.outcomes[&WireForm::JsonSchemaStrict].name(),
+            "not_enforced"
+        );
+        assert!(entry.enforcement_failures.is_empty());
+        // An already demoted form is counted but not demoted twice.
+        record(true);
+        let (_, again, entry) = record(true);
+        assert_eq!(again, None);
+        assert_eq!(entry.demotions.len(), 1);
     }
 
     #[test]
