@@ -38,6 +38,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism''s probe outcome and the one selected. Exits non-zero when a check fails')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)')
+            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Ask the endpoint for JSON that satisfies a contract or a schema file, through the structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and print the validated value')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -327,6 +328,31 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'slmcode;generate' {
+            [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'The contract to produce, such as `plan` (`slmcode schema list` shows them all)')
+            [CompletionResult]::new('--schema-file', '--schema-file', [CompletionResultType]::ParameterName, 'A JSON Schema file to produce an instance of')
+            [CompletionResult]::new('--role', '--role', [CompletionResultType]::ParameterName, 'The agent role asking (`planner`, `go-worker`): its stop sequences, and its contract when neither --schema nor --schema-file is given')
+            [CompletionResult]::new('--prompt', '--prompt', [CompletionResultType]::ParameterName, 'The request; without it, the request is read from stdin')
+            [CompletionResult]::new('--system', '--system', [CompletionResultType]::ParameterName, 'A system message, sent before the contract''s instructions')
+            [CompletionResult]::new('--max-tokens', '--max-tokens', [CompletionResultType]::ParameterName, 'The first request''s completion budget (a truncation re-ask doubles it, up to 8192)')
+            [CompletionResult]::new('--reask', '--reask', [CompletionResultType]::ParameterName, 'How many failure-matched re-asks may be sent (0: none)')
+            [CompletionResult]::new('--mechanism', '--mechanism', [CompletionResultType]::ParameterName, 'Force a mechanism for this call: json_schema, guided_json, gbnf_grammar, json_object or prompt_only. Nothing is probed and recorded demotions are ignored; a rejection still walks down to prompt_only (and is recorded)')
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible')
+            [CompletionResult]::new('--endpoint', '--endpoint', [CompletionResultType]::ParameterName, 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model id to request')
+            [CompletionResult]::new('--api-key-env', '--api-key-env', [CompletionResultType]::ParameterName, 'The NAME of the environment variable holding the API key (never the key itself)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Timeout of one request, in seconds')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
+            [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Print the value indented')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'slmcode;help' {
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'The contracts slmcode ships (list, show) and lint of a JSON Schema (check)')
@@ -337,6 +363,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism''s probe outcome and the one selected. Exits non-zero when a check fails')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)')
+            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Ask the endpoint for JSON that satisfies a contract or a schema file, through the structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and print the validated value')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -397,6 +424,9 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;help;probe' {
+            break
+        }
+        'slmcode;help;generate' {
             break
         }
         'slmcode;help;help' {

@@ -25,6 +25,9 @@ _slmcode() {
             slmcode,doctor)
                 cmd="slmcode__subcmd__doctor"
                 ;;
+            slmcode,generate)
+                cmd="slmcode__subcmd__generate"
+                ;;
             slmcode,help)
                 cmd="slmcode__subcmd__help"
                 ;;
@@ -90,6 +93,9 @@ _slmcode() {
                 ;;
             slmcode__subcmd__help,doctor)
                 cmd="slmcode__subcmd__help__subcmd__doctor"
+                ;;
+            slmcode__subcmd__help,generate)
+                cmd="slmcode__subcmd__help__subcmd__generate"
                 ;;
             slmcode__subcmd__help,help)
                 cmd="slmcode__subcmd__help__subcmd__help"
@@ -167,7 +173,7 @@ _slmcode() {
 
     case "${cmd}" in
         slmcode)
-            opts="-q -h -V --json --quiet --color --help --version validate schema roles config readiness assets doctor status probe help"
+            opts="-q -h -V --json --quiet --color --help --version validate schema roles config readiness assets doctor status probe generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -490,8 +496,78 @@ _slmcode() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slmcode__subcmd__generate)
+            opts="-q -h -V --schema --schema-file --role --prompt --system --max-tokens --reask --mechanism --pretty --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --schema)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --schema-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --role)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prompt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --system)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reask)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mechanism)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slmcode__subcmd__help)
-            opts="validate schema roles config readiness assets doctor status probe help"
+            opts="validate schema roles config readiness assets doctor status probe generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -603,6 +679,20 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__help__subcmd__doctor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__help__subcmd__generate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -35,6 +35,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand doctor 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism''s probe outcome and the one selected. Exits non-zero when a check fails'
             cand status 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes'
             cand probe 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
+            cand generate 'Ask the endpoint for JSON that satisfies a contract or a schema file, through the structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and print the validated value'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'slmcode;validate'= {
@@ -294,6 +295,30 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'slmcode;generate'= {
+            cand --schema 'The contract to produce, such as `plan` (`slmcode schema list` shows them all)'
+            cand --schema-file 'A JSON Schema file to produce an instance of'
+            cand --role 'The agent role asking (`planner`, `go-worker`): its stop sequences, and its contract when neither --schema nor --schema-file is given'
+            cand --prompt 'The request; without it, the request is read from stdin'
+            cand --system 'A system message, sent before the contract''s instructions'
+            cand --max-tokens 'The first request''s completion budget (a truncation re-ask doubles it, up to 8192)'
+            cand --reask 'How many failure-matched re-asks may be sent (0: none)'
+            cand --mechanism 'Force a mechanism for this call: json_schema, guided_json, gbnf_grammar, json_object or prompt_only. Nothing is probed and recorded demotions are ignored; a rejection still walks down to prompt_only (and is recorded)'
+            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
+            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
+            cand --model 'The model id to request'
+            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
+            cand --timeout 'Timeout of one request, in seconds'
+            cand --color 'When to colour messages on stderr'
+            cand --pretty 'Print the value indented'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'slmcode;help'= {
             cand validate 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer'
             cand schema 'The contracts slmcode ships (list, show) and lint of a JSON Schema (check)'
@@ -304,6 +329,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand doctor 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism''s probe outcome and the one selected. Exits non-zero when a check fails'
             cand status 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes'
             cand probe 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
+            cand generate 'Ask the endpoint for JSON that satisfies a contract or a schema file, through the structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and print the validated value'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'slmcode;help;validate'= {
@@ -347,6 +373,8 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         &'slmcode;help;status'= {
         }
         &'slmcode;help;probe'= {
+        }
+        &'slmcode;help;generate'= {
         }
         &'slmcode;help;help'= {
         }

@@ -8,6 +8,7 @@ mod doctor;
 // Printer and error helpers are shared infrastructure; some are only used by later commands.
 #[allow(dead_code)]
 mod exit;
+mod generate;
 mod input;
 #[allow(dead_code)]
 mod printer;
@@ -88,6 +89,10 @@ enum Command {
     Status(status::Args),
     /// Probe the endpoint and print the capability matrix (a cached result unless --refresh).
     Probe(probe::Args),
+    /// Ask the endpoint for JSON that satisfies a contract or a schema file, through the
+    /// structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and
+    /// print the validated value.
+    Generate(generate::Args),
 }
 
 /// Runs the command line and maps the outcome to the process's exit code.
@@ -121,6 +126,7 @@ fn run(command: Command, printer: &Printer) -> CommandResult {
         Command::Doctor(args) => doctor::run(args, printer),
         Command::Status(args) => status::run(args, printer),
         Command::Probe(args) => probe::run(args, printer),
+        Command::Generate(args) => generate::run(args, printer),
     }
 }
 

@@ -6,6 +6,7 @@ mod config;
 mod doctor;
 #[path = "../support/emulator.rs"]
 mod emulator;
+mod generate;
 mod probe;
 mod readiness;
 mod roles;

@@ -184,9 +184,19 @@ impl fmt::Display for SchemaViolation {
             FailureClass::WrongShape => "the answer does not satisfy the schema",
         };
         let attempts = self.meta.attempts;
+        // Say so when nothing constrained the model: that is usually the whole story.
+        let unconstrained = match self.meta.degrade_reason {
+            Some(DegradeReason::StructuredDecodingOff) => {
+                ", structured_decoding is off: nothing constrained the output"
+            }
+            Some(DegradeReason::NoConstraint) => {
+                ", no constraint mechanism is available for this endpoint"
+            }
+            _ => "",
+        };
         write!(
             f,
-            "{what} after {attempts} attempt{} ({}): {}",
+            "{what} after {attempts} attempt{} ({}{unconstrained}): {}",
             if attempts == 1 { "" } else { "s" },
             self.meta.mechanism,
             self.message
