@@ -367,3 +367,57 @@ fn a_schema_file_is_described_in_the_prompt_and_validated_in_full() {
     let system = body["messages"][0]["content"].as_str().unwrap();
     assert!(system.ends_with(&schema.to_string()), "{system}");
 }
+
+#[test]
+fn demotions_walk_the_ladder_once_and_the_next_process_starts_at_the_right_rung() {
+    // Probed as a strict OpenAI-style server, then a parameter-checking proxy is put in front.
+    let emulator = Emulator::start(Profile::openai());
+    let slm = slm_for(&emulator, "openai-compatible");
+    let probe = slm.run(["probe", "--json"], "").code(0).json();
+    assert_eq!(probe["mechanism"], "json_schema");
+    let probed = emulator.chat_count();
+    emulator.set_profile(Profile::field_rejecting_proxy());
+    let fenced = "Sure:\n```json\n{\"reason\": \"docs\", \"in_scope\": true,}\n```";
+    emulator.answers([fenced, fenced]);
+
+    let json = slm.run(scope(&["--json"]), "").code(0).json();
+    let forms = |bodies: &[Value]| -> Vec<String> {
+        bodies
+            .iter()
+            .map(|body| match &body["response_format"] {
+                Value::Null => "plain".to_owned(),
+                format if format["json_schema"]["strict"] == true => "strict".to_owned(),
+                format => format["type"].as_str().unwrap().to_owned(),
+            })
+            .collect()
+    };
+    assert_eq!(
+        forms(&emulator.chat_bodies()[probed..]),
+        ["strict", "json_schema", "json_object", "plain"]
+    );
+    assert_eq!(json["value"], json!({"reason": "docs", "in_scope": true}));
+    assert_eq!(json["meta"]["degrade_reason"], "demoted");
+    assert_eq!(json["meta"]["repair_rung"], "trailing_comma");
+    let demoted: Vec<&str> = json["meta"]["demotions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|demotion| demotion["form"].as_str().unwrap())
+        .collect();
+    assert_eq!(demoted, ["json_schema_strict", "json_schema", "json_object"]);
+
+    // A second process reads the demotions from capabilities.json: plain at once, no probe.
+    let second = slm.run(scope(&["--json"]), "").code(0).json();
+    assert_eq!(
+        forms(&emulator.chat_bodies()[probed + 4..]),
+        ["plain"]
+    );
+    assert_eq!(second["meta"]["first_mechanism"], "prompt_only");
+    assert_eq!(second["meta"]["demotions"], json!([]));
+    let status = slm.run(["status", "--json", "--offline"], "").code(0).json();
+    assert_eq!(status["connection"]["mechanism"], "prompt_only");
+    assert_eq!(
+        status["connection"]["demotions"].as_array().unwrap().len(),
+        3
+    );
+}
