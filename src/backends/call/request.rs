@@ -67,7 +67,8 @@ pub struct StructuredRequest {
     /// How many failure-matched re-asks may be sent; `None` takes `reask` from the settings.
     pub reask: Option<u32>,
     /// Forces a mechanism for this call: negotiation is bypassed and recorded demotions are
-    /// ignored, but a rejection still walks down to the floor (and is recorded).
+    /// ignored, but a rejection still walks down to the floor (and is recorded). It wins over
+    /// `structured_decoding = off` (it is the narrower, per-call choice), not over tools.
     pub mechanism: Option<Mechanism>,
     /// A sampling seed, for repeatable answers.
     pub seed: Option<u64>,
