@@ -404,17 +404,20 @@ fn demotions_walk_the_ladder_once_and_the_next_process_starts_at_the_right_rung(
         .iter()
         .map(|demotion| demotion["form"].as_str().unwrap())
         .collect();
-    assert_eq!(demoted, ["json_schema_strict", "json_schema", "json_object"]);
+    assert_eq!(
+        demoted,
+        ["json_schema_strict", "json_schema", "json_object"]
+    );
 
     // A second process reads the demotions from capabilities.json: plain at once, no probe.
     let second = slm.run(scope(&["--json"]), "").code(0).json();
-    assert_eq!(
-        forms(&emulator.chat_bodies()[probed + 4..]),
-        ["plain"]
-    );
+    assert_eq!(forms(&emulator.chat_bodies()[probed + 4..]), ["plain"]);
     assert_eq!(second["meta"]["first_mechanism"], "prompt_only");
     assert_eq!(second["meta"]["demotions"], json!([]));
-    let status = slm.run(["status", "--json", "--offline"], "").code(0).json();
+    let status = slm
+        .run(["status", "--json", "--offline"], "")
+        .code(0)
+        .json();
     assert_eq!(status["connection"]["mechanism"], "prompt_only");
     assert_eq!(
         status["connection"]["demotions"].as_array().unwrap().len(),
