@@ -1,9 +1,10 @@
 //! Schemas: the contracts slmcode ships, and everything it does with a JSON Schema.
 //!
-//! This module owns the constraint mechanisms' names ([`Mechanism`]) and validation
-//! ([`validate`]). It depends on nothing else in the crate, so every other layer can use it.
+//! This module owns the constraint mechanisms' names ([`Mechanism`]), validation
+//! ([`validate`]) and GBNF grammars ([`gbnf`]: derivation, parsing, recognition). It depends on nothing else in the crate, so every other layer can use it.
 
 mod constraint;
+pub mod gbnf;
 mod mechanism;
 mod problem;
 pub mod validate;
