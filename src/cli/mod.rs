@@ -8,6 +8,7 @@ mod exit;
 mod input;
 #[allow(dead_code)]
 mod printer;
+mod schema;
 mod validate;
 
 use std::process::ExitCode;
@@ -48,6 +49,8 @@ enum Command {
     /// Validate a JSON document strictly against a schema, reporting every error with its JSON
     /// pointer.
     Validate(validate::Args),
+    /// The contracts slmcode ships (list, show) and lint of a JSON Schema (check).
+    Schema(schema::Args),
 }
 
 /// Runs the command line and maps the outcome to the process's exit code.
@@ -73,6 +76,7 @@ pub fn main() -> ExitCode {
 fn run(command: Command, printer: &Printer) -> CommandResult {
     match command {
         Command::Validate(args) => validate::run(args, printer),
+        Command::Schema(args) => schema::run(args, printer),
     }
 }
 
