@@ -14,7 +14,11 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-/// The largest count a single `{m,n}` is given; larger counts are built from chunks.
+/// The largest count a single `{m,n}` of one rule or character class is given (llama.cpp
+/// refuses 2000); larger counts are built from chunks.
+pub(crate) const DIRECT_LIMIT: u64 = 1999;
+
+/// How many repetitions one chunk rule matches.
 pub(crate) const CHUNK: u64 = 1000;
 
 /// llama.cpp refuses a repetition when (rules in its operand) × (count) reaches 2000; this
@@ -393,18 +397,20 @@ impl Builder {
     /// Rewrites `expr` so that every repetition stays inside llama.cpp's limits.
     fn legalize(&mut self, expr: Expr, hint: &str) -> Expr {
         match expr {
-            Expr::Seq(items) => Expr::Seq(
-                items
+            Expr::Seq(items) => {
+                let items: Vec<Expr> = items
                     .into_iter()
                     .map(|item| self.legalize(item, hint))
-                    .collect(),
-            ),
-            Expr::Alt(items) => Expr::Alt(
-                items
+                    .collect();
+                Expr::seq(items)
+            }
+            Expr::Alt(items) => {
+                let items: Vec<Expr> = items
                     .into_iter()
                     .map(|item| self.legalize(item, hint))
-                    .collect(),
-            ),
+                    .collect();
+                Expr::alt(items)
+            }
             Expr::Repeat(inner, min, max) => {
                 let inner = self.legalize(*inner, hint);
                 self.legal_repeat(inner, min, max, hint)
@@ -414,7 +420,7 @@ impl Builder {
     }
 
     fn legal_repeat(&mut self, inner: Expr, min: u64, max: Option<u64>, hint: &str) -> Expr {
-        let big = min > CHUNK || max.is_some_and(|max| max > CHUNK);
+        let big = min > DIRECT_LIMIT || max.is_some_and(|max| max > DIRECT_LIMIT);
         let total = match max {
             Some(max) if max > 0 => max,
             _ => min.max(1),
@@ -444,7 +450,7 @@ impl Builder {
 
     /// Exactly `count` copies of the atom `atom`.
     fn exactly(&mut self, atom: &Expr, count: u64, hint: &str) -> Expr {
-        if count <= CHUNK {
+        if count <= DIRECT_LIMIT {
             return Expr::repeat(atom.clone(), count, Some(count));
         }
         let chunk = self.chunk_rule(atom, hint);
@@ -457,7 +463,7 @@ impl Builder {
 
     /// Between zero and `count` copies of the atom `atom`, as a rule reference when chunked.
     fn up_to(&mut self, atom: &Expr, count: u64, hint: &str) -> Expr {
-        if count <= CHUNK {
+        if count <= DIRECT_LIMIT {
             return Expr::repeat(atom.clone(), 0, Some(count));
         }
         // A length below q·CHUNK is (a < q whole chunks, then fewer than CHUNK); a length from

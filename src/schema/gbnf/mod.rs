@@ -28,6 +28,13 @@ mod recognize;
 mod shared;
 mod types;
 
+#[cfg(test)]
+mod exactness;
+#[cfg(test)]
+mod instances;
+#[cfg(test)]
+mod texts;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
