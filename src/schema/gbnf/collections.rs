@@ -9,8 +9,8 @@
 
 use serde_json::{Map, Value};
 
-use super::builder::Expr;
 use super::derive::{Deriver, kind_of};
+use super::expr::Expr;
 use super::types::count;
 use crate::schema::pointer_push;
 

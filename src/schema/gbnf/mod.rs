@@ -21,6 +21,9 @@
 mod builder;
 mod collections;
 mod derive;
+mod expr;
+mod grammar;
+mod legalize;
 mod merge;
 mod numbers;
 mod parse;
@@ -33,6 +36,8 @@ mod exactness;
 #[cfg(test)]
 mod instances;
 #[cfg(test)]
+mod tests;
+#[cfg(test)]
 mod texts;
 
 use std::collections::HashMap;
@@ -43,7 +48,8 @@ use serde_json::Value;
 use super::Problem;
 use super::validate::structural_hash;
 
-pub use parse::{GbnfParseError, Grammar, parse};
+pub use grammar::Grammar;
+pub use parse::{GbnfParseError, parse};
 pub use recognize::Mismatch;
 pub use shared::MAX_INDENT;
 

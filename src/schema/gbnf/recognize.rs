@@ -16,7 +16,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::Serialize;
 
-use super::parse::{Class, Element, Grammar, Rule, nullable_rules};
+use super::grammar::{Class, Element, Grammar, Rule, nullable_rules};
 
 /// A grammar symbol: a terminal set (index into the terminals) or a nonterminal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -211,7 +211,7 @@ impl fmt::Display for Mismatch {
         match self.found {
             Some(found) => {
                 let mut quoted = String::new();
-                super::builder::render_literal(&found.to_string(), &mut quoted);
+                super::expr::render_literal(&found.to_string(), &mut quoted);
                 write!(f, "unexpected {quoted}")?;
             }
             None => write!(f, "unexpected end of input")?,
@@ -484,7 +484,7 @@ fn describe(class: &Class) -> String {
     if !class.negated && class.ranges.len() == 1 && class.ranges[0].0 == class.ranges[0].1 {
         let code = class.ranges[0].0;
         match char::from_u32(code) {
-            Some(ch) => super::builder::render_literal(&ch.to_string(), &mut out),
+            Some(ch) => super::expr::render_literal(&ch.to_string(), &mut out),
             None => out = format!("U+{code:04X}"),
         }
         return out;
@@ -514,6 +514,9 @@ fn push_code(code: u32, out: &mut String) {
                 out.push(ch);
             }
         }
+        Some('\n') => out.push_str("\\n"),
+        Some('\r') => out.push_str("\\r"),
+        Some('\t') => out.push_str("\\t"),
         Some(ch) if (' '..='~').contains(&ch) => out.push(ch),
         _ if code < 0x80 => out.push_str(&format!("\\x{code:02X}")),
         _ if code <= 0xFFFF => out.push_str(&format!("\\u{code:04X}")),
