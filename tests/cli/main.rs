@@ -2,5 +2,6 @@
 //! a cleared environment. One module per command.
 
 mod schema;
+mod schema_gbnf;
 mod util;
 mod validate;

@@ -205,39 +205,47 @@ pub struct Mismatch {
     pub expected: Vec<String>,
 }
 
-impl fmt::Display for Mismatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}, column {}: ", self.line, self.column)?;
-        match self.found {
+impl Mismatch {
+    /// What went wrong, without the position: `unexpected "x"; expected "," or "}"`.
+    pub fn reason(&self) -> String {
+        let mut out = match self.found {
             Some(found) => {
                 let mut quoted = String::new();
                 super::expr::render_literal(&found.to_string(), &mut quoted);
-                write!(f, "unexpected {quoted}")?;
+                format!("unexpected {quoted}")
             }
-            None => write!(f, "unexpected end of input")?,
-        }
+            None => "unexpected end of input".to_owned(),
+        };
         if !self.expected.is_empty() {
-            write!(f, "; expected ")?;
+            out.push_str("; expected ");
             const SHOWN: usize = 12;
             for (index, expected) in self.expected.iter().take(SHOWN).enumerate() {
                 if index > 0 {
-                    write!(
-                        f,
-                        "{}",
-                        if index + 1 == self.expected.len() {
-                            " or "
-                        } else {
-                            ", "
-                        }
-                    )?;
+                    out.push_str(if index + 1 == self.expected.len() {
+                        " or "
+                    } else {
+                        ", "
+                    });
                 }
-                write!(f, "{expected}")?;
+                out.push_str(expected);
             }
             if self.expected.len() > SHOWN {
-                write!(f, " (and {} more)", self.expected.len() - SHOWN)?;
+                out.push_str(&format!(" (and {} more)", self.expected.len() - SHOWN));
             }
         }
-        Ok(())
+        out
+    }
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line,
+            self.column,
+            self.reason()
+        )
     }
 }
 
