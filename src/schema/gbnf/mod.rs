@@ -1,7 +1,7 @@
 //! GBNF grammars: derivation from a JSON Schema, and a parser and recognizer for llama.cpp's
 //! GBNF notation.
 //!
-//! [`derive`] turns a schema into a grammar whose root rule is `root`. For a schema inside the
+//! [`derive()`] turns a schema into a grammar whose root rule is `root`. For a schema inside the
 //! contract subset the grammar is exact: its language is the set of canonical texts of the
 //! valid instances, where canonical means
 //! - object properties in schema order, each at most once, required ones always, optional ones
