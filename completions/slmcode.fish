@@ -51,17 +51,19 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -l json -d 'Pr
 complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
 complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -s V -l version -d 'Print version'
-complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check help" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check gbnf match help" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
-complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check help" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
-complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check help" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
-complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check help" -s V -l version -d 'Print version'
-complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check help" -f -a "list" -d 'List the contracts: name, whether they are Strict, title, property counts'
-complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check help" -f -a "show" -d 'Print a contract\'s JSON Schema, or with `--prompt` the prompt that describes its fields'
-complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check help" -f -a "check" -d 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer'
-complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check gbnf match help" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check gbnf match help" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check gbnf match help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check gbnf match help" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check gbnf match help" -f -a "list" -d 'List the contracts: name, whether they are Strict, title, property counts'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check gbnf match help" -f -a "show" -d 'Print a contract\'s JSON Schema, or with `--prompt` the prompt that describes its fields'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check gbnf match help" -f -a "check" -d 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check gbnf match help" -f -a "gbnf" -d 'Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what it cannot express is reported on stderr'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check gbnf match help" -f -a "match" -d 'Check whether a document is in the language of a schema\'s grammar, and if not, where it leaves it'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check gbnf match help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from list" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -86,9 +88,27 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from gbnf" -l file -d 'A JSON Schema file instead of a contract' -r -F
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from gbnf" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from gbnf" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from gbnf" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from gbnf" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from gbnf" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from match" -l file -d 'A JSON Schema file instead of a contract' -r -F
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from match" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from match" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from match" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from match" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from match" -s V -l version -d 'Print version'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the contracts: name, whether they are Strict, title, property counts'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print a contract\'s JSON Schema, or with `--prompt` the prompt that describes its fields'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "check" -d 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "gbnf" -d 'Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what it cannot express is reported on stderr'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "match" -d 'Check whether a document is in the language of a schema\'s grammar, and if not, where it leaves it'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c slmcode -n "__fish_slmcode_using_subcommand roles" -l tools -d 'Treat the ids as agents with these tools (comma-separated), as a harness would declare them' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand roles" -l contract -d 'The contract the ids emit when their names do not lead to one' -r
@@ -233,6 +253,7 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l system -d '
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l max-tokens -d 'The first request\'s completion budget (a truncation re-ask doubles it, up to 8192)' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l reask -d 'How many failure-matched re-asks may be sent (0: none)' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l mechanism -d 'Force a mechanism for this call: json_schema, guided_json, gbnf_grammar, json_object or prompt_only. Nothing is probed and recorded demotions are ignored; a rejection still walks down to prompt_only (and is recorded)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l seed -d 'A sampling seed, for repeatable answers with a temperature above 0' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l model -d 'The model id to request' -r
@@ -260,6 +281,8 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_see
 complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "list" -d 'List the contracts: name, whether they are Strict, title, property counts'
 complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "show" -d 'Print a contract\'s JSON Schema, or with `--prompt` the prompt that describes its fields'
 complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "check" -d 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "gbnf" -d 'Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what it cannot express is reported on stderr'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "match" -d 'Check whether a document is in the language of a schema\'s grammar, and if not, where it leaves it'
 complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "get" -d 'Print a setting\'s resolved value, normalised (an API key prints as <set>)'
 complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "set" -d 'Write a setting to config.toml, after checking the value'
 complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "unset" -d 'Remove a setting from config.toml, so the environment or the default applies'

@@ -73,6 +73,10 @@ pub struct Args {
     #[arg(long, value_name = "MECHANISM")]
     mechanism: Option<Mechanism>,
 
+    /// A sampling seed, for repeatable answers with a temperature above 0.
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+
     /// Print the value indented.
     #[arg(long)]
     pretty: bool,
@@ -134,6 +138,7 @@ struct FailureDetail<'a> {
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
     let resolved = resolve(&args, printer)?;
     let request = request(&args)?;
+    let schema_file = args.schema_file.is_some();
     let (target, _) = target_from(&resolved)?;
     // A forced mechanism sends no probe: the cache (or the preset's prior) fills the context.
     let negotiate_options = options(&resolved, false, args.mechanism.is_none());
@@ -149,7 +154,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     spinner.finish_and_clear();
     match result {
         Ok(outcome) => {
-            warn_meta(&outcome.meta, printer);
+            warn_meta(&outcome.meta, schema_file, printer);
             let value = match &outcome.answer {
                 Answer::Value(value) => value,
                 Answer::ToolCalls(calls) => {
@@ -182,7 +187,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         }
         Err(CallFailure::Request(error)) => Err(request_error(error)),
         Err(CallFailure::Endpoint { error, meta }) => {
-            warn_meta(&meta, printer);
+            warn_meta(&meta, schema_file, printer);
             let hint = endpoint_hint(&error);
             let detail = FailureDetail {
                 kind: Exit::Endpoint.name(),
@@ -201,7 +206,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             fail(detail, &meta, Exit::Endpoint, printer)
         }
         Err(CallFailure::SchemaViolation(violation)) => {
-            warn_meta(&violation.meta, printer);
+            warn_meta(&violation.meta, schema_file, printer);
             let exit = exit_for(violation.class);
             let detail = FailureDetail {
                 kind: exit.name(),
@@ -303,6 +308,7 @@ fn request(args: &Args) -> Result<StructuredRequest, CliError> {
     }
     request = request.user(text);
     request.mechanism = args.mechanism;
+    request.seed = args.seed;
     Ok(request)
 }
 
@@ -381,12 +387,15 @@ fn violation_hint(violation: &SchemaViolation) -> String {
     }
 }
 
-/// Warnings the call produced, and what the projection left out of the wire form.
-fn warn_meta(meta: &CallMeta, printer: &Printer) {
+/// Warnings the call produced, and for a schema file what the projection left out of the wire
+/// form (DESIGN.md: dropped only from the wire form, with a warning). A contract's notes stay in
+/// `meta.notes`: they are by design (bounds too large for a grammar engine), the same on every
+/// call, and validation checks them anyway.
+fn warn_meta(meta: &CallMeta, schema_file: bool, printer: &Printer) {
     for warning in &meta.warnings {
         printer.warn(warning);
     }
-    for note in &meta.notes {
+    for note in meta.notes.iter().filter(|_| schema_file) {
         printer.warn(&format!(
             "the {} wire form leaves out {note} (validation still checks it)",
             meta.mechanism

@@ -424,3 +424,36 @@ fn demotions_walk_the_ladder_once_and_the_next_process_starts_at_the_right_rung(
         3
     );
 }
+
+#[test]
+fn a_schema_file_keyword_left_off_the_wire_is_a_warning_and_still_validated() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let slm = slm_for(&emulator, "llamacpp");
+    let schema = json!({"type": "object", "properties": {"tags": {"type": "array",
+        "items": {"type": "string"}, "minItems": 1001}}, "required": ["tags"]});
+    let path = slm.file("tags.json", schema.to_string());
+    let run = slm.run(
+        [
+            "generate",
+            "--schema-file",
+            path.to_str().unwrap(),
+            "--prompt",
+            "tags",
+            "--reask",
+            "0",
+        ],
+        "",
+    );
+    run.code(5);
+    assert!(
+        run.stderr.starts_with(
+            "warning: the json_schema wire form leaves out /properties/tags: `minItems`: "
+        ),
+        "{}",
+        run.stderr
+    );
+    // A contract's notes (plan's long descriptions) are not warnings.
+    let plan = slm.run(["generate", "--schema", "plan", "--prompt", "go"], "");
+    plan.code(0);
+    assert_eq!(plan.stderr, "");
+}

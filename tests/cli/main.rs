@@ -11,6 +11,7 @@ mod probe;
 mod readiness;
 mod roles;
 mod schema;
+mod schema_gbnf;
 mod settings_readme;
 mod status;
 mod util;

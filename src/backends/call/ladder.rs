@@ -27,7 +27,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::config::{Settings, StructuredDecoding};
-use crate::schema::{Constraint, Mechanism, Problem};
+use crate::schema::{self, Constraint, Mechanism, Problem};
 
 use super::super::cache::Demotion;
 use super::super::capabilities::{GuidedField, WireForm};
@@ -168,17 +168,24 @@ struct Wire {
     notes: Vec<Problem>,
 }
 
-/// The constraint `form` sends for `plan`, or why there is none.
-fn wire(form: WireForm, plan: &Plan) -> Result<Wire, String> {
+/// The constraint `form` sends for `plan`: the schema's projection for the form's mechanism
+/// ([`schema::project`]), named with the plan's name (the contract's name, or the caller's),
+/// and strict exactly when the form is the strict one (which only a strict-ready schema
+/// reaches).
+fn wire(form: Option<WireForm>, plan: &Plan) -> Wire {
+    let Some(form) = form else {
+        return Wire {
+            constraint: Constraint::None,
+            field: GuidedField::default(),
+            notes: Vec::new(),
+        };
+    };
     let field = match form {
         WireForm::GuidedJson => GuidedField::GuidedJson,
         _ => GuidedField::StructuredOutputs,
     };
-    let (constraint, notes) = match form {
-        WireForm::JsonObject => (Constraint::JsonObject, Vec::new()),
-        _ => project(&plan.schema, form.mechanism())?,
-    };
-    let constraint = match constraint {
+    let projection = schema::project(&plan.schema, form.mechanism());
+    let constraint = match projection.constraint {
         Constraint::JsonSchema { schema, .. } => Constraint::JsonSchema {
             name: plan.name.clone(),
             schema,
@@ -186,32 +193,10 @@ fn wire(form: WireForm, plan: &Plan) -> Result<Wire, String> {
         },
         other => other,
     };
-    Ok(Wire {
+    Wire {
         constraint,
         field,
-        notes,
-    })
-}
-
-/// TEMPORARY stand-in for `schema::projection::project` (branch `gbnf`), replaced when that
-/// branch is merged: the schema unchanged for json_schema and guided decoding, no grammar.
-fn project(schema: &Value, mechanism: Mechanism) -> Result<(Constraint, Vec<Problem>), String> {
-    match mechanism {
-        Mechanism::JsonSchema => Ok((
-            Constraint::JsonSchema {
-                name: String::new(),
-                schema: schema.clone(),
-                strict: false,
-            },
-            Vec::new(),
-        )),
-        Mechanism::GuidedJson => Ok((
-            Constraint::GuidedJson {
-                schema: schema.clone(),
-            },
-            Vec::new(),
-        )),
-        _ => Err(format!("no projection for {mechanism} in this build")),
+        notes: projection.notes,
     }
 }
 
@@ -270,21 +255,7 @@ impl<'a> Exchange<'a> {
     ) -> Result<(ChatResponse, Option<WireForm>), CallError> {
         loop {
             let form = self.ladder.current();
-            let wire = match form {
-                None => Wire {
-                    constraint: Constraint::None,
-                    field: GuidedField::default(),
-                    notes: Vec::new(),
-                },
-                Some(form) => match wire(form, self.plan) {
-                    Ok(wire) => wire,
-                    Err(reason) => {
-                        meta.warnings.push(format!("{form} skipped: {reason}"));
-                        self.ladder.advance();
-                        continue;
-                    }
-                },
-            };
+            let wire = wire(form, self.plan);
             let error = match self.with_retries(chat, &wire.constraint, wire.field, meta) {
                 Ok(response) => {
                     self.confirm(meta);

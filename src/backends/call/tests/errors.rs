@@ -99,12 +99,9 @@ fn llama_cpp_python_500_on_json_schema_is_demoted_through_the_plain_resend() {
     world.cached(&[
         WireForm::JsonSchemaStrict,
         WireForm::JsonSchema,
+        WireForm::Grammar,
         WireForm::JsonObject,
     ]);
-    // What the model writes unconstrained: the two plain resends' answers are discarded (a
-    // constrained rung is left), the third is json_object's, where the model picks the JSON.
-    let answer = "{\"reason\": \"docs\", \"in_scope\": true}";
-    world.emulator.answers([answer, answer, answer]);
     let outcome = world.call(&scope_request()).unwrap();
     assert_eq!(
         forms_sent(&world.emulator),
@@ -117,10 +114,12 @@ fn llama_cpp_python_500_on_json_schema_is_demoted_through_the_plain_resend() {
             "json_schema",
             "json_schema",
             "plain",
-            "json_object",
+            "grammar",
         ]
     );
-    assert_eq!(outcome.meta.mechanism, Mechanism::JsonObject);
+    assert_eq!(outcome.meta.mechanism, Mechanism::GbnfGrammar);
+    assert_eq!((outcome.meta.requests, outcome.meta.retry_count), (9, 4));
+    assert_eq!(outcome.meta.repair_rung, Some(crate::repair::Rung::None));
     let entry = world.entry();
     assert_eq!(
         entry.demoted_forms(),
@@ -135,7 +134,7 @@ fn llama_cpp_python_500_on_json_schema_is_demoted_through_the_plain_resend() {
             "{demotion:?}"
         );
     }
-    assert_eq!(entry.mechanism, Mechanism::JsonObject);
+    assert_eq!(entry.mechanism, Mechanism::GbnfGrammar);
 }
 
 #[test]

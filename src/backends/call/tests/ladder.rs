@@ -296,3 +296,55 @@ fn a_forced_mechanism_bypasses_the_cache_and_still_walks_down_on_rejection() {
         .unwrap();
     assert_eq!(forms_sent(&world.emulator)[2], "plain");
 }
+
+#[test]
+fn llama_cpp_gets_the_derived_grammar_and_the_prompt_still_describes_the_schema() {
+    let world = World::new(Profile::llama_server(), Provider::LlamaCpp);
+    world.cached(&[WireForm::Grammar, WireForm::JsonObject]);
+    let context = world.context();
+    for contract in schema::contracts() {
+        let request = StructuredRequest::contract(contract.name).user("go");
+        let outcome = structured_call(&world.settings, &request, &context)
+            .unwrap_or_else(|failure| panic!("{}: {failure}", contract.name));
+        let body = world.emulator.chat_bodies().pop().unwrap();
+        let derived = schema::gbnf::derive(contract.schema()).unwrap();
+        assert_eq!(
+            body["grammar"],
+            derived.grammar.as_str(),
+            "{}",
+            contract.name
+        );
+        assert_eq!(constrained_fields(&body), ["grammar"], "{}", contract.name);
+        // A grammar guarantees well-formed output, not meaningful output: the prompt goes too.
+        assert_eq!(body["messages"][0]["content"], contract.prompt().trim_end());
+        assert!(
+            contract.validate(value(&outcome)).is_ok(),
+            "{}",
+            contract.name
+        );
+        assert_eq!(outcome.meta.mechanism, Mechanism::GbnfGrammar);
+        assert_eq!(outcome.meta.repair_rung, Some(crate::repair::Rung::None));
+    }
+}
+
+#[test]
+fn projection_notes_travel_in_the_meta_and_validation_uses_the_original_schema() {
+    let world = World::new(Profile::openai(), Provider::OpenAi);
+    world.cached(&[WireForm::JsonSchema]);
+    // A bound above the wire limit is dropped from the wire, not from validation: the emulator
+    // writes the shortest instance of what it was sent (a one-item list), which the original
+    // schema refuses.
+    let schema = json!({"type": "object", "properties": {"tags": {"type": "array",
+        "items": {"type": "string"}, "minItems": 1001}}, "required": ["tags"]});
+    let failure = violation(
+        world
+            .call(&StructuredRequest::schema(schema).reask(0).user("tags"))
+            .unwrap_err(),
+    );
+    let body = world.emulator.chat_bodies().pop().unwrap();
+    let sent = &body["response_format"]["json_schema"]["schema"]["properties"]["tags"];
+    assert!(sent.get("minItems").is_none(), "{sent}");
+    assert_eq!(failure.meta.notes.len(), 1);
+    assert_eq!(failure.meta.notes[0].pointer, "/properties/tags");
+    assert_eq!(failure.errors[0].pointer, "/tags");
+}
