@@ -1,7 +1,7 @@
 //! Backends: talking to an endpoint and knowing what it can do.
 //!
-//! This layer owns the provider presets and priors ([`presets`]), endpoint normalisation
-//! ([`endpoint`]), request building and transport over `ureq` ([`transport`]), error classes and
+//! This layer owns the provider presets and priors ([`presets`]), endpoint use (normalised by
+//! [`crate::config::endpoint`]), request building and transport over `ureq` ([`transport`]), error classes and
 //! the retry policy ([`errors`], [`retry`]), probing ([`probe`]), and the capabilities cache
 //! ([`cache`]), tied together by [`negotiate`]; and the structured call path ([`call`]) that
 //! every structured request takes. It uses `config` (settings, secrets) and
@@ -10,7 +10,6 @@
 pub mod cache;
 pub mod call;
 pub mod capabilities;
-pub mod endpoint;
 pub mod errors;
 pub mod fingerprint;
 pub mod negotiate;
@@ -24,13 +23,15 @@ pub mod transport;
 #[cfg(test)]
 mod tests;
 
+pub use crate::config::endpoint::{
+    Endpoint, EndpointError, NormalizedEndpoint, normalize_endpoint,
+};
 pub use cache::{CacheEntry, CacheKey, CapabilityCache, Demotion};
 pub use call::{
     Answer, CallContext, CallFailure, CallMeta, OutputSchema, SchemaViolation, StructuredOutcome,
     StructuredRequest, structured_call,
 };
 pub use capabilities::{Capabilities, GuidedField, Outcome, WireForm};
-pub use endpoint::{Endpoint, EndpointError, NormalizedEndpoint, normalize_endpoint};
 pub use errors::{CallError, ErrorClass, Failure, classify};
 pub use fingerprint::Fingerprint;
 pub use negotiate::{NegotiateOptions, Negotiation, Negotiator, Source, TargetError};

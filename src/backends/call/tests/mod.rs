@@ -20,8 +20,8 @@ use emulator::{Emulator, Profile};
 use super::*;
 use crate::backends::cache::{CacheEntry, CapabilityCache};
 use crate::backends::capabilities::{Capabilities, Outcome, WireForm};
-use crate::backends::endpoint::normalize_endpoint;
 use crate::backends::negotiate::{NegotiateOptions, Negotiator};
+use crate::backends::normalize_endpoint;
 use crate::backends::probe::Target;
 use crate::config::{Provider, Settings, StructuredDecoding};
 
