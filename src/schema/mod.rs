@@ -1,12 +1,14 @@
 //! Schemas: the contracts slmcode ships, and everything it does with a JSON Schema.
 //!
 //! This module owns the constraint mechanisms' names ([`Mechanism`]), validation
-//! ([`validate()`]), the contract registry ([`contracts`](mod@contracts)) and the lint of a
-//! schema against the contract subset and OpenAI's strict rules ([`lint`]). It depends on
-//! nothing else in the crate, so every other layer can use it.
+//! ([`validate()`]), the contract registry ([`contracts`](mod@contracts)), the lint of a
+//! schema against the contract subset and OpenAI's strict rules ([`lint`]) and GBNF grammars
+//! ([`gbnf`]: derivation, parsing, recognition). It depends on nothing else in the crate, so
+//! every other layer can use it.
 
 mod constraint;
 pub mod contracts;
+pub mod gbnf;
 pub mod lint;
 mod mechanism;
 mod problem;
