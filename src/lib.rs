@@ -7,6 +7,8 @@
 //! - [`schema`]: the contract registry, validation with JSON-pointer paths, the supported
 //!   schema subset and its linter, GBNF derivation and recognition, per-mechanism projection.
 //!   It depends on nothing else in the crate.
+//! - [`repair`]: the repair ladder (string-aware tolerant parsing, truncation detection, partial
+//!   recovery, schema-driven coercion) and its statistics. Depends on `schema`.
 //! - [`agents`]: role specs and `normalize_decoding` (contract, JSON-only, serial tools, stop
 //!   sequences per role; language-specialised ids fold to their generic role).
 //! - [`config`]: settings, with their provenance (flags > environment > file > defaults).
@@ -16,4 +18,5 @@
 
 pub mod agents;
 pub mod config;
+pub mod repair;
 pub mod schema;

@@ -1,0 +1,239 @@
+//! Finding the document in a model's answer: past a reasoning block (`think`), inside the first
+//! code fence that holds JSON (`fence`), or at the first `{` or `[` that really opens a value
+//! (`extract`).
+//!
+//! "Really opens a value" is decided by looking a few bytes ahead: `{` must be followed by `}`
+//! or by a key and `:`; `[` by `]` or by the start of a value. Prose such as `{the config}` or
+//! `[button]` is skipped. Every look-ahead stops at the next quote of its kind or the end of
+//! a line, so a search over the whole text stays linear.
+
+use super::scan::{is_key_byte, is_space, is_word_start, skip_space, smart_quote, word_at};
+
+/// The reasoning tags thinking models wrap their thoughts in.
+const REASONING_TAGS: [&str; 4] = ["think", "thinking", "reasoning", "thought"];
+
+/// What a reasoning block at the start of the answer means for the rest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Reasoning {
+    /// No reasoning block.
+    Absent,
+    /// A reasoning block ends just before this byte: the answer starts here.
+    Removed(usize),
+    /// A reasoning block opens at this byte and never closes: the model was cut off while
+    /// thinking.
+    Unclosed(usize),
+}
+
+/// Finds a reasoning block before the answer: `<think>...</think>` (or `thinking`,
+/// `reasoning`, `thought`) at the start, or a closing `</think>` with no opening tag (chat
+/// templates that open the block in the prompt). Braces inside the block are not the answer.
+pub(super) fn reasoning(text: &str) -> Reasoning {
+    let start = text.len() - text.trim_start().len();
+    let rest = &text[start..];
+    for tag in REASONING_TAGS {
+        let opening = format!("<{tag}>");
+        if rest.starts_with(&opening) {
+            let closing = format!("</{tag}>");
+            return match rest[opening.len()..].find(&closing) {
+                Some(offset) => Reasoning::Removed(start + opening.len() + offset + closing.len()),
+                None => Reasoning::Unclosed(start),
+            };
+        }
+    }
+    for (offset, _) in text.match_indices("</") {
+        let after = &text[offset + 2..];
+        for tag in REASONING_TAGS {
+            if after.starts_with(tag) && after[tag.len()..].starts_with('>') {
+                return Reasoning::Removed(offset + 2 + tag.len() + 1);
+            }
+        }
+    }
+    Reasoning::Absent
+}
+
+/// The first code fence whose content starts with `{` or `[`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Fence {
+    /// Where the fence's opening run of backticks or tildes starts.
+    pub(super) opening: usize,
+    /// The byte of the `{` or `[` that starts the content.
+    pub(super) content: usize,
+}
+
+/// Finds the first fence (three or more backticks or tildes, any language tag or none, on its
+/// own line or inline) whose content starts with `{` or `[`. Fences are paired in order, so the
+/// closing fence of a Python block is not taken for the opening of a JSON one.
+pub(super) fn fence(bytes: &[u8], from: usize) -> Option<Fence> {
+    let mut at = from;
+    let mut open: Option<u8> = None;
+    while let Some(offset) = memchr::memchr2(b'`', b'~', &bytes[at..]) {
+        let run_start = at + offset;
+        let marker = bytes[run_start];
+        let mut run_end = run_start;
+        while run_end < bytes.len() && bytes[run_end] == marker {
+            run_end += 1;
+        }
+        at = run_end;
+        if run_end - run_start < 3 {
+            continue;
+        }
+        match open {
+            Some(opened) => {
+                if opened == marker {
+                    open = None;
+                }
+            }
+            None => {
+                let mut tag_end = run_end;
+                while tag_end < bytes.len() && is_tag_byte(bytes[tag_end]) {
+                    tag_end += 1;
+                }
+                let content = skip_space(bytes, tag_end);
+                if matches!(bytes.get(content), Some(b'{' | b'[')) {
+                    return Some(Fence {
+                        opening: run_start,
+                        content,
+                    });
+                }
+                open = Some(marker);
+            }
+        }
+    }
+    None
+}
+
+fn is_tag_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'+' | b'.' | b'#')
+}
+
+/// The first `{` or `[` at or after `from` that really opens a value.
+pub(super) fn candidate(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    while at < bytes.len() {
+        let offset = memchr::memchr2(b'{', b'[', &bytes[at..])?;
+        let found = at + offset;
+        if opens_value(bytes, found, 16) {
+            return Some(found);
+        }
+        at = found + 1;
+    }
+    None
+}
+
+/// Whether the `{` or `[` at `at` opens a value. `budget` bounds how many nested `[`/`{` are
+/// looked into; when it runs out the opener is taken.
+fn opens_value(bytes: &[u8], at: usize, budget: u32) -> bool {
+    let next = skip_space(bytes, at + 1);
+    let Some(&byte) = bytes.get(next) else {
+        // The text ends right after the opener: a document cut off there.
+        return true;
+    };
+    if bytes[at] == b'{' {
+        return match byte {
+            b'}' => true,
+            b'"' | b'\'' => key_then_colon(bytes, next + 1, byte, 1),
+            0xE2 => smart_quote(bytes, next).is_some() && key_then_colon(bytes, next + 3, 0xE2, 3),
+            _ if is_key_byte(byte) => {
+                let mut end = next;
+                while end < bytes.len() && is_key_byte(bytes[end]) {
+                    end += 1;
+                }
+                let after = skip_space(bytes, end);
+                after == bytes.len() || bytes[after] == b':'
+            }
+            _ => false,
+        };
+    }
+    match byte {
+        b']' | b'"' | b'\'' | b'0'..=b'9' => true,
+        b'-' => bytes
+            .get(next + 1)
+            .is_some_and(|after| after.is_ascii_digit() || *after == b'I'),
+        b'{' | b'[' => budget == 0 || opens_value(bytes, next, budget - 1),
+        0xE2 => smart_quote(bytes, next).is_some(),
+        _ if is_word_start(byte) => {
+            let word = word_at(bytes, next);
+            super::scan::LITERALS
+                .iter()
+                .any(|literal| literal.as_bytes() == word)
+        }
+        _ => false,
+    }
+}
+
+/// After an opening quote: the key's closing quote on the same line, then `:`. `quote` is the
+/// ASCII quote byte, or `0xE2` for a typographic one (closed by any typographic quote).
+fn key_then_colon(bytes: &[u8], mut at: usize, quote: u8, quote_len: usize) -> bool {
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' => at += 2,
+            b'\n' => return false,
+            byte if byte == quote && (quote != 0xE2 || smart_quote(bytes, at).is_some()) => {
+                let after = skip_space(bytes, at + quote_len);
+                return after == bytes.len() || bytes[after] == b':';
+            }
+            _ => at += 1,
+        }
+    }
+    // The text ends inside the key: a document cut off there.
+    true
+}
+
+/// Whether everything in `bytes[from..to]` is whitespace.
+pub(super) fn blank(bytes: &[u8], from: usize, to: usize) -> bool {
+    bytes[from..to].iter().all(|byte| is_space(*byte))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasoning_blocks_are_found() {
+        assert_eq!(reasoning("{\"a\": 1}"), Reasoning::Absent);
+        let text = "<think>maybe {\"x\": 1}?</think>\n{\"a\": 1}";
+        let Reasoning::Removed(at) = reasoning(text) else {
+            panic!()
+        };
+        assert_eq!(&text[at..], "\n{\"a\": 1}");
+        let text = "so {\"x\"} then</thinking>{\"a\": 1}";
+        assert_eq!(reasoning(text), Reasoning::Removed(text.len() - 8));
+        assert_eq!(reasoning("  <think> still going {"), Reasoning::Unclosed(2));
+    }
+
+    #[test]
+    fn fences_are_paired_and_need_json_content() {
+        let text = "```python\nx = 1\n```\n{\"a\": 1}";
+        assert_eq!(fence(text.as_bytes(), 0), None);
+        let text = "see ```json {\"a\": 1}``` ok";
+        assert_eq!(
+            fence(text.as_bytes(), 0).map(|found| found.content),
+            Some(12)
+        );
+        let text = "~~~\n[1]\n~~~";
+        assert_eq!(
+            fence(text.as_bytes(), 0).map(|found| found.content),
+            Some(4)
+        );
+        assert_eq!(fence(b"``not a fence`` {", 0), None);
+    }
+
+    #[test]
+    fn only_real_openers_are_candidates() {
+        fn find(text: &str) -> Option<&str> {
+            candidate(text.as_bytes(), 0).map(|at| &text[at..])
+        }
+        assert_eq!(
+            find("set {the config} to [button] then {\"a\": 1}"),
+            Some("{\"a\": 1}")
+        );
+        assert_eq!(find("[x] [ 1, 2 ]"), Some("[ 1, 2 ]"));
+        assert_eq!(find("a {b: 1}"), Some("{b: 1}"));
+        assert_eq!(find("[[button]] {}"), Some("{}"));
+        assert_eq!(find("list: [true, false]"), Some("[true, false]"));
+        assert_eq!(find("cut: {\"ke"), Some("{\"ke"));
+        assert_eq!(find("nothing here"), None);
+        assert_eq!(find("{“a”: 1}"), Some("{“a”: 1}"));
+        assert_eq!(find("{'it is' no}"), None);
+    }
+}

@@ -1,0 +1,254 @@
+//! The repair ladder: turns what a model answered into a JSON value a program can trust, or
+//! says precisely why it cannot (empty, prose, truncated, malformed, or the wrong shape).
+//!
+//! # The ladder
+//!
+//! Rungs run in a fixed order ([`Rung::ALL`]), each building on the ones before it:
+//! `none think fence extract trailing_comma quotes comments unquoted smart_quotes non_finite
+//! missing_commas empty_elements inner_quotes escapes python_bools control_chars close_braces
+//! coerce`. A result names the first rung after which the document parsed (and, with a schema,
+//! validated) and lists every rung that changed something.
+//!
+//! It is implemented as one pass, not eighteen: valid input is parsed by `serde_json` (rung
+//! `none`; a leading byte-order mark is ignored first); anything else goes to a string-aware,
+//! non-recursive tolerant parser ([`parse`]) that records, for each deviation from JSON it
+//! accepts, the rung that fixes it. The parser's decisions do not depend on which rungs are
+//! allowed, so the recorded set is exactly the set of rungs the text needs, and the reported
+//! rung is the last of them in ladder order: the first ladder prefix after which the document
+//! parses. [`RepairOptions::rungs`] runs the ladder with only some rungs, which the tests use
+//! to check that claim: with exactly the recorded rungs the same value comes out, without any
+//! one of them it does not.
+//!
+//! # Truncation
+//!
+//! Truncation is not malformation. A document cut inside a string, key, number or literal,
+//! after `:` or `,`, or right after an opener is reported as truncated, never closed up: a
+//! number at the very end may go on, so `[1, 2, 3` is truncated, while a closing fence or a
+//! chat-template token ends the document, so a number before one is complete. `close_braces`
+//! only supplies closers after a complete final value. A caller that knows the server stopped
+//! on length says so ([`RepairOptions::finish_reason_length`]) and always gets truncated. A
+//! truncated top-level object carries the members that were complete (`partial`) and the
+//! schema's required names not among them (`missing_required`).
+//!
+//! # Limits and decisions
+//!
+//! - Nesting: the parser keeps its stack on the heap and gives up past [`MAX_DEPTH`] levels
+//!   with "nested too deep" (class `malformed`). Values are written and dropped without
+//!   recursion ([`to_compact`], [`to_pretty`], [`drop_deep`]); drop a value that may be deep
+//!   with [`drop_deep`], since `serde_json` drops recursively. Schema validation of a value
+//!   deeper than 64 levels runs on a helper thread with a stack sized for it.
+//! - Text: the input is a `&str`; the CLI replaces invalid UTF-8 with U+FFFD and says so.
+//! - A document is an object or an array. A top-level scalar is accepted only when the whole
+//!   input is valid JSON (rung `none`).
+//! - Classes: besides the four of the design (`empty`, `prose`, `truncated`, `wrong_shape`),
+//!   `malformed` is JSON that no rung repairs (`{"a": }`, garbage inside an open object, too
+//!   deep). A caller re-asks it like prose: "output only one JSON object".
+//! - The fixes beyond the seed's rungs and the exact coercions are documented on [`Rung`] and
+//!   in [`coerce`](self::coerce) respectively.
+
+// A failure is an ordinary outcome of a repair and carries the evidence a re-ask needs; it is
+// returned by value on purpose, like the success.
+#![allow(clippy::result_large_err)]
+
+mod coerce;
+mod locate;
+mod outcome;
+mod parse;
+mod rung;
+mod scan;
+mod stats;
+mod string;
+mod write;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::schema::{SchemaError, Validator};
+
+pub use coerce::{COERCE_DEPTH, Coercion, CoercionKind};
+pub use outcome::{FailureClass, RepairFailure, Repaired};
+pub use parse::MAX_DEPTH;
+pub use rung::{Rung, RungSet};
+pub use stats::{STATS_FILE, Stats, StatsError};
+pub use write::{depth_beyond, drop_deep, equal_deep, to_compact, to_compact_bounded, to_pretty};
+
+use outcome::Failed;
+use parse::{Parser, Stop};
+
+/// How to repair: against which schema, knowing what about how the answer ended, with which
+/// rungs. `RepairOptions::default()` is no schema, no finish reason, every rung.
+#[derive(Clone, Debug)]
+pub struct RepairOptions<'a> {
+    schema: Option<(&'a Value, Arc<Validator>)>,
+    finish_reason_length: bool,
+    rungs: RungSet,
+}
+
+impl Default for RepairOptions<'_> {
+    fn default() -> Self {
+        RepairOptions {
+            schema: None,
+            finish_reason_length: false,
+            rungs: RungSet::ALL,
+        }
+    }
+}
+
+impl<'a> RepairOptions<'a> {
+    /// No schema, no finish reason, every rung.
+    pub fn new() -> RepairOptions<'a> {
+        RepairOptions::default()
+    }
+
+    /// Validates (and coerces) against `schema`; fails when the schema does not compile.
+    pub fn schema(mut self, schema: &'a Value) -> Result<RepairOptions<'a>, SchemaError> {
+        let validator = crate::schema::validator(schema)?;
+        self.schema = Some((schema, validator));
+        Ok(self)
+    }
+
+    /// The server reported `finish_reason: length`: whatever the text looks like, the answer
+    /// is truncated.
+    pub fn finish_reason_length(mut self, stopped_on_length: bool) -> RepairOptions<'a> {
+        self.finish_reason_length = stopped_on_length;
+        self
+    }
+
+    /// Runs the ladder with only these rungs (`none` is always allowed): a text that needs a
+    /// rung outside the set fails as malformed.
+    pub fn rungs(mut self, allowed: RungSet) -> RepairOptions<'a> {
+        self.rungs = allowed.with(Rung::None);
+        self
+    }
+}
+
+/// Repairs `text` into a JSON value, validated against the schema when one is given.
+pub fn repair(text: &str, options: &RepairOptions<'_>) -> Result<Repaired, RepairFailure> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if starts_like_json(text)
+        && let Ok(value) = serde_json::from_str::<Value>(text)
+    {
+        let found = Found {
+            value,
+            changed: RungSet::EMPTY,
+            numbers: None,
+            depth: 128,
+        };
+        return outcome::finish(text, found, options);
+    }
+    match ladder(text, options.rungs) {
+        Ok(found) => outcome::finish(text, found, options),
+        Err(failed) => Err(failed.into_failure(text, options)),
+    }
+}
+
+/// Whether `serde_json` could possibly accept `text`: skips the attempt (and its cost) on the
+/// answers that start with prose, a fence or a reasoning block.
+fn starts_like_json(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let first = scan::skip_space(bytes, 0);
+    matches!(
+        bytes.get(first),
+        Some(b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n')
+    )
+}
+
+/// A parsed document, before the schema has looked at it.
+pub(crate) struct Found {
+    value: Value,
+    changed: RungSet,
+    /// Source texts of numbers that print differently; `None` when `serde_json` parsed the
+    /// document and they have not been needed yet.
+    numbers: Option<parse::NumberTexts>,
+    /// How deep the value nests, at most.
+    depth: usize,
+}
+
+/// Runs the rungs from `think` to `close_braces` over `text`.
+fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
+    let bytes = text.as_bytes();
+    let mut changed = RungSet::EMPTY;
+    let gate = |changed: &mut RungSet, rung: Rung, at: usize| {
+        if !allowed.contains(rung) {
+            return Err(Failed::from_stop(Stop::Needs(rung, at), *changed, None));
+        }
+        changed.insert(rung);
+        Ok(())
+    };
+    if text.trim().is_empty() {
+        return Err(Failed::empty("the input is empty"));
+    }
+    let mut start = 0;
+    match locate::reasoning(text) {
+        locate::Reasoning::Absent => {}
+        locate::Reasoning::Removed(at) => {
+            gate(&mut changed, Rung::Think, 0)?;
+            start = at;
+        }
+        locate::Reasoning::Unclosed(at) => return Err(Failed::unclosed_reasoning(at)),
+    }
+    if locate::blank(bytes, start, bytes.len()) {
+        return Err(Failed::empty("the input holds only a reasoning block"));
+    }
+    if let Some(fence) = locate::fence(bytes, start) {
+        gate(&mut changed, Rung::Fence, fence.opening)?;
+        let mut parser = Parser::new(text, fence.content, allowed);
+        let value = parser.parse();
+        let mut changed = changed.union(parser.changed);
+        let value = match value {
+            Ok(value) => value,
+            Err(stop) => {
+                let partial = parser.take_partial();
+                return Err(Failed::from_stop(stop, changed, partial));
+            }
+        };
+        let after = scan::skip_space(bytes, parser.pos);
+        if after < bytes.len() && !scan::is_fence(bytes, after) {
+            gate(&mut changed, Rung::Extract, after)?;
+        }
+        return Ok(Found {
+            value,
+            changed,
+            depth: parser.max_depth,
+            numbers: Some(std::mem::take(&mut parser.numbers)),
+        });
+    }
+    let mut from = start;
+    let mut first_failure: Option<Failed> = None;
+    while let Some(candidate) = locate::candidate(bytes, from) {
+        let mut parser = Parser::new(text, candidate, allowed);
+        let result = parser.parse();
+        let mut changed = changed.union(parser.changed);
+        match result {
+            Ok(value) => {
+                let after = scan::skip_space(bytes, parser.pos);
+                if !locate::blank(bytes, start, candidate) || after < bytes.len() {
+                    gate(&mut changed, Rung::Extract, candidate)?;
+                }
+                return Ok(Found {
+                    value,
+                    changed,
+                    depth: parser.max_depth,
+                    numbers: Some(std::mem::take(&mut parser.numbers)),
+                });
+            }
+            Err(Stop::Broken { at, expected }) => {
+                if first_failure.is_none() {
+                    let partial = parser.take_partial();
+                    first_failure = Some(Failed::from_stop(
+                        Stop::Broken { at, expected },
+                        changed,
+                        partial,
+                    ));
+                }
+                from = at.max(candidate + 1);
+            }
+            Err(stop) => {
+                let partial = parser.take_partial();
+                return Err(Failed::from_stop(stop, changed, partial));
+            }
+        }
+    }
+    Err(first_failure.unwrap_or_else(Failed::prose))
+}

@@ -1,0 +1,800 @@
+//! The tolerant parser: one pass over the text from the first `{` or `[` of the document to the
+//! end of its top-level value, building a `serde_json::Value` with an explicit stack (no
+//! recursion, so depth costs heap, never thread stack).
+//!
+//! Every deviation from strict JSON it accepts is a fix that belongs to one rung, and goes
+//! through [`Parser::fix`]: the fix is refused when the caller did not allow that rung, and
+//! recorded otherwise. The parser's decisions never depend on which rungs are allowed, only
+//! whether it may go on, so the rungs it records are exactly the rungs the text needed: the
+//! first ladder prefix that contains them all is the first after which the document parses.
+//!
+//! Where the text ends (or a closing fence or chat-template token ends it) decides between a
+//! truncated document and one that only lacks its closers: see [`Cut`] and `Expect::Next`.
+
+use serde_json::{Map, Number, Value};
+
+use super::rung::{Rung, RungSet};
+use super::scan::{
+    self, is_end_marker, is_key_byte, is_literal_prefix, is_word_start, skip_space, smart_quote,
+};
+use super::write::drop_deep;
+
+/// How deep the parser nests before it gives up with "nested too deep". Ten times what any
+/// real document needs, and small enough that the value still fits comfortably in memory.
+pub const MAX_DEPTH: usize = 100_000;
+
+/// Where a document stops when it was cut off: each is reported as truncated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Cut {
+    InString,
+    InKey,
+    InNumber,
+    InLiteral,
+    InComment,
+    AfterColon,
+    AfterComma,
+    AfterOpenBrace,
+    AfterOpenBracket,
+    AfterKey,
+}
+
+impl Cut {
+    pub(super) fn describe(self) -> &'static str {
+        match self {
+            Cut::InString => "inside a string",
+            Cut::InKey => "inside a key",
+            Cut::InNumber => "inside a number (a number at the very end may go on)",
+            Cut::InLiteral => "inside a literal",
+            Cut::InComment => "inside a comment",
+            Cut::AfterColon => "after a ':'",
+            Cut::AfterComma => "after a ','",
+            Cut::AfterOpenBrace => "right after an opening '{'",
+            Cut::AfterOpenBracket => "right after an opening '['",
+            Cut::AfterKey => "after a key",
+        }
+    }
+}
+
+/// Why the parser could not go on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Stop {
+    /// The text ended (or a fence or chat token ended it) where the document cannot end.
+    Cut(Cut, usize),
+    /// Something that no rung repairs, at this byte offset; `expected` says what would have
+    /// fit there.
+    Broken { at: usize, expected: &'static str },
+    /// Nesting deeper than [`MAX_DEPTH`].
+    TooDeep(usize),
+    /// The text needs this rung, which the caller did not allow.
+    Needs(Rung, usize),
+}
+
+/// Which part of a container a string is: it decides what may follow a closing quote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Role {
+    Key,
+    ObjectValue,
+    ArrayValue,
+}
+
+/// What the parser expects next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Expect {
+    /// A value: at the top, after a `:`, or after a `,` in an array.
+    Value,
+    /// Right after `[`: a value or `]`.
+    FirstValue,
+    /// Right after `{`: a key or `}`.
+    FirstKey,
+    /// After a `,` in an object.
+    Key,
+    /// After a key.
+    Colon,
+    /// After a complete value inside a container: `,` or a closer.
+    Next,
+}
+
+enum Frame {
+    Array(Vec<Value>),
+    Object(Map<String, Value>, Option<String>),
+}
+
+/// What the scan found after whitespace and comments.
+enum At {
+    Byte(u8),
+    /// The text ends here.
+    End,
+    /// A closing fence or a chat-template token: the model ended the document here.
+    Marker,
+}
+
+/// The source texts of numbers whose value would not print the way they were written
+/// (`1.50`, `1e3`, `-0`), by JSON pointer, so a number coerced to a string keeps its text.
+pub(super) type NumberTexts = Vec<(String, String)>;
+
+/// How many bytes of pointers and texts [`NumberTexts`] may hold; past it, numbers coerced to
+/// strings print the way `serde_json` prints them.
+const NUMBER_TEXT_BUDGET: usize = 1 << 20;
+
+/// Nesting past which values are dropped with [`drop_deep`] instead of recursively.
+pub(super) const SHALLOW: usize = 256;
+
+pub(super) struct Parser<'a> {
+    pub(super) text: &'a str,
+    pub(super) bytes: &'a [u8],
+    pub(super) pos: usize,
+    allowed: RungSet,
+    pub(super) changed: RungSet,
+    stack: Vec<Frame>,
+    open_arrays: usize,
+    open_objects: usize,
+    pub(super) max_depth: usize,
+    pub(super) numbers: NumberTexts,
+    number_budget: usize,
+}
+
+impl Drop for Parser<'_> {
+    fn drop(&mut self) {
+        if self.max_depth > SHALLOW {
+            for frame in self.stack.drain(..) {
+                match frame {
+                    Frame::Array(items) => drop_deep(Value::Array(items)),
+                    Frame::Object(members, _) => drop_deep(Value::Object(members)),
+                }
+            }
+        }
+    }
+}
+
+impl<'a> Parser<'a> {
+    /// A parser over `text` that starts at byte `start`, which holds `{` or `[`.
+    pub(super) fn new(text: &'a str, start: usize, allowed: RungSet) -> Parser<'a> {
+        Parser {
+            text,
+            bytes: text.as_bytes(),
+            pos: start,
+            allowed,
+            changed: RungSet::EMPTY,
+            stack: Vec::new(),
+            open_arrays: 0,
+            open_objects: 0,
+            max_depth: 0,
+            numbers: Vec::new(),
+            number_budget: NUMBER_TEXT_BUDGET,
+        }
+    }
+
+    /// Applies a fix of `rung`'s kind, or stops when that rung is not allowed.
+    pub(super) fn fix(&mut self, rung: Rung, at: usize) -> Result<(), Stop> {
+        if !self.allowed.contains(rung) {
+            return Err(Stop::Needs(rung, at));
+        }
+        self.changed.insert(rung);
+        Ok(())
+    }
+
+    pub(super) fn broken(&self, at: usize, expected: &'static str) -> Stop {
+        Stop::Broken { at, expected }
+    }
+
+    /// The members of the top-level object that were complete when the parser stopped.
+    pub(super) fn take_partial(&mut self) -> Option<Map<String, Value>> {
+        match self.stack.first_mut()? {
+            Frame::Object(members, _) => Some(std::mem::take(members)),
+            Frame::Array(_) => None,
+        }
+    }
+
+    /// Parses the top-level value; on success `self.pos` is just past it.
+    pub(super) fn parse(&mut self) -> Result<Value, Stop> {
+        let mut expect = Expect::Value;
+        loop {
+            let at = self.skip_trivia()?;
+            let done = match expect {
+                Expect::Value | Expect::FirstValue => self.on_value(at, &mut expect)?,
+                Expect::FirstKey | Expect::Key => self.on_key(at, &mut expect)?,
+                Expect::Colon => match at {
+                    At::Byte(b':') => {
+                        self.pos += 1;
+                        expect = Expect::Value;
+                        None
+                    }
+                    At::Byte(_) => return Err(self.broken(self.pos, "':' after the key")),
+                    At::End | At::Marker => return Err(Stop::Cut(Cut::AfterKey, self.pos)),
+                },
+                Expect::Next => self.on_next(at, &mut expect)?,
+            };
+            if let Some(value) = done {
+                return Ok(value);
+            }
+        }
+    }
+
+    fn in_array(&self) -> bool {
+        matches!(self.stack.last(), Some(Frame::Array(_)))
+    }
+
+    fn role(&self) -> Role {
+        if self.in_array() {
+            Role::ArrayValue
+        } else {
+            Role::ObjectValue
+        }
+    }
+
+    fn on_value(&mut self, at: At, expect: &mut Expect) -> Result<Option<Value>, Stop> {
+        let byte = match at {
+            At::Byte(byte) => byte,
+            At::End | At::Marker => {
+                let cut = match (*expect, self.stack.last()) {
+                    (Expect::FirstValue, _) => Cut::AfterOpenBracket,
+                    (_, Some(Frame::Object(..))) => Cut::AfterColon,
+                    _ => Cut::AfterComma,
+                };
+                return Err(Stop::Cut(cut, self.pos));
+            }
+        };
+        match byte {
+            b'{' => {
+                self.open(Frame::Object(Map::new(), None))?;
+                *expect = Expect::FirstKey;
+                Ok(None)
+            }
+            b'[' => {
+                self.open(Frame::Array(Vec::new()))?;
+                *expect = Expect::FirstValue;
+                Ok(None)
+            }
+            b',' if self.in_array() => {
+                self.fix(Rung::EmptyElements, self.pos)?;
+                self.pos += 1;
+                Ok(None)
+            }
+            b']' | b'}' if self.in_array() => {
+                if *expect == Expect::Value {
+                    self.fix(Rung::TrailingComma, self.pos)?;
+                }
+                self.close(byte, expect)
+            }
+            _ if self.stack.is_empty() => Err(self.broken(self.pos, "'{' or '['")),
+            _ => {
+                let value = self.scalar(byte)?;
+                Ok(self.attach(value, expect))
+            }
+        }
+    }
+
+    fn on_key(&mut self, at: At, expect: &mut Expect) -> Result<Option<Value>, Stop> {
+        let byte = match at {
+            At::Byte(byte) => byte,
+            At::End | At::Marker => {
+                let cut = if *expect == Expect::FirstKey {
+                    Cut::AfterOpenBrace
+                } else {
+                    Cut::AfterComma
+                };
+                return Err(Stop::Cut(cut, self.pos));
+            }
+        };
+        let key = match byte {
+            b'}' | b']' => {
+                if *expect == Expect::Key {
+                    self.fix(Rung::TrailingComma, self.pos)?;
+                }
+                return self.close(byte, expect);
+            }
+            b',' => {
+                self.fix(Rung::EmptyElements, self.pos)?;
+                self.pos += 1;
+                return Ok(None);
+            }
+            b'"' => self.string(None, Role::Key)?,
+            b'\'' => {
+                self.fix(Rung::Quotes, self.pos)?;
+                self.string(None, Role::Key)?
+            }
+            0xE2 => match smart_quote(self.bytes, self.pos) {
+                Some(smart) => {
+                    self.fix(Rung::SmartQuotes, self.pos)?;
+                    self.string(Some(smart), Role::Key)?
+                }
+                None => return Err(self.broken(self.pos, "a key")),
+            },
+            _ if is_key_byte(byte) => self.unquoted_key()?,
+            _ => return Err(self.broken(self.pos, "a key")),
+        };
+        if let Some(Frame::Object(_, pending)) = self.stack.last_mut() {
+            *pending = Some(key);
+        }
+        *expect = Expect::Colon;
+        Ok(None)
+    }
+
+    fn on_next(&mut self, at: At, expect: &mut Expect) -> Result<Option<Value>, Stop> {
+        let byte = match at {
+            At::Byte(byte) => byte,
+            // A complete final value: the closers are all that is missing.
+            At::End | At::Marker => return self.close_all().map(Some),
+        };
+        match byte {
+            b',' => {
+                self.pos += 1;
+                *expect = if self.in_array() {
+                    Expect::Value
+                } else {
+                    Expect::Key
+                };
+                Ok(None)
+            }
+            b']' | b'}' => self.close(byte, expect),
+            _ if self.in_array() && self.starts_value(self.pos) => {
+                self.fix(Rung::MissingCommas, self.pos)?;
+                *expect = Expect::Value;
+                Ok(None)
+            }
+            _ if !self.in_array() && self.starts_key(self.pos) => {
+                self.fix(Rung::MissingCommas, self.pos)?;
+                *expect = Expect::Key;
+                Ok(None)
+            }
+            _ => Err(self.broken(self.pos, "',' or a closing bracket")),
+        }
+    }
+
+    /// Whether a value plainly starts at `at` (after a value in an array, without a comma).
+    fn starts_value(&self, at: usize) -> bool {
+        let bytes = self.bytes;
+        match bytes[at] {
+            b'"' | b'\'' | b'{' | b'[' | b'-' | b'0'..=b'9' => true,
+            0xE2 => smart_quote(bytes, at).is_some(),
+            byte if is_word_start(byte) => {
+                let word = scan::word_at(bytes, at);
+                scan::LITERALS
+                    .iter()
+                    .any(|literal| literal.as_bytes() == word)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether a key plainly starts at `at` (after a member, without a comma): a quote, or an
+    /// identifier followed by `:`.
+    pub(super) fn starts_key(&self, at: usize) -> bool {
+        let bytes = self.bytes;
+        match bytes[at] {
+            b'"' | b'\'' => true,
+            0xE2 => smart_quote(bytes, at).is_some(),
+            byte if is_key_byte(byte) => {
+                let mut end = at;
+                while end < bytes.len() && is_key_byte(bytes[end]) {
+                    end += 1;
+                }
+                let after = skip_space(bytes, end);
+                after < bytes.len() && bytes[after] == b':'
+            }
+            _ => false,
+        }
+    }
+
+    fn unquoted_key(&mut self) -> Result<String, Stop> {
+        let bytes = self.bytes;
+        let start = self.pos;
+        let mut end = start;
+        while end < bytes.len() && is_key_byte(bytes[end]) {
+            end += 1;
+        }
+        if end == bytes.len() {
+            return Err(Stop::Cut(Cut::InKey, start));
+        }
+        let after = skip_space(bytes, end);
+        if after == bytes.len() {
+            return Err(Stop::Cut(Cut::AfterKey, start));
+        }
+        if bytes[after] != b':' {
+            return Err(self.broken(start, "a key"));
+        }
+        self.fix(Rung::Unquoted, start)?;
+        self.pos = end;
+        Ok(self.text[start..end].to_owned())
+    }
+
+    fn open(&mut self, frame: Frame) -> Result<(), Stop> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(Stop::TooDeep(self.pos));
+        }
+        match frame {
+            Frame::Array(_) => self.open_arrays += 1,
+            Frame::Object(..) => self.open_objects += 1,
+        }
+        self.stack.push(frame);
+        self.max_depth = self.max_depth.max(self.stack.len());
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// Pops the innermost container and returns it as a value.
+    fn pop(&mut self) -> Value {
+        match self.stack.pop() {
+            Some(Frame::Array(items)) => {
+                self.open_arrays -= 1;
+                Value::Array(items)
+            }
+            Some(Frame::Object(members, _)) => {
+                self.open_objects -= 1;
+                Value::Object(members)
+            }
+            None => unreachable!("pop is only called with an open container"),
+        }
+    }
+
+    /// Puts a complete value into its container; returns it when it is the top-level value.
+    fn attach(&mut self, value: Value, expect: &mut Expect) -> Option<Value> {
+        *expect = Expect::Next;
+        match self.stack.last_mut() {
+            None => Some(value),
+            Some(Frame::Array(items)) => {
+                items.push(value);
+                None
+            }
+            Some(Frame::Object(members, pending)) => {
+                let key = pending.take().unwrap_or_default();
+                members.insert(key, value);
+                None
+            }
+        }
+    }
+
+    /// Handles `closer` (`]` or `}`) at `self.pos`. A closer that matches an outer container
+    /// closes the inner ones first (their closers were missing); a closer that matches no open
+    /// container closes the innermost one anyway (the wrong bracket was typed).
+    fn close(&mut self, closer: u8, expect: &mut Expect) -> Result<Option<Value>, Stop> {
+        let wants_array = closer == b']';
+        loop {
+            if self.in_array() == wants_array {
+                self.pos += 1;
+                let value = self.pop();
+                return Ok(self.attach(value, expect));
+            }
+            self.fix(Rung::CloseBraces, self.pos)?;
+            let outer_matches = if wants_array {
+                self.open_arrays > 0
+            } else {
+                self.open_objects > 0
+            };
+            if !outer_matches {
+                self.pos += 1;
+                let value = self.pop();
+                return Ok(self.attach(value, expect));
+            }
+            let value = self.pop();
+            // The matching container is further out, so this is never the top level.
+            let _ = self.attach(value, expect);
+        }
+    }
+
+    /// At the end of the text after a complete value: supplies every missing closer.
+    fn close_all(&mut self) -> Result<Value, Stop> {
+        self.fix(Rung::CloseBraces, self.pos)?;
+        let mut expect = Expect::Next;
+        loop {
+            let value = self.pop();
+            if let Some(top) = self.attach(value, &mut expect) {
+                return Ok(top);
+            }
+        }
+    }
+
+    /// Skips whitespace and comments; says what comes next.
+    fn skip_trivia(&mut self) -> Result<At, Stop> {
+        let bytes = self.bytes;
+        loop {
+            self.pos = skip_space(bytes, self.pos);
+            let Some(&byte) = bytes.get(self.pos) else {
+                return Ok(At::End);
+            };
+            match byte {
+                b'/' => match bytes.get(self.pos + 1) {
+                    Some(b'/') => {
+                        self.fix(Rung::Comments, self.pos)?;
+                        self.skip_line();
+                    }
+                    Some(b'*') => {
+                        self.fix(Rung::Comments, self.pos)?;
+                        let body = self.pos + 2;
+                        match memchr::memmem::find(&bytes[body..], b"*/") {
+                            Some(end) => self.pos = body + end + 2,
+                            None => return Err(Stop::Cut(Cut::InComment, self.pos)),
+                        }
+                    }
+                    None => return Err(Stop::Cut(Cut::InComment, self.pos)),
+                    Some(_) => return Ok(At::Byte(byte)),
+                },
+                b'#' => {
+                    self.fix(Rung::Comments, self.pos)?;
+                    self.skip_line();
+                }
+                b'`' | b'~' | b'<' if is_end_marker(bytes, self.pos) => return Ok(At::Marker),
+                _ => return Ok(At::Byte(byte)),
+            }
+        }
+    }
+
+    fn skip_line(&mut self) {
+        self.pos = match memchr::memchr(b'\n', &self.bytes[self.pos..]) {
+            Some(offset) => self.pos + offset + 1,
+            None => self.bytes.len(),
+        };
+    }
+
+    /// A string, number or literal starting with `byte` at `self.pos`.
+    fn scalar(&mut self, byte: u8) -> Result<Value, Stop> {
+        let role = self.role();
+        match byte {
+            b'"' => Ok(Value::String(self.string(None, role)?)),
+            b'\'' => {
+                self.fix(Rung::Quotes, self.pos)?;
+                Ok(Value::String(self.string(None, role)?))
+            }
+            0xE2 => match smart_quote(self.bytes, self.pos) {
+                Some(smart) => {
+                    self.fix(Rung::SmartQuotes, self.pos)?;
+                    Ok(Value::String(self.string(Some(smart), role)?))
+                }
+                None => Err(self.broken(self.pos, "a value")),
+            },
+            b'-' if self
+                .bytes
+                .get(self.pos + 1)
+                .is_some_and(|next| next.is_ascii_alphabetic()) =>
+            {
+                let word = scan::word_at(self.bytes, self.pos + 1);
+                let end = self.pos + 1 + word.len();
+                if word == b"Infinity" {
+                    self.fix(Rung::NonFinite, self.pos)?;
+                    self.pos = end;
+                    Ok(Value::Null)
+                } else if end == self.bytes.len() && b"Infinity".starts_with(word) {
+                    Err(Stop::Cut(Cut::InLiteral, self.pos))
+                } else {
+                    Err(self.broken(self.pos, "a value"))
+                }
+            }
+            b'-' | b'0'..=b'9' => self.number(),
+            _ if is_word_start(byte) => self.word(role),
+            _ => Err(self.broken(self.pos, "a value")),
+        }
+    }
+
+    fn word(&mut self, role: Role) -> Result<Value, Stop> {
+        let start = self.pos;
+        let word = scan::word_at(self.bytes, start);
+        let end = start + word.len();
+        let (value, rung) = match word {
+            b"true" => (Value::Bool(true), None),
+            b"false" => (Value::Bool(false), None),
+            b"null" => (Value::Null, None),
+            b"True" => (Value::Bool(true), Some(Rung::PythonBools)),
+            b"False" => (Value::Bool(false), Some(Rung::PythonBools)),
+            b"None" => (Value::Null, Some(Rung::PythonBools)),
+            b"NaN" | b"Infinity" | b"undefined" => (Value::Null, Some(Rung::NonFinite)),
+            _ => {
+                let word = &self.text[start..end];
+                if end == self.bytes.len() && is_literal_prefix(word) {
+                    return Err(Stop::Cut(Cut::InLiteral, start));
+                }
+                if role != Role::ObjectValue {
+                    return Err(self.broken(start, "a value"));
+                }
+                return self.bare_word();
+            }
+        };
+        if let Some(rung) = rung {
+            self.fix(rung, start)?;
+        }
+        self.pos = end;
+        Ok(value)
+    }
+
+    /// A bare one-word value after a key (`{"status": ok}`), taken as a string.
+    fn bare_word(&mut self) -> Result<Value, Stop> {
+        let bytes = self.bytes;
+        let start = self.pos;
+        let mut end = start;
+        while end < bytes.len() && scan::is_bare_byte(bytes[end]) {
+            if bytes[end] == b'/' && matches!(bytes.get(end + 1), Some(b'/' | b'*')) {
+                break;
+            }
+            end += 1;
+        }
+        if end == bytes.len() {
+            return Err(Stop::Cut(Cut::InLiteral, start));
+        }
+        self.fix(Rung::Unquoted, start)?;
+        self.pos = end;
+        Ok(Value::String(self.text[start..end].to_owned()))
+    }
+
+    fn number(&mut self) -> Result<Value, Stop> {
+        let bytes = self.bytes;
+        let start = self.pos;
+        let negative = bytes[start] == b'-';
+        let mut end = start + usize::from(negative);
+        let digits = |from: usize| {
+            let mut to = from;
+            while to < bytes.len() && bytes[to].is_ascii_digit() {
+                to += 1;
+            }
+            to
+        };
+        match bytes.get(end) {
+            None => return Err(Stop::Cut(Cut::InNumber, start)),
+            Some(b'0') => end += 1,
+            Some(b'1'..=b'9') => end = digits(end),
+            Some(_) => return Err(self.broken(end, "a digit")),
+        }
+        let integer_end = end;
+        if bytes.get(end) == Some(&b'.') {
+            let fraction = digits(end + 1);
+            if fraction == bytes.len() && fraction == end + 1 {
+                return Err(Stop::Cut(Cut::InNumber, start));
+            }
+            if fraction == end + 1 {
+                return Err(self.broken(fraction, "a digit after '.'"));
+            }
+            end = fraction;
+        }
+        if matches!(bytes.get(end), Some(b'e' | b'E')) {
+            let mut exponent = end + 1;
+            if matches!(bytes.get(exponent), Some(b'+' | b'-')) {
+                exponent += 1;
+            }
+            let after = digits(exponent);
+            if after == bytes.len() && after == exponent {
+                return Err(Stop::Cut(Cut::InNumber, start));
+            }
+            if after == exponent {
+                return Err(self.broken(after, "a digit in the exponent"));
+            }
+            end = after;
+        }
+        match bytes.get(end) {
+            None => return Err(Stop::Cut(Cut::InNumber, start)),
+            Some(&byte) if scan::is_word_byte(byte) || byte == b'.' => {
+                return Err(self.broken(end, "a number"));
+            }
+            Some(_) => {}
+        }
+        self.pos = end;
+        let text = &self.text[start..end];
+        let number = if integer_end == end {
+            integer(text, negative)
+        } else {
+            text.parse::<f64>().ok().and_then(Number::from_f64)
+        };
+        let Some(number) = number else {
+            // Too large for a double: it has no JSON value but null.
+            self.fix(Rung::NonFinite, start)?;
+            return Ok(Value::Null);
+        };
+        if (integer_end != end || number.is_f64()) && self.number_budget > 0 {
+            self.remember_number_text(&number, text);
+        }
+        Ok(Value::Number(number))
+    }
+
+    fn remember_number_text(&mut self, number: &Number, text: &str) {
+        if number.to_string() == text {
+            return;
+        }
+        let mut pointer = String::new();
+        for frame in &self.stack {
+            pointer.push('/');
+            match frame {
+                Frame::Array(items) => pointer.push_str(&items.len().to_string()),
+                Frame::Object(_, key) => {
+                    let key = key.as_deref().unwrap_or_default();
+                    pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                }
+            }
+        }
+        self.number_budget = self
+            .number_budget
+            .saturating_sub(pointer.len() + text.len());
+        if self.number_budget > 0 {
+            self.numbers.push((pointer, text.to_owned()));
+        }
+    }
+
+    /// Whether a closing quote ending just before `after` really closes the string: what
+    /// follows must be the end, `,` (followed by something that fits), `:`, `}`, `]`, a
+    /// comment, a fence or chat token, or (after whitespace) the next member or element of a
+    /// list that lacks its comma. Anything else means the quote was content.
+    pub(super) fn closes_at(&self, after: usize, role: Role) -> bool {
+        let bytes = self.bytes;
+        let next = skip_space(bytes, after);
+        let Some(&byte) = bytes.get(next) else {
+            return true;
+        };
+        match byte {
+            b':' | b'}' | b']' => true,
+            b',' => role == Role::Key || self.fits_after_comma(next + 1, role),
+            b'/' => matches!(bytes.get(next + 1), Some(b'/' | b'*')),
+            b'`' | b'~' | b'<' => is_end_marker(bytes, next),
+            _ if next > after && role != Role::Key => self.continues_list(next, role),
+            _ => false,
+        }
+    }
+
+    fn fits_after_comma(&self, at: usize, role: Role) -> bool {
+        let bytes = self.bytes;
+        let at = skip_space(bytes, at);
+        let Some(&byte) = bytes.get(at) else {
+            return true;
+        };
+        match byte {
+            b',' | b'/' | b'#' => true,
+            b'}' if role == Role::ObjectValue => true,
+            b']' if role == Role::ArrayValue => true,
+            _ if is_end_marker(bytes, at) => true,
+            _ if role == Role::ObjectValue => self.starts_key(at),
+            _ => self.starts_value(at),
+        }
+    }
+
+    /// After a closing-quote candidate and whitespace: is this the next member (object) or
+    /// element (array) of a list that lacks its comma?
+    fn continues_list(&self, at: usize, role: Role) -> bool {
+        let bytes = self.bytes;
+        match (role, bytes[at]) {
+            (Role::ObjectValue, b'"' | b'\'') => {
+                let quote = bytes[at];
+                let Some(close) = same_line_quote(bytes, at + 1, quote) else {
+                    return false;
+                };
+                let after = skip_space(bytes, close + 1);
+                bytes.get(after) == Some(&b':')
+            }
+            (Role::ObjectValue, byte) if is_key_byte(byte) => self.starts_key(at),
+            (Role::ArrayValue, b'"') => {
+                let Some(close) = same_line_quote(bytes, at + 1, b'"') else {
+                    return false;
+                };
+                let after = skip_space(bytes, close + 1);
+                matches!(bytes.get(after), None | Some(b',' | b']'))
+            }
+            (Role::ArrayValue, b'{' | b'[' | b'-' | b'0'..=b'9') => true,
+            _ => false,
+        }
+    }
+}
+
+/// The next unescaped `quote` on the same line, from `at`.
+fn same_line_quote(bytes: &[u8], mut at: usize, quote: u8) -> Option<usize> {
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' => at += 2,
+            b'\n' => return None,
+            byte if byte == quote => return Some(at),
+            _ => at += 1,
+        }
+    }
+    None
+}
+
+/// An integer the way `serde_json` reads it: `u64` when it fits, `i64` when negative and it
+/// fits, otherwise a double (`-0` is the double `-0.0`).
+fn integer(text: &str, negative: bool) -> Option<Number> {
+    let digits = if negative { &text[1..] } else { text };
+    match digits.parse::<u64>() {
+        Ok(magnitude) if !negative => Some(Number::from(magnitude)),
+        Ok(magnitude) => {
+            let negated = (magnitude as i64).wrapping_neg();
+            if negated >= 0 {
+                Number::from_f64(-(magnitude as f64))
+            } else {
+                Some(Number::from(negated))
+            }
+        }
+        Err(_) => text.parse::<f64>().ok().and_then(Number::from_f64),
+    }
+}

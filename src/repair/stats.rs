@@ -1,0 +1,225 @@
+//! Repair statistics: how often each rung fired and how each repair ended, so `status` can
+//! show which failure mode a model actually has.
+//!
+//! The library counts ([`Stats::record`], [`Stats::merge`]); [`Stats::load`] and
+//! [`Stats::save`] read and write the small JSON file the CLI keeps next to the config
+//! ([`STATS_FILE`]). Saving writes a temporary file in the same directory and renames it over
+//! the old one, so a reader never sees half a file. Two processes saving at the same moment
+//! can lose one of their counts (the last rename wins), never corrupt the file. Callers treat
+//! every error here as a warning: statistics are never a reason to fail.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::outcome::{RepairFailure, Repaired};
+
+/// The file name of the statistics in the config directory.
+pub const STATS_FILE: &str = "repair-stats.json";
+
+/// Counts of repairs, persisted as JSON:
+/// `{"version":1,"total":N,"outcomes":{"repaired":N,"truncated":N,...},
+/// "rungs":{"none":N,"fence":N,...},"changed":{"fence":N,...}}`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stats {
+    /// The file format's version; 1.
+    #[serde(default = "format_version")]
+    pub version: u32,
+    /// How many repairs were recorded.
+    #[serde(default)]
+    pub total: u64,
+    /// Per outcome: `repaired` (including valid-as-is) or a failure class name.
+    #[serde(default)]
+    pub outcomes: BTreeMap<String, u64>,
+    /// Per reported rung, for the repairs that succeeded.
+    #[serde(default)]
+    pub rungs: BTreeMap<String, u64>,
+    /// Per rung, how often it changed something (successes and failures alike).
+    #[serde(default)]
+    pub changed: BTreeMap<String, u64>,
+}
+
+fn format_version() -> u32 {
+    1
+}
+
+/// Why statistics could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum StatsError {
+    /// The file exists but could not be read.
+    #[error("cannot read {path}")]
+    Read {
+        /// The stats file.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not a stats document (it will be replaced on the next save).
+    #[error("{path} is not a repair stats file")]
+    Corrupt {
+        /// The stats file.
+        path: PathBuf,
+        /// What the JSON parser said.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The file (or its directory, or the temporary file) could not be written.
+    #[error("cannot write {path}")]
+    Write {
+        /// The stats file.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Stats {
+    /// Empty counts.
+    pub fn new() -> Stats {
+        Stats {
+            version: format_version(),
+            ..Stats::default()
+        }
+    }
+
+    /// Counts one repair's result.
+    pub fn record(&mut self, result: &Result<Repaired, RepairFailure>) {
+        self.total += 1;
+        let (outcome, changed) = match result {
+            Ok(repaired) => {
+                *self
+                    .rungs
+                    .entry(repaired.rung.as_str().to_owned())
+                    .or_default() += 1;
+                ("repaired", &repaired.rungs_changed)
+            }
+            Err(failure) => (failure.class.as_str(), &failure.rungs_changed),
+        };
+        *self.outcomes.entry(outcome.to_owned()).or_default() += 1;
+        for rung in changed {
+            *self.changed.entry(rung.as_str().to_owned()).or_default() += 1;
+        }
+    }
+
+    /// Adds `other`'s counts to these.
+    pub fn merge(&mut self, other: &Stats) {
+        self.total += other.total;
+        for (mine, theirs) in [
+            (&mut self.outcomes, &other.outcomes),
+            (&mut self.rungs, &other.rungs),
+            (&mut self.changed, &other.changed),
+        ] {
+            for (name, count) in theirs {
+                *mine.entry(name.clone()).or_default() += count;
+            }
+        }
+    }
+
+    /// Reads the stats at `path`; a missing file is empty stats.
+    pub fn load(path: &Path) -> Result<Stats, StatsError> {
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Stats::new()),
+            Err(source) => {
+                return Err(StatsError::Read {
+                    path: path.to_owned(),
+                    source,
+                });
+            }
+        };
+        serde_json::from_slice(&bytes).map_err(|source| StatsError::Corrupt {
+            path: path.to_owned(),
+            source,
+        })
+    }
+
+    /// Writes the stats to `path` atomically (a temporary file in the same directory, then a
+    /// rename), creating the directory if needed.
+    pub fn save(&self, path: &Path) -> Result<(), StatsError> {
+        let failed = |source| StatsError::Write {
+            path: path.to_owned(),
+            source,
+        };
+        if let Some(directory) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+            std::fs::create_dir_all(directory).map_err(failed)?;
+        }
+        let mut temporary = path.as_os_str().to_owned();
+        temporary.push(format!(".{}.tmp", std::process::id()));
+        let temporary = PathBuf::from(temporary);
+        let mut text = serde_json::to_vec_pretty(self).expect("stats always serialise");
+        text.push(b'\n');
+        let written = std::fs::File::create(&temporary)
+            .and_then(|mut file| file.write_all(&text).and_then(|()| file.sync_all()))
+            .and_then(|()| std::fs::rename(&temporary, path));
+        if let Err(source) = written {
+            let _ = std::fs::remove_file(&temporary);
+            return Err(failed(source));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repair::{RepairOptions, repair};
+
+    #[test]
+    fn counts_rungs_outcomes_and_changes() {
+        let mut stats = Stats::new();
+        let options = RepairOptions::new();
+        stats.record(&repair("{\"a\": 1}", &options));
+        stats.record(&repair("```json\n{'a': 1,}\n```", &options));
+        stats.record(&repair("{\"a\": [1, 2", &options));
+        stats.record(&repair("no json here", &options));
+        assert_eq!(stats.total, 4);
+        assert_eq!(stats.outcomes["repaired"], 2);
+        assert_eq!(stats.outcomes["truncated"], 1);
+        assert_eq!(stats.outcomes["prose"], 1);
+        assert_eq!(stats.rungs["none"], 1);
+        assert_eq!(stats.rungs["quotes"], 1);
+        assert_eq!(stats.changed["fence"], 1);
+        assert_eq!(stats.changed["trailing_comma"], 1);
+
+        let mut merged = Stats::new();
+        merged.merge(&stats);
+        merged.merge(&stats);
+        assert_eq!(merged.total, 8);
+        assert_eq!(merged.outcomes["repaired"], 4);
+    }
+
+    #[test]
+    fn saves_atomically_and_loads_back() {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("nested").join(STATS_FILE);
+        assert_eq!(Stats::load(&path).unwrap(), Stats::new());
+        let mut stats = Stats::new();
+        stats.record(&repair("[1,]", &RepairOptions::new()));
+        stats.save(&path).unwrap();
+        assert_eq!(Stats::load(&path).unwrap(), stats);
+        let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert_eq!(leftovers, vec![std::ffi::OsString::from(STATS_FILE)]);
+
+        std::fs::write(&path, "not json").unwrap();
+        assert!(matches!(
+            Stats::load(&path),
+            Err(StatsError::Corrupt { .. })
+        ));
+    }
+
+    #[test]
+    fn an_unwritable_place_is_an_error_not_a_panic() {
+        let directory = tempfile::tempdir().unwrap();
+        let blocker = directory.path().join("file");
+        std::fs::write(&blocker, "").unwrap();
+        let error = Stats::new().save(&blocker.join(STATS_FILE)).unwrap_err();
+        assert!(matches!(error, StatsError::Write { .. }), "{error:?}");
+    }
+}

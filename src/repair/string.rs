@@ -1,0 +1,175 @@
+//! Strings, the part of the parser that must know the most: which quote opened the string and
+//! which quote really closes it, escapes, and raw control characters.
+//!
+//! A string opened by `"`, `'`, `“`/`”` or `‘`/`’` closes at a quote of the same kind only when
+//! what follows makes sense after a string (see `Parser::closes_at`); any other such quote is
+//! content. That one rule keeps apostrophes inside single-quoted text (`'don't'`), lets a model
+//! write `"He said "hi" to me"`, and still closes `"a" "b": 1` where a comma is missing.
+
+use super::parse::{Cut, Parser, Role, Stop};
+use super::rung::Rung;
+use super::scan::{SMART_LEN, Smart, find_in_smart_string, find_in_string, smart_quote};
+
+impl Parser<'_> {
+    /// The string whose opening quote is at `self.pos` (`smart` when it is a typographic
+    /// quote); leaves `self.pos` just past the closing quote.
+    pub(super) fn string(&mut self, smart: Option<Smart>, role: Role) -> Result<String, Stop> {
+        let bytes = self.bytes;
+        let open = self.pos;
+        let quote = bytes[open];
+        let (mut at, content_rung) = match smart {
+            None if quote == b'"' => (open + 1, Rung::InnerQuotes),
+            None => (open + 1, Rung::Quotes),
+            Some(_) => (open + SMART_LEN, Rung::SmartQuotes),
+        };
+        let cut = if role == Role::Key {
+            Cut::InKey
+        } else {
+            Cut::InString
+        };
+        let mut out = String::new();
+        let mut chunk = at;
+        loop {
+            at = match smart {
+                None => find_in_string(bytes, at, quote),
+                Some(_) => find_in_smart_string(bytes, at),
+            };
+            let Some(&byte) = bytes.get(at) else {
+                return Err(Stop::Cut(cut, open));
+            };
+            if byte == b'\\' {
+                out.push_str(&self.text[chunk..at]);
+                at = self.escape(at, quote, &mut out)?;
+                chunk = at;
+                continue;
+            }
+            if byte < 0x20 {
+                self.fix(Rung::ControlChars, at)?;
+                at += 1;
+                continue;
+            }
+            let length = match smart {
+                None => 1,
+                Some(kind) if smart_quote(bytes, at) == Some(kind) => SMART_LEN,
+                Some(_) => {
+                    at += 1;
+                    continue;
+                }
+            };
+            if self.closes_at(at + length, role) {
+                let text = &self.text[chunk..at];
+                self.pos = at + length;
+                if out.is_empty() {
+                    return Ok(text.to_owned());
+                }
+                out.push_str(text);
+                return Ok(out);
+            }
+            self.fix(content_rung, at)?;
+            at += length;
+        }
+    }
+
+    /// The escape whose backslash is at `at`; appends what it means to `out` and returns where
+    /// the string goes on.
+    fn escape(&mut self, at: usize, quote: u8, out: &mut String) -> Result<usize, Stop> {
+        let bytes = self.bytes;
+        let Some(&letter) = bytes.get(at + 1) else {
+            return Err(Stop::Cut(Cut::InString, at));
+        };
+        let plain = match letter {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'\'' => {
+                let rung = if quote == b'\'' {
+                    Rung::Quotes
+                } else {
+                    Rung::Escapes
+                };
+                self.fix(rung, at)?;
+                '\''
+            }
+            b'u' => return self.unicode_escape(at, out),
+            _ => {
+                // An unknown escape keeps its backslash; what follows is ordinary content.
+                self.fix(Rung::Escapes, at)?;
+                out.push('\\');
+                return Ok(at + 1);
+            }
+        };
+        out.push(plain);
+        Ok(at + 2)
+    }
+
+    /// `\uXXXX` at `at`, with surrogate pairs joined and lone surrogates replaced by U+FFFD.
+    fn unicode_escape(&mut self, at: usize, out: &mut String) -> Result<usize, Stop> {
+        let unit = match hex4(self.bytes, at + 2) {
+            Hex::Cut => return Err(Stop::Cut(Cut::InString, at)),
+            Hex::Invalid => {
+                self.fix(Rung::Escapes, at)?;
+                out.push('\\');
+                return Ok(at + 1);
+            }
+            Hex::Unit(unit) => unit,
+        };
+        let after = at + 6;
+        if (0xD800..0xDC00).contains(&unit) {
+            let rest = &self.bytes[after.min(self.bytes.len())..];
+            if rest.is_empty() || rest == b"\\" || rest == b"\\u" {
+                return Err(Stop::Cut(Cut::InString, at));
+            }
+            if rest.starts_with(b"\\u") {
+                match hex4(self.bytes, after + 2) {
+                    Hex::Cut => return Err(Stop::Cut(Cut::InString, at)),
+                    Hex::Unit(low) if (0xDC00..0xE000).contains(&low) => {
+                        let code = 0x10000
+                            + ((u32::from(unit) - 0xD800) << 10)
+                            + (u32::from(low) - 0xDC00);
+                        out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+                        return Ok(after + 6);
+                    }
+                    Hex::Unit(_) | Hex::Invalid => {}
+                }
+            }
+            self.fix(Rung::Escapes, at)?;
+            out.push('\u{fffd}');
+            return Ok(after);
+        }
+        match char::from_u32(u32::from(unit)) {
+            Some(character) => out.push(character),
+            None => {
+                // A low surrogate with no high one before it.
+                self.fix(Rung::Escapes, at)?;
+                out.push('\u{fffd}');
+            }
+        }
+        Ok(after)
+    }
+}
+
+enum Hex {
+    Unit(u16),
+    Invalid,
+    /// The text ends inside the four hex digits.
+    Cut,
+}
+
+fn hex4(bytes: &[u8], at: usize) -> Hex {
+    let mut unit: u16 = 0;
+    for offset in 0..4 {
+        let Some(&byte) = bytes.get(at + offset) else {
+            return Hex::Cut;
+        };
+        let Some(digit) = (byte as char).to_digit(16) else {
+            return Hex::Invalid;
+        };
+        unit = unit * 16 + digit as u16;
+    }
+    Hex::Unit(unit)
+}
