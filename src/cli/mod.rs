@@ -2,14 +2,18 @@
 //! each command is a thin layer that resolves its arguments, calls the core, and renders what
 //! comes back through the [`Printer`](printer::Printer).
 
+mod assets;
+mod config;
 // Printer and error helpers are shared infrastructure; some are only used by later commands.
 #[allow(dead_code)]
 mod exit;
 mod input;
 #[allow(dead_code)]
 mod printer;
+mod readiness;
 mod roles;
 mod schema;
+mod settings_args;
 mod validate;
 
 use std::process::ExitCode;
@@ -19,11 +23,20 @@ use clap::{Parser, Subcommand};
 use exit::{CommandResult, Exit};
 use printer::{ColorChoice, Printer};
 
+/// `slmcode --version`: the version and the commit it was built from.
+const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("SLMCODE_COMMIT"),
+    ")"
+);
+
 /// Structured output that a program can trust, from small and local language models.
 #[derive(Debug, Parser)]
 #[command(
     name = "slmcode",
     version,
+    long_version = LONG_VERSION,
     propagate_version = true,
     max_term_width = 100
 )]
@@ -55,6 +68,14 @@ enum Command {
     /// How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences.
     /// Language-specialised ids (`go-worker`) fold to their generic role.
     Roles(roles::Args),
+    /// Read and edit settings: get, set, unset, list (with where each value comes from), path.
+    Config(config::Args),
+    /// Score the settings for a small local model (out of 100); --fix writes the recommended
+    /// values.
+    Readiness(readiness::Args),
+    /// Write (or with --check, verify) the generated shell completions and man pages.
+    #[command(hide = true)]
+    Assets(assets::Args),
 }
 
 /// Runs the command line and maps the outcome to the process's exit code.
@@ -82,6 +103,9 @@ fn run(command: Command, printer: &Printer) -> CommandResult {
         Command::Validate(args) => validate::run(args, printer),
         Command::Schema(args) => schema::run(args, printer),
         Command::Roles(args) => roles::run(args, printer),
+        Command::Config(args) => config::run(args, printer),
+        Command::Readiness(args) => readiness::run(args, printer),
+        Command::Assets(args) => assets::run(args, printer),
     }
 }
 
