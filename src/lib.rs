@@ -11,6 +11,9 @@
 //!   recovery, schema-driven coercion) and its statistics. Depends on `schema`.
 //! - [`agents`]: role specs and `normalize_decoding` (contract, JSON-only, serial tools, stop
 //!   sequences per role; language-specialised ids fold to their generic role).
+//! - [`tools`]: a request's tools compiled into one constraint (JSON Schema `oneOf` and its
+//!   GBNF, content-addressed), the `tool_choice` policy, and extraction of tool calls written
+//!   as text. Depends on `schema` and `repair`.
 //! - [`config`]: settings, with their provenance (flags > environment > file > defaults).
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
@@ -20,3 +23,4 @@ pub mod agents;
 pub mod config;
 pub mod repair;
 pub mod schema;
+pub mod tools;
