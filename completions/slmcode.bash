@@ -22,8 +22,14 @@ _slmcode() {
             slmcode,config)
                 cmd="slmcode__subcmd__config"
                 ;;
+            slmcode,doctor)
+                cmd="slmcode__subcmd__doctor"
+                ;;
             slmcode,help)
                 cmd="slmcode__subcmd__help"
+                ;;
+            slmcode,probe)
+                cmd="slmcode__subcmd__probe"
                 ;;
             slmcode,readiness)
                 cmd="slmcode__subcmd__readiness"
@@ -33,6 +39,9 @@ _slmcode() {
                 ;;
             slmcode,schema)
                 cmd="slmcode__subcmd__schema"
+                ;;
+            slmcode,status)
+                cmd="slmcode__subcmd__status"
                 ;;
             slmcode,validate)
                 cmd="slmcode__subcmd__validate"
@@ -79,8 +88,14 @@ _slmcode() {
             slmcode__subcmd__help,config)
                 cmd="slmcode__subcmd__help__subcmd__config"
                 ;;
+            slmcode__subcmd__help,doctor)
+                cmd="slmcode__subcmd__help__subcmd__doctor"
+                ;;
             slmcode__subcmd__help,help)
                 cmd="slmcode__subcmd__help__subcmd__help"
+                ;;
+            slmcode__subcmd__help,probe)
+                cmd="slmcode__subcmd__help__subcmd__probe"
                 ;;
             slmcode__subcmd__help,readiness)
                 cmd="slmcode__subcmd__help__subcmd__readiness"
@@ -90,6 +105,9 @@ _slmcode() {
                 ;;
             slmcode__subcmd__help,schema)
                 cmd="slmcode__subcmd__help__subcmd__schema"
+                ;;
+            slmcode__subcmd__help,status)
+                cmd="slmcode__subcmd__help__subcmd__status"
                 ;;
             slmcode__subcmd__help,validate)
                 cmd="slmcode__subcmd__help__subcmd__validate"
@@ -149,7 +167,7 @@ _slmcode() {
 
     case "${cmd}" in
         slmcode)
-            opts="-q -h -V --json --quiet --color --help --version validate schema roles config readiness assets help"
+            opts="-q -h -V --json --quiet --color --help --version validate schema roles config readiness assets doctor status probe help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -434,8 +452,46 @@ _slmcode() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slmcode__subcmd__doctor)
+            opts="-q -h -V --refresh --no-probe --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --provider)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slmcode__subcmd__help)
-            opts="validate schema roles config readiness assets help"
+            opts="validate schema roles config readiness assets doctor status probe help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -546,7 +602,35 @@ _slmcode() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slmcode__subcmd__help__subcmd__doctor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slmcode__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__help__subcmd__probe)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -644,6 +728,20 @@ _slmcode() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slmcode__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slmcode__subcmd__help__subcmd__validate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -651,6 +749,44 @@ _slmcode() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__probe)
+            opts="-q -h -V --refresh --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --provider)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -857,6 +993,44 @@ _slmcode() {
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__status)
+            opts="-q -h -V --offline --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --provider)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0

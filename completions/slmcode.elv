@@ -32,6 +32,9 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand config 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
             cand readiness 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
             cand assets 'Write (or with --check, verify) the generated shell completions and man pages'
+            cand doctor 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism''s probe outcome and the one selected. Exits non-zero when a check fails'
+            cand status 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes'
+            cand probe 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'slmcode;validate'= {
@@ -242,6 +245,55 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'slmcode;doctor'= {
+            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
+            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
+            cand --model 'The model id to request'
+            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
+            cand --timeout 'Timeout of one request, in seconds'
+            cand --color 'When to colour messages on stderr'
+            cand --refresh 'Probe again even when the capabilities cache has a result'
+            cand --no-probe 'Send no probe: use the cached result, or the provider''s prior guess'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;status'= {
+            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
+            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
+            cand --model 'The model id to request'
+            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
+            cand --timeout 'Timeout of one request, in seconds'
+            cand --color 'When to colour messages on stderr'
+            cand --offline 'Do not contact the endpoint at all (`.connection.reachable` is null)'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;probe'= {
+            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
+            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
+            cand --model 'The model id to request'
+            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
+            cand --timeout 'Timeout of one request, in seconds'
+            cand --color 'When to colour messages on stderr'
+            cand --refresh 'Probe again even when the capabilities cache has a result for this endpoint and model'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'slmcode;help'= {
             cand validate 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer'
             cand schema 'The contracts slmcode ships (list, show) and lint of a JSON Schema (check)'
@@ -249,6 +301,9 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand config 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
             cand readiness 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
             cand assets 'Write (or with --check, verify) the generated shell completions and man pages'
+            cand doctor 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism''s probe outcome and the one selected. Exits non-zero when a check fails'
+            cand status 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes'
+            cand probe 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'slmcode;help;validate'= {
@@ -286,6 +341,12 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         &'slmcode;help;readiness'= {
         }
         &'slmcode;help;assets'= {
+        }
+        &'slmcode;help;doctor'= {
+        }
+        &'slmcode;help;status'= {
+        }
+        &'slmcode;help;probe'= {
         }
         &'slmcode;help;help'= {
         }

@@ -37,6 +37,9 @@ complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "roles" -d 'How each
 complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "config" -d 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
 complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "readiness" -d 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
 complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "assets" -d 'Write (or with --check, verify) the generated shell completions and man pages'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "doctor" -d 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism\'s probe outcome and the one selected. Exits non-zero when a check fails'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "status" -d 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "probe" -d 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
 complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -l schema -d 'The contract to validate against, such as `plan` (`slmcode schema list` shows them all)' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -l schema-file -d 'A JSON Schema file to validate against' -r -F
@@ -181,13 +184,56 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand assets" -l json -d 'Prin
 complete -c slmcode -n "__fish_slmcode_using_subcommand assets" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
 complete -c slmcode -n "__fish_slmcode_using_subcommand assets" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c slmcode -n "__fish_slmcode_using_subcommand assets" -s V -l version -d 'Print version'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate schema roles config readiness assets help" -f -a "validate" -d 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate schema roles config readiness assets help" -f -a "schema" -d 'The contracts slmcode ships (list, show) and lint of a JSON Schema (check)'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate schema roles config readiness assets help" -f -a "roles" -d 'How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences. Language-specialised ids (`go-worker`) fold to their generic role'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate schema roles config readiness assets help" -f -a "config" -d 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate schema roles config readiness assets help" -f -a "readiness" -d 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate schema roles config readiness assets help" -f -a "assets" -d 'Write (or with --check, verify) the generated shell completions and man pages'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate schema roles config readiness assets help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l model -d 'The model id to request' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l refresh -d 'Probe again even when the capabilities cache has a result'
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l no-probe -d 'Send no probe: use the cached result, or the provider\'s prior guess'
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l model -d 'The model id to request' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l offline -d 'Do not contact the endpoint at all (`.connection.reachable` is null)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l model -d 'The model id to request' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l refresh -d 'Probe again even when the capabilities cache has a result for this endpoint and model'
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate schema roles config readiness assets doctor status probe help" -f -a "validate" -d 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate schema roles config readiness assets doctor status probe help" -f -a "schema" -d 'The contracts slmcode ships (list, show) and lint of a JSON Schema (check)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate schema roles config readiness assets doctor status probe help" -f -a "roles" -d 'How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences. Language-specialised ids (`go-worker`) fold to their generic role'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate schema roles config readiness assets doctor status probe help" -f -a "config" -d 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate schema roles config readiness assets doctor status probe help" -f -a "readiness" -d 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate schema roles config readiness assets doctor status probe help" -f -a "assets" -d 'Write (or with --check, verify) the generated shell completions and man pages'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate schema roles config readiness assets doctor status probe help" -f -a "doctor" -d 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism\'s probe outcome and the one selected. Exits non-zero when a check fails'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate schema roles config readiness assets doctor status probe help" -f -a "status" -d 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate schema roles config readiness assets doctor status probe help" -f -a "probe" -d 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate schema roles config readiness assets doctor status probe help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "list" -d 'List the contracts: name, whether they are Strict, title, property counts'
 complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "show" -d 'Print a contract\'s JSON Schema, or with `--prompt` the prompt that describes its fields'
 complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "check" -d 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer'

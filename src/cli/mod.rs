@@ -4,16 +4,19 @@
 
 mod assets;
 mod config;
+mod doctor;
 // Printer and error helpers are shared infrastructure; some are only used by later commands.
 #[allow(dead_code)]
 mod exit;
 mod input;
 #[allow(dead_code)]
 mod printer;
+mod probe;
 mod readiness;
 mod roles;
 mod schema;
 mod settings_args;
+mod status;
 mod validate;
 
 use std::process::ExitCode;
@@ -76,6 +79,15 @@ enum Command {
     /// Write (or with --check, verify) the generated shell completions and man pages.
     #[command(hide = true)]
     Assets(assets::Args),
+    /// Check every step from the settings to a constrained answer: endpoint, key, model,
+    /// reachability, each mechanism's probe outcome and the one selected. Exits non-zero when a
+    /// check fails.
+    Doctor(doctor::Args),
+    /// Show the settings in brief and the connection: endpoint, reachability, the mechanism in
+    /// use and where it came from. Never probes.
+    Status(status::Args),
+    /// Probe the endpoint and print the capability matrix (a cached result unless --refresh).
+    Probe(probe::Args),
 }
 
 /// Runs the command line and maps the outcome to the process's exit code.
@@ -106,6 +118,9 @@ fn run(command: Command, printer: &Printer) -> CommandResult {
         Command::Config(args) => config::run(args, printer),
         Command::Readiness(args) => readiness::run(args, printer),
         Command::Assets(args) => assets::run(args, printer),
+        Command::Doctor(args) => doctor::run(args, printer),
+        Command::Status(args) => status::run(args, printer),
+        Command::Probe(args) => probe::run(args, printer),
     }
 }
 

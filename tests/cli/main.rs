@@ -3,9 +3,14 @@
 
 mod assets;
 mod config;
+mod doctor;
+#[path = "../support/emulator.rs"]
+mod emulator;
+mod probe;
 mod readiness;
 mod roles;
 mod schema;
 mod settings_readme;
+mod status;
 mod util;
 mod validate;
