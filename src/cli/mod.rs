@@ -17,6 +17,7 @@ mod roles;
 mod schema;
 mod settings_args;
 mod status;
+mod tools;
 mod validate;
 
 use std::process::ExitCode;
@@ -88,6 +89,9 @@ enum Command {
     Status(status::Args),
     /// Probe the endpoint and print the capability matrix (a cached result unless --refresh).
     Probe(probe::Args),
+    /// Tools as a constraint: compile a tool set into one constraint for a call (JSON Schema,
+    /// GBNF, request fields), and extract a tool call a model wrote as text.
+    Tools(tools::Args),
 }
 
 /// Runs the command line and maps the outcome to the process's exit code.
@@ -121,6 +125,7 @@ fn run(command: Command, printer: &Printer) -> CommandResult {
         Command::Doctor(args) => doctor::run(args, printer),
         Command::Status(args) => status::run(args, printer),
         Command::Probe(args) => probe::run(args, printer),
+        Command::Tools(args) => tools::run(args, printer),
     }
 }
 

@@ -26,6 +26,10 @@
 //!   more branch beside the calls. Without one, `auto` is sent unconstrained
 //!   ([`Policy::Unconstrained`]) and [`extract`] reads whatever call the model wrote.
 //!
+//! [`plan_request`] says how one request carries the result: the constraint (a local engine
+//! that enforces json_schema, guided_json or a grammar), the provider's native `tools` and
+//! `tool_choice` (hosted APIs, weaker mechanisms, `auto` without an answer shape), or nothing.
+//!
 //! # Extracting
 //!
 //! [`extract`] finds tool calls in free text (`<tool_call>` blocks, fenced or bare JSON, the
@@ -42,6 +46,7 @@ mod compile;
 mod embed;
 mod extract;
 mod parse;
+mod request;
 mod walk;
 
 use std::collections::HashMap;
@@ -57,6 +62,7 @@ pub use extract::{
     CallSource, DroppedCall, ExtractError, ExtractOptions, ExtractedCall, Extraction, extract,
 };
 pub use parse::{Tool, ToolSet, ToolSetError};
+pub use request::{ToolRequest, native_tools, plan_request};
 
 /// The name a tool-call schema goes by where an engine wants one (`json_schema.name`).
 pub const SCHEMA_NAME: &str = "tool_call";
