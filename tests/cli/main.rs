@@ -12,5 +12,6 @@ mod roles;
 mod schema;
 mod settings_readme;
 mod status;
+mod tools;
 mod util;
 mod validate;
