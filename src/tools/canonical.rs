@@ -14,72 +14,113 @@ use serde_json::{Map, Value};
 
 use super::walk::{SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS};
 
-/// `schema` with every object's keys sorted, except the order of each `properties` map.
+/// `schema` in canonical form, as a value (built from [`write_schema`]'s text, which
+/// `serde_json` reads back in the written order).
 pub(crate) fn canonical_schema(schema: &Value) -> Value {
+    let mut text = Vec::new();
+    write_schema(schema, &mut text);
+    serde_json::from_slice(&text).expect("canonical text is JSON")
+}
+
+/// Writes `schema` as canonical JSON: every object's keys sorted, except the order of each
+/// `properties` map. Writing directly, without building a sorted copy first, keeps the cache
+/// hit path of [`super::compile`] cheap.
+pub(crate) fn write_schema(schema: &Value, out: &mut Vec<u8>) {
     let Value::Object(map) = schema else {
-        return canonical_value(schema);
+        write_value(schema, out);
+        return;
     };
-    let mut keys: Vec<&String> = map.keys().collect();
-    keys.sort();
-    let mut out = Map::with_capacity(map.len());
-    for key in keys {
-        let member = &map[key.as_str()];
-        let canonical = match key.as_str() {
-            "properties" => match member {
-                Value::Object(properties) => Value::Object(
-                    properties
-                        .iter()
-                        .map(|(name, property)| (name.clone(), canonical_schema(property)))
-                        .collect(),
-                ),
-                other => canonical_value(other),
-            },
-            // `dependencies` (draft-07) maps a name to a schema or to a list of names.
-            "dependencies" => match member {
-                Value::Object(dependencies) => sorted_map(dependencies, |dependency| {
-                    if dependency.is_object() {
-                        canonical_schema(dependency)
-                    } else {
-                        canonical_value(dependency)
+    write_sorted(map, out, |key, member, out| match key {
+        "properties" => match member {
+            Value::Object(properties) => {
+                out.push(b'{');
+                for (index, (name, property)) in properties.iter().enumerate() {
+                    if index > 0 {
+                        out.push(b',');
                     }
-                }),
-                other => canonical_value(other),
-            },
-            name if SCHEMA_MAP_KEYWORDS.contains(&name) => match member {
-                Value::Object(schemas) => sorted_map(schemas, canonical_schema),
-                other => canonical_value(other),
-            },
-            name if SCHEMA_ARRAY_KEYWORDS.contains(&name) || name == "items" => match member {
-                Value::Array(schemas) => {
-                    Value::Array(schemas.iter().map(canonical_schema).collect())
+                    write_string(name, out);
+                    out.push(b':');
+                    write_schema(property, out);
                 }
-                other => canonical_schema(other),
-            },
-            name if SCHEMA_KEYWORDS.contains(&name) => canonical_schema(member),
-            _ => canonical_value(member),
-        };
-        out.insert(key.clone(), canonical);
-    }
-    Value::Object(out)
+                out.push(b'}');
+            }
+            other => write_value(other, out),
+        },
+        // `dependencies` (draft-07) maps a name to a schema or to a list of names.
+        "dependencies" => match member {
+            Value::Object(dependencies) => write_sorted(dependencies, out, |_, dependency, out| {
+                if dependency.is_object() {
+                    write_schema(dependency, out);
+                } else {
+                    write_value(dependency, out);
+                }
+            }),
+            other => write_value(other, out),
+        },
+        name if SCHEMA_MAP_KEYWORDS.contains(&name) => match member {
+            Value::Object(schemas) => {
+                write_sorted(schemas, out, |_, schema, out| write_schema(schema, out));
+            }
+            other => write_value(other, out),
+        },
+        name if SCHEMA_ARRAY_KEYWORDS.contains(&name) || name == "items" => match member {
+            Value::Array(schemas) => {
+                out.push(b'[');
+                for (index, schema) in schemas.iter().enumerate() {
+                    if index > 0 {
+                        out.push(b',');
+                    }
+                    write_schema(schema, out);
+                }
+                out.push(b']');
+            }
+            other => write_schema(other, out),
+        },
+        name if SCHEMA_KEYWORDS.contains(&name) => write_schema(member, out),
+        _ => write_value(member, out),
+    });
 }
 
-/// `value` with every object's keys sorted.
-pub(crate) fn canonical_value(value: &Value) -> Value {
+/// Writes `value` as canonical JSON with every object's keys sorted.
+pub(crate) fn write_value(value: &Value, out: &mut Vec<u8>) {
     match value {
-        Value::Object(map) => sorted_map(map, canonical_value),
-        Value::Array(items) => Value::Array(items.iter().map(canonical_value).collect()),
-        scalar => scalar.clone(),
+        Value::Object(map) => write_sorted(map, out, |_, member, out| write_value(member, out)),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(b',');
+                }
+                write_value(item, out);
+            }
+            out.push(b']');
+        }
+        scalar => serde_json::to_writer(&mut *out, scalar).expect("writing to memory"),
     }
 }
 
-fn sorted_map(map: &Map<String, Value>, member: impl Fn(&Value) -> Value) -> Value {
-    let mut keys: Vec<&String> = map.keys().collect();
-    keys.sort();
-    Value::Object(
-        keys.into_iter()
-            .map(|key| (key.clone(), member(&map[key.as_str()])))
-            .collect(),
-    )
+/// Writes a JSON string with serde_json's escapes.
+pub(crate) fn write_string(text: &str, out: &mut Vec<u8>) {
+    serde_json::to_writer(&mut *out, text).expect("writing to memory");
+}
+
+fn write_sorted(
+    map: &Map<String, Value>,
+    out: &mut Vec<u8>,
+    member: impl Fn(&str, &Value, &mut Vec<u8>),
+) {
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    out.push(b'{');
+    for (index, (key, value)) in entries.into_iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        write_string(key, out);
+        out.push(b':');
+        member(key, value, out);
+    }
+    out.push(b'}');
 }
 
 /// The SHA-256 of `bytes`, as `sha256:` and 64 lowercase hex digits.
@@ -131,6 +172,17 @@ mod tests {
         assert_eq!(
             text(&canonical_schema(&schema)),
             r#"{"anyOf":[{"properties":{"q":{},"p":{}},"type":"object"},{"type":"null"}],"dependencies":{"x":["b","a"],"y":{"properties":{"k":{},"j":{}}}},"items":{"properties":{"d":{},"c":{}}}}"#
+        );
+    }
+
+    #[test]
+    fn values_are_fully_sorted_and_scalars_escaped_like_serde_json() {
+        let value = json!({"b": [{"z": 1, "y": "\u{1}\"\\é"}], "a": 1.5e300, "c": null});
+        let mut out = Vec::new();
+        write_value(&value, &mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"a":1.5e+300,"b":[{"y":"\u0001\"\\é","z":1}],"c":null}"#
         );
     }
 

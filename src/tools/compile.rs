@@ -18,7 +18,9 @@ use std::collections::HashSet;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::canonical::{canonical_schema, content_address};
+use super::canonical::{
+    canonical_schema, content_address, write_schema, write_string, write_value,
+};
 use super::embed::{embed, sanitised_key};
 use super::{CompileError, CompileOptions, ToolChoice, ToolSet};
 use crate::schema::{Problem, gbnf, pointer_push};
@@ -113,8 +115,40 @@ pub(crate) struct CanonicalTool {
     pub declared_draft: Option<String>,
 }
 
-/// The canonical tools (sorted by name) and the content address of the compilation.
-pub(crate) fn canonical(tools: &ToolSet, options: &CompileOptions) -> (Vec<CanonicalTool>, String) {
+/// The content address of compiling `tools` for `options`: the SHA-256 of the canonical
+/// document `{"answer", "choice", "format", "tools": [{"name", "parameters"}, ...]}` (keys
+/// sorted, tools sorted by name), written directly from the tool set.
+pub(crate) fn key_of(tools: &ToolSet, options: &CompileOptions) -> String {
+    let mut sorted: Vec<&super::Tool> = tools.tools().iter().collect();
+    sorted.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+    let mut text = Vec::with_capacity(16 * 1024);
+    text.extend_from_slice(br#"{"answer":"#);
+    match (&options.choice, &options.answer) {
+        // The answer shape only means something under `auto`.
+        (ToolChoice::Auto, Some(answer)) => write_schema(answer, &mut text),
+        _ => text.extend_from_slice(b"null"),
+    }
+    text.extend_from_slice(br#","choice":"#);
+    write_value(&options.choice.canonical(), &mut text);
+    text.extend_from_slice(br#","format":"#);
+    write_string(FORMAT, &mut text);
+    text.extend_from_slice(br#","tools":["#);
+    for (index, tool) in sorted.iter().enumerate() {
+        if index > 0 {
+            text.push(b',');
+        }
+        text.extend_from_slice(br#"{"name":"#);
+        write_string(&tool.name, &mut text);
+        text.extend_from_slice(br#","parameters":"#);
+        write_schema(&tool.parameters, &mut text);
+        text.push(b'}');
+    }
+    text.extend_from_slice(b"]}");
+    content_address(&text)
+}
+
+/// The tools in canonical form, sorted by name: what a compilation is built from.
+pub(crate) fn canonical_tools(tools: &ToolSet) -> Vec<CanonicalTool> {
     let mut canonical: Vec<CanonicalTool> = tools
         .tools()
         .iter()
@@ -129,24 +163,7 @@ pub(crate) fn canonical(tools: &ToolSet, options: &CompileOptions) -> (Vec<Canon
         })
         .collect();
     canonical.sort_by(|a, b| a.name.cmp(&b.name));
-    // Written with its keys already in sorted order (serde_json keeps insertion order), and
-    // not re-sorted: the schemas are canonical already, and sorting again would lose the
-    // order of their properties.
-    let document = json!({
-        // The answer shape only means something under `auto`.
-        "answer": match options.choice {
-            ToolChoice::Auto => options.answer.as_ref().map(canonical_schema),
-            _ => None,
-        },
-        "choice": options.choice.canonical(),
-        "format": FORMAT,
-        "tools": canonical
-            .iter()
-            .map(|tool| json!({"name": tool.name, "parameters": tool.parameters}))
-            .collect::<Vec<_>>(),
-    });
-    let text = serde_json::to_vec(&document).expect("JSON serializes");
-    (canonical, content_address(&text))
+    canonical
 }
 
 /// Compiles without the cache.

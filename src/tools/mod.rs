@@ -141,7 +141,7 @@ pub fn compile(
     tools: &ToolSet,
     options: &CompileOptions,
 ) -> Result<Arc<CompiledTools>, CompileError> {
-    let (canonical, key) = compile::canonical(tools, options);
+    let key = compile::key_of(tools, options);
     let lock = || {
         cache()
             .lock()
@@ -151,6 +151,7 @@ pub fn compile(
         return Ok(Arc::clone(found));
     }
     // Compile outside the lock: other threads may need the cache meanwhile.
+    let canonical = compile::canonical_tools(tools);
     let compiled = Arc::new(compile::compile_canonical(
         &canonical,
         options,
@@ -169,13 +170,13 @@ pub fn compile_uncached(
     tools: &ToolSet,
     options: &CompileOptions,
 ) -> Result<CompiledTools, CompileError> {
-    let (canonical, key) = compile::canonical(tools, options);
-    compile::compile_canonical(&canonical, options, key)
+    let key = compile::key_of(tools, options);
+    compile::compile_canonical(&compile::canonical_tools(tools), options, key)
 }
 
 /// The content address `tools` and `options` compile under, without compiling.
 pub fn key(tools: &ToolSet, options: &CompileOptions) -> String {
-    compile::canonical(tools, options).1
+    compile::key_of(tools, options)
 }
 
 impl CompiledTools {
