@@ -14,6 +14,7 @@
 mod util;
 
 mod doctor;
+mod tools;
 
 /// The real server's endpoint and model, or `None` (and a note) when the variable is unset.
 pub fn real_engine(test: &str) -> Option<(String, String)> {

@@ -63,19 +63,22 @@ const CALL_TAGS: [&str; 5] = [
 
 /// The segments of `text`, in text order.
 pub(super) fn segments(text: &str) -> Vec<Segment<'_>> {
-    let tagged = tag_blocks(text);
+    let spans = bare_spans(text, 0);
+    // A tag or a fence inside a JSON string (a `<tool_call>` in a file's content) is content.
+    let inside = InsideJson(&spans);
+    let tagged = tag_blocks(text, &inside);
     if !tagged.is_empty() {
         return tagged;
     }
-    let mistral = mistral_calls(text);
+    let mistral = mistral_calls(text, &inside);
     if !mistral.is_empty() {
         return mistral;
     }
-    let fenced = fences(text);
+    let fenced = fences(text, &inside);
     if !fenced.is_empty() {
         return fenced;
     }
-    bare_spans(text, 0)
+    spans
         .into_iter()
         .map(|(start, end, closed)| Segment {
             origin: Origin::Bare,
@@ -87,12 +90,26 @@ pub(super) fn segments(text: &str) -> Vec<Segment<'_>> {
         .collect()
 }
 
+/// The bare JSON spans of a text, to tell markers in the text from markers in a string.
+struct InsideJson<'spans>(&'spans [(usize, usize, bool)]);
+
+impl InsideJson<'_> {
+    /// Whether byte `at` lies inside a span (not at its first byte).
+    fn contains(&self, at: usize) -> bool {
+        self.0.iter().any(|&(start, end, _)| start < at && at < end)
+    }
+}
+
 /// `<tool_call>` blocks, and `<function=...>` blocks outside them.
-fn tag_blocks(text: &str) -> Vec<Segment<'_>> {
+fn tag_blocks<'text>(text: &'text str, inside: &InsideJson<'_>) -> Vec<Segment<'text>> {
     let mut found = Vec::new();
     let mut at = 0;
     while let Some(offset) = text[at..].find('<') {
         let start = at + offset;
+        if inside.contains(start) {
+            at = start + 1;
+            continue;
+        }
         let rest = &text[start + 1..];
         if let Some(tag) = CALL_TAGS.iter().find(|tag| starts_with_tag(rest, tag)) {
             let content_start = start + 1 + tag.len() + 1;
@@ -233,12 +250,16 @@ fn parameters(body: &str) -> Vec<(&str, &str)> {
 }
 
 /// Mistral's `[TOOL_CALLS]NAME[ARGS]{...}` (the older `[TOOL_CALLS] [{...}]` is bare JSON).
-fn mistral_calls(text: &str) -> Vec<Segment<'_>> {
+fn mistral_calls<'text>(text: &'text str, inside: &InsideJson<'_>) -> Vec<Segment<'text>> {
     const MARKER: &str = "[TOOL_CALLS]";
     const ARGUMENTS: &str = "[ARGS]";
     let mut found = Vec::new();
     let mut at = 0;
     while let Some(offset) = text[at..].find(MARKER) {
+        if inside.contains(at + offset) {
+            at += offset + 1;
+            continue;
+        }
         let name_start = at + offset + MARKER.len();
         let next_marker = text[name_start..]
             .find(MARKER)
@@ -262,11 +283,15 @@ fn mistral_calls(text: &str) -> Vec<Segment<'_>> {
 }
 
 /// Code fences whose content starts with `{` or `[`, each up to its closing fence (or the end).
-fn fences(text: &str) -> Vec<Segment<'_>> {
+fn fences<'text>(text: &'text str, inside: &InsideJson<'_>) -> Vec<Segment<'text>> {
     let mut found = Vec::new();
     let mut at = 0;
     while let Some(offset) = text[at..].find("```").or_else(|| text[at..].find("~~~")) {
         let start = at + offset;
+        if inside.contains(start) {
+            at = start + 3;
+            continue;
+        }
         let marker = &text[start..start + 3];
         let line_end = text[start..]
             .find('\n')
