@@ -137,8 +137,8 @@ fn string(map: &Map<String, Value>) -> Value {
         };
     }
     let text = match map.get("format").and_then(Value::as_str) {
-        Some("date-time") => "2026-11-30T12:00:00Z".to_owned(),
-        Some("date") => "2026-11-30".to_owned(),
+        Some("date-time") => "2026-11-28T12:00:00Z".to_owned(),
+        Some("date") => "2026-11-28".to_owned(),
         Some("email") => "dev@example.com".to_owned(),
         Some("uri") => "https://example.com/api".to_owned(),
         Some(other) => panic!("no sample for format {other}"),
