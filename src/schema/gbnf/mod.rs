@@ -21,6 +21,7 @@
 mod builder;
 mod collections;
 mod derive;
+mod formats;
 mod merge;
 mod numbers;
 mod parse;
