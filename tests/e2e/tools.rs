@@ -19,7 +19,7 @@ use slmcode::tools::{ExtractOptions, ToolSet, extract};
 use crate::real_engine;
 use crate::util::{Slm, repo_root};
 
-const SEEDS: u64 = 8;
+const SEEDS: u64 = 12;
 
 fn coding_agent() -> (String, ToolSet) {
     let path = repo_root().join("tests/fixtures/tools/coding_agent.json");
@@ -64,31 +64,58 @@ fn compile(tools: &str, args: &[&str]) -> Value {
 }
 
 #[test]
-fn the_coding_agent_grammar_makes_every_output_a_valid_call() {
-    let Some((endpoint, _)) = real_engine("tools::the_coding_agent_grammar") else {
+fn compiled_grammars_make_every_output_a_valid_call() {
+    let Some((endpoint, _)) =
+        real_engine("tools::compiled_grammars_make_every_output_a_valid_call")
+    else {
         return;
     };
-    let (path, tools) = coding_agent();
-    let report = compile(&path, &["--format", "gbnf"]);
-    let schema = validator(&report["schema"]).unwrap();
     let client = client(&endpoint);
-    let mut named = Vec::new();
-    for seed in 0..SEEDS {
-        let choice = ask(&client, &json!({"grammar": report["grammar"]}), seed).unwrap();
-        assert_eq!(choice["finish_reason"], "stop", "seed {seed}: {choice}");
-        let text = choice["message"]["content"].as_str().unwrap();
-        let value: Value = serde_json::from_str(text)
-            .unwrap_or_else(|error| panic!("seed {seed}: not JSON ({error}): {text}"));
-        assert!(schema.is_valid(&value), "seed {seed}: {text}");
-        let extraction = extract(text, &tools, &ExtractOptions::default())
-            .unwrap_or_else(|error| panic!("seed {seed}: {error}: {text}"));
-        let call = &extraction.calls[0];
-        assert_eq!(call.rung.as_str(), "none", "seed {seed}: {text}");
-        named.push(call.name.clone());
+    // `messy.json` is left out: its `http_request.timeout` is a number with `exclusiveMinimum`,
+    // which the grammar does not bound (the derivation notes it), so a random model writes an
+    // invalid timeout now and then.
+    for file in ["coding_agent.json", "thirty_tools.json", "anthropic.json"] {
+        let path = repo_root().join("tests/fixtures/tools").join(file);
+        let tools = ToolSet::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let report = compile(&path.display().to_string(), &["--format", "gbnf"]);
+        let schema = validator(&report["schema"]).unwrap();
+        let mut named = Vec::new();
+        for seed in 0..SEEDS {
+            let choice = ask(&client, &json!({"grammar": report["grammar"]}), seed).unwrap();
+            assert_eq!(
+                choice["finish_reason"], "stop",
+                "{file} seed {seed}: {choice}"
+            );
+            let text = choice["message"]["content"].as_str().unwrap();
+            let extraction = extract(text, &tools, &ExtractOptions::default())
+                .unwrap_or_else(|error| panic!("{file} seed {seed}: {error}: {text}"));
+            let call = &extraction.calls[0];
+            match serde_json::from_str::<Value>(text) {
+                Ok(value) => {
+                    assert!(schema.is_valid(&value), "{file} seed {seed}: {text}");
+                    assert_eq!(call.rung.as_str(), "none", "{file} seed {seed}: {text}");
+                }
+                // The one way a grammar output is not JSON serde_json reads: the grammar's
+                // number rule admits exponents past f64 (`64E898`), which the repair ladder
+                // turns into null (valid here: the fixture's only such slot allows null).
+                Err(error) => {
+                    assert!(error.to_string().contains("number out of range"), "{error}");
+                    assert_eq!(
+                        call.rung.as_str(),
+                        "non_finite",
+                        "{file} seed {seed}: {text}"
+                    );
+                }
+            }
+            named.push(call.name.clone());
+        }
+        named.sort();
+        named.dedup();
+        assert!(
+            named.len() > 1,
+            "{file}: a union lets the model pick: {named:?}"
+        );
     }
-    named.sort();
-    named.dedup();
-    assert!(named.len() > 1, "a union lets the model pick: {named:?}");
 }
 
 #[test]
