@@ -67,6 +67,8 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the contracts: name, whether they are Strict, title, property counts')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a contract''s JSON Schema, or with `--prompt` the prompt that describes its fields')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer')
+            [CompletionResult]::new('gbnf', 'gbnf', [CompletionResultType]::ParameterValue, 'Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what it cannot express is reported on stderr')
+            [CompletionResult]::new('match', 'match', [CompletionResultType]::ParameterValue, 'Check whether a document is in the language of a schema''s grammar, and if not, where it leaves it')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -105,10 +107,36 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'slmcode;schema;gbnf' {
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'A JSON Schema file instead of a contract')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'slmcode;schema;match' {
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'A JSON Schema file instead of a contract')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'slmcode;schema;help' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the contracts: name, whether they are Strict, title, property counts')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a contract''s JSON Schema, or with `--prompt` the prompt that describes its fields')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer')
+            [CompletionResult]::new('gbnf', 'gbnf', [CompletionResultType]::ParameterValue, 'Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what it cannot express is reported on stderr')
+            [CompletionResult]::new('match', 'match', [CompletionResultType]::ParameterValue, 'Check whether a document is in the language of a schema''s grammar, and if not, where it leaves it')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -119,6 +147,12 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;schema;help;check' {
+            break
+        }
+        'slmcode;schema;help;gbnf' {
+            break
+        }
+        'slmcode;schema;help;match' {
             break
         }
         'slmcode;schema;help;help' {
@@ -413,6 +447,8 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the contracts: name, whether they are Strict, title, property counts')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a contract''s JSON Schema, or with `--prompt` the prompt that describes its fields')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer')
+            [CompletionResult]::new('gbnf', 'gbnf', [CompletionResultType]::ParameterValue, 'Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what it cannot express is reported on stderr')
+            [CompletionResult]::new('match', 'match', [CompletionResultType]::ParameterValue, 'Check whether a document is in the language of a schema''s grammar, and if not, where it leaves it')
             break
         }
         'slmcode;help;schema;list' {
@@ -422,6 +458,12 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;help;schema;check' {
+            break
+        }
+        'slmcode;help;schema;gbnf' {
+            break
+        }
+        'slmcode;help;schema;match' {
             break
         }
         'slmcode;help;roles' {

@@ -136,8 +136,14 @@ _slmcode() {
             slmcode__subcmd__help__subcmd__schema,check)
                 cmd="slmcode__subcmd__help__subcmd__schema__subcmd__check"
                 ;;
+            slmcode__subcmd__help__subcmd__schema,gbnf)
+                cmd="slmcode__subcmd__help__subcmd__schema__subcmd__gbnf"
+                ;;
             slmcode__subcmd__help__subcmd__schema,list)
                 cmd="slmcode__subcmd__help__subcmd__schema__subcmd__list"
+                ;;
+            slmcode__subcmd__help__subcmd__schema,match)
+                cmd="slmcode__subcmd__help__subcmd__schema__subcmd__match"
                 ;;
             slmcode__subcmd__help__subcmd__schema,show)
                 cmd="slmcode__subcmd__help__subcmd__schema__subcmd__show"
@@ -151,11 +157,17 @@ _slmcode() {
             slmcode__subcmd__schema,check)
                 cmd="slmcode__subcmd__schema__subcmd__check"
                 ;;
+            slmcode__subcmd__schema,gbnf)
+                cmd="slmcode__subcmd__schema__subcmd__gbnf"
+                ;;
             slmcode__subcmd__schema,help)
                 cmd="slmcode__subcmd__schema__subcmd__help"
                 ;;
             slmcode__subcmd__schema,list)
                 cmd="slmcode__subcmd__schema__subcmd__list"
+                ;;
+            slmcode__subcmd__schema,match)
+                cmd="slmcode__subcmd__schema__subcmd__match"
                 ;;
             slmcode__subcmd__schema,show)
                 cmd="slmcode__subcmd__schema__subcmd__show"
@@ -163,11 +175,17 @@ _slmcode() {
             slmcode__subcmd__schema__subcmd__help,check)
                 cmd="slmcode__subcmd__schema__subcmd__help__subcmd__check"
                 ;;
+            slmcode__subcmd__schema__subcmd__help,gbnf)
+                cmd="slmcode__subcmd__schema__subcmd__help__subcmd__gbnf"
+                ;;
             slmcode__subcmd__schema__subcmd__help,help)
                 cmd="slmcode__subcmd__schema__subcmd__help__subcmd__help"
                 ;;
             slmcode__subcmd__schema__subcmd__help,list)
                 cmd="slmcode__subcmd__schema__subcmd__help__subcmd__list"
+                ;;
+            slmcode__subcmd__schema__subcmd__help,match)
+                cmd="slmcode__subcmd__schema__subcmd__help__subcmd__match"
                 ;;
             slmcode__subcmd__schema__subcmd__help,show)
                 cmd="slmcode__subcmd__schema__subcmd__help__subcmd__show"
@@ -703,7 +721,7 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__help__subcmd__schema)
-            opts="list show check"
+            opts="list show check gbnf match"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -730,7 +748,35 @@ _slmcode() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slmcode__subcmd__help__subcmd__schema__subcmd__gbnf)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slmcode__subcmd__help__subcmd__schema__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__help__subcmd__schema__subcmd__match)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -931,7 +977,7 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__schema)
-            opts="-q -h -V --json --quiet --color --help --version list show check help"
+            opts="-q -h -V --json --quiet --color --help --version list show check gbnf match help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -970,8 +1016,30 @@ _slmcode() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slmcode__subcmd__schema__subcmd__gbnf)
+            opts="-q -h -V --file --json --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slmcode__subcmd__schema__subcmd__help)
-            opts="list show check help"
+            opts="list show check gbnf match help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -985,6 +1053,20 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__schema__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__schema__subcmd__help__subcmd__gbnf)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1026,6 +1108,20 @@ _slmcode() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slmcode__subcmd__schema__subcmd__help__subcmd__match)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slmcode__subcmd__schema__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1047,6 +1143,28 @@ _slmcode() {
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__schema__subcmd__match)
+            opts="-q -h -V --file --json --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0

@@ -62,6 +62,8 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand list 'List the contracts: name, whether they are Strict, title, property counts'
             cand show 'Print a contract''s JSON Schema, or with `--prompt` the prompt that describes its fields'
             cand check 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer'
+            cand gbnf 'Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what it cannot express is reported on stderr'
+            cand match 'Check whether a document is in the language of a schema''s grammar, and if not, where it leaves it'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'slmcode;schema;list'= {
@@ -96,10 +98,34 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'slmcode;schema;gbnf'= {
+            cand --file 'A JSON Schema file instead of a contract'
+            cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;schema;match'= {
+            cand --file 'A JSON Schema file instead of a contract'
+            cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'slmcode;schema;help'= {
             cand list 'List the contracts: name, whether they are Strict, title, property counts'
             cand show 'Print a contract''s JSON Schema, or with `--prompt` the prompt that describes its fields'
             cand check 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer'
+            cand gbnf 'Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what it cannot express is reported on stderr'
+            cand match 'Check whether a document is in the language of a schema''s grammar, and if not, where it leaves it'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'slmcode;schema;help;list'= {
@@ -107,6 +133,10 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         &'slmcode;schema;help;show'= {
         }
         &'slmcode;schema;help;check'= {
+        }
+        &'slmcode;schema;help;gbnf'= {
+        }
+        &'slmcode;schema;help;match'= {
         }
         &'slmcode;schema;help;help'= {
         }
@@ -371,12 +401,18 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand list 'List the contracts: name, whether they are Strict, title, property counts'
             cand show 'Print a contract''s JSON Schema, or with `--prompt` the prompt that describes its fields'
             cand check 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer'
+            cand gbnf 'Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what it cannot express is reported on stderr'
+            cand match 'Check whether a document is in the language of a schema''s grammar, and if not, where it leaves it'
         }
         &'slmcode;help;schema;list'= {
         }
         &'slmcode;help;schema;show'= {
         }
         &'slmcode;help;schema;check'= {
+        }
+        &'slmcode;help;schema;gbnf'= {
+        }
+        &'slmcode;help;schema;match'= {
         }
         &'slmcode;help;roles'= {
         }

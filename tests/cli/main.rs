@@ -10,6 +10,7 @@ mod probe;
 mod readiness;
 mod roles;
 mod schema;
+mod schema_gbnf;
 mod settings_readme;
 mod status;
 mod tools;

@@ -9,8 +9,8 @@
 
 use serde_json::{Map, Value};
 
-use super::builder::Expr;
 use super::derive::{Deriver, kind_of};
+use super::expr::Expr;
 use super::types::count;
 use crate::schema::pointer_push;
 
@@ -347,6 +347,8 @@ fn free_form(
         );
     }
     let value = match additional {
+        // No members at all: `{}` with whitespace inside.
+        Some(Value::Bool(false)) => Expr::Never,
         None | Some(Value::Bool(true)) => {
             if min == 0 && max.is_none() {
                 return deriver.rule("object");
@@ -375,7 +377,7 @@ fn free_form(
     let list = deriver
         .shared
         .list(&mut deriver.builder, "{", "}", member, min, max);
-    if list == Expr::Never {
+    if list == Expr::Never || (min > 0 && additional == Some(&Value::Bool(false))) {
         return deriver.never(
             pointer,
             Some("minProperties"),

@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::GbnfError;
-use super::builder::{Builder, Expr};
+use super::builder::Builder;
+use super::expr::Expr;
 use super::merge;
 use super::shared::{RESERVED, Shared};
 use crate::schema::{Problem, pointer_push};

@@ -12,7 +12,7 @@
 
 use serde_json::{Map, Value};
 
-use super::builder::{CharClass, Expr};
+use super::expr::{CharClass, Expr};
 use super::derive::Deriver;
 
 /// The formats generated, with the note each leaves: what the grammar's subset leaves out.

@@ -11,8 +11,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
-use super::builder::Expr;
 use super::derive::{ANNOTATIONS, Deriver, without};
+use super::expr::Expr;
 use crate::schema::pointer_push;
 
 const LOWER_BOUNDS: &[&str] = &[

@@ -21,13 +21,25 @@
 mod builder;
 mod collections;
 mod derive;
+mod expr;
 mod formats;
+mod grammar;
+mod legalize;
 mod merge;
 mod numbers;
 mod parse;
 mod recognize;
 mod shared;
 mod types;
+
+#[cfg(test)]
+mod exactness;
+#[cfg(test)]
+mod instances;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod texts;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -37,7 +49,8 @@ use serde_json::Value;
 use super::Problem;
 use super::validate::structural_hash;
 
-pub use parse::{GbnfParseError, Grammar, parse};
+pub use grammar::Grammar;
+pub use parse::{GbnfParseError, parse};
 pub use recognize::Mismatch;
 pub use shared::MAX_INDENT;
 

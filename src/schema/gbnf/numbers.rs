@@ -6,7 +6,7 @@
 //! disjoint digit patterns, one group per digit count, so the grammar matches exactly the
 //! integers in the range.
 
-use super::builder::{CharClass, Expr};
+use super::expr::{CharClass, Expr};
 
 /// The digits `0-9` as a class.
 fn any_digit() -> Expr {

@@ -16,7 +16,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::Serialize;
 
-use super::parse::{Class, Element, Grammar, Rule, nullable_rules};
+use super::grammar::{Class, Element, Grammar, Rule, nullable_rules};
 
 /// A grammar symbol: a terminal set (index into the terminals) or a nonterminal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,6 +185,9 @@ impl Hasher for ItemHasher {
 
 type ItemSet = HashSet<Item, BuildHasherDefault<ItemHasher>>;
 
+/// Up to this many items, a set is searched directly instead of hashed.
+const LINEAR_SET: usize = 24;
+
 /// Where a text leaves a grammar's language.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Mismatch {
@@ -202,39 +205,47 @@ pub struct Mismatch {
     pub expected: Vec<String>,
 }
 
-impl fmt::Display for Mismatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}, column {}: ", self.line, self.column)?;
-        match self.found {
+impl Mismatch {
+    /// What went wrong, without the position: `unexpected "x"; expected "," or "}"`.
+    pub fn reason(&self) -> String {
+        let mut out = match self.found {
             Some(found) => {
                 let mut quoted = String::new();
-                super::builder::render_literal(&found.to_string(), &mut quoted);
-                write!(f, "unexpected {quoted}")?;
+                super::expr::render_literal(&found.to_string(), &mut quoted);
+                format!("unexpected {quoted}")
             }
-            None => write!(f, "unexpected end of input")?,
-        }
+            None => "unexpected end of input".to_owned(),
+        };
         if !self.expected.is_empty() {
-            write!(f, "; expected ")?;
+            out.push_str("; expected ");
             const SHOWN: usize = 12;
             for (index, expected) in self.expected.iter().take(SHOWN).enumerate() {
                 if index > 0 {
-                    write!(
-                        f,
-                        "{}",
-                        if index + 1 == self.expected.len() {
-                            " or "
-                        } else {
-                            ", "
-                        }
-                    )?;
+                    out.push_str(if index + 1 == self.expected.len() {
+                        " or "
+                    } else {
+                        ", "
+                    });
                 }
-                write!(f, "{expected}")?;
+                out.push_str(expected);
             }
             if self.expected.len() > SHOWN {
-                write!(f, " (and {} more)", self.expected.len() - SHOWN)?;
+                out.push_str(&format!(" (and {} more)", self.expected.len() - SHOWN));
             }
         }
-        Ok(())
+        out
+    }
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line,
+            self.column,
+            self.reason()
+        )
     }
 }
 
@@ -250,8 +261,13 @@ impl Grammar {
 
 struct Run<'g> {
     grammar: &'g Compiled,
-    /// Per position: the items waiting for a node to complete there, as (node, item).
-    waiting: Vec<Vec<(u32, Item)>>,
+    /// The items waiting for a node to complete, as (node, item), position after position:
+    /// a position's entries are all added while its set is processed, so they are
+    /// contiguous, from `waiting_start[position]` to the next position's start.
+    waiting: Vec<(u32, Item)>,
+    waiting_start: Vec<usize>,
+    /// The next set, filled while scanning (kept to reuse its allocation).
+    next: Vec<Item>,
     /// The items of the set being processed.
     current: Vec<Item>,
     seen: ItemSet,
@@ -265,6 +281,8 @@ impl<'g> Run<'g> {
         Run {
             grammar,
             waiting: Vec::new(),
+            waiting_start: Vec::new(),
+            next: Vec::new(),
             current: Vec::new(),
             seen: ItemSet::default(),
             scans: Vec::new(),
@@ -273,7 +291,7 @@ impl<'g> Run<'g> {
     }
 
     fn recognize(mut self, input: &str) -> Result<(), Mismatch> {
-        self.waiting.push(Vec::new());
+        self.waiting_start.push(0);
         self.predict(self.grammar.root, 0);
         let mut chars = input.char_indices().peekable();
         let mut position: u32 = 0;
@@ -286,12 +304,12 @@ impl<'g> Run<'g> {
                 return Err(self.mismatch(input, input.len(), None));
             };
             // Scan into the next set.
-            let mut next: Vec<Item> = Vec::new();
-            self.seen.clear();
+            let mut next = std::mem::take(&mut self.next);
+            next.clear();
             for &(terminal, item) in &self.scans {
                 if self.grammar.terminals[terminal as usize].matches(found as u32) {
                     let advanced = self.advance(item);
-                    if self.seen.insert(advanced) {
+                    if !next.contains(&advanced) {
                         next.push(advanced);
                     }
                 }
@@ -300,15 +318,29 @@ impl<'g> Run<'g> {
                 return Err(self.mismatch(input, offset, Some(found)));
             }
             position += 1;
-            self.waiting.push(Vec::new());
-            self.current = next;
+            self.waiting_start.push(self.waiting.len());
+            self.seen.clear();
+            if next.len() > LINEAR_SET {
+                self.seen.extend(next.iter().copied());
+            }
+            self.next = std::mem::replace(&mut self.current, next);
             self.scans.clear();
             self.accepted = false;
         }
     }
 
-    /// Adds an item to the current set unless it is there already.
+    /// Adds an item to the current set unless it is there already. Small sets (the usual
+    /// case) are searched directly; a set that grows past [`LINEAR_SET`] items gets a hash set.
     fn add(&mut self, item: Item) {
+        if self.current.len() < LINEAR_SET {
+            if !self.current.contains(&item) {
+                self.current.push(item);
+            }
+            return;
+        }
+        if self.seen.is_empty() {
+            self.seen.extend(self.current.iter().copied());
+        }
         if self.seen.insert(item) {
             self.current.push(item);
         }
@@ -359,7 +391,6 @@ impl<'g> Run<'g> {
 
     /// Predicts and completes until the current set (at `position`) is closed.
     fn close(&mut self, position: u32) {
-        // `seen` holds the set's items from scanning; predictions and completions join it.
         let mut index = 0;
         while index < self.current.len() {
             let item = self.current[index];
@@ -380,7 +411,7 @@ impl<'g> Run<'g> {
             match next {
                 Some(Symbol::Terminal(terminal)) => self.scans.push((terminal, item)),
                 Some(Symbol::Node(node)) => {
-                    self.waiting[position as usize].push((node, item));
+                    self.waiting.push((node, item));
                     self.predict(node, position);
                     if self.grammar.nullable[node as usize] {
                         let advanced = self.advance(item);
@@ -400,12 +431,17 @@ impl<'g> Run<'g> {
             self.accepted = true;
         }
         let origin = item.origin as usize;
-        let mut index = 0;
-        // Entries appended to `waiting[position]` during this loop (when origin == position)
-        // belong to nullable nodes, whose prediction already stepped over them.
-        let count = self.waiting[origin].len();
-        while index < count {
-            let (node, waiter) = self.waiting[origin][index];
+        let mut index = self.waiting_start[origin];
+        // Entries appended for the current position during this loop (when origin is the
+        // current position) belong to nullable nodes, whose prediction already stepped over
+        // them.
+        let end = self
+            .waiting_start
+            .get(origin + 1)
+            .copied()
+            .unwrap_or(self.waiting.len());
+        while index < end {
+            let (node, waiter) = self.waiting[index];
             index += 1;
             if node == item.node {
                 let advanced = self.advance(waiter);
@@ -456,7 +492,7 @@ fn describe(class: &Class) -> String {
     if !class.negated && class.ranges.len() == 1 && class.ranges[0].0 == class.ranges[0].1 {
         let code = class.ranges[0].0;
         match char::from_u32(code) {
-            Some(ch) => super::builder::render_literal(&ch.to_string(), &mut out),
+            Some(ch) => super::expr::render_literal(&ch.to_string(), &mut out),
             None => out = format!("U+{code:04X}"),
         }
         return out;
@@ -486,6 +522,9 @@ fn push_code(code: u32, out: &mut String) {
                 out.push(ch);
             }
         }
+        Some('\n') => out.push_str("\\n"),
+        Some('\r') => out.push_str("\\r"),
+        Some('\t') => out.push_str("\\t"),
         Some(ch) if (' '..='~').contains(&ch) => out.push(ch),
         _ if code < 0x80 => out.push_str(&format!("\\x{code:02X}")),
         _ if code <= 0xFFFF => out.push_str(&format!("\\u{code:04X}")),

@@ -2,7 +2,8 @@
 //! JSON value. Each is declared under a fixed name the first time a grammar needs it; the
 //! names are reserved, so a property called `ws` gets a rule called `ws-2`.
 
-use super::builder::{Builder, CharClass, Expr};
+use super::builder::Builder;
+use super::expr::{CharClass, Expr};
 use super::numbers::{integer_range, json_number};
 
 /// Rule names that only the shared rules may take.

@@ -10,8 +10,8 @@
 
 use serde_json::{Map, Value};
 
-use super::builder::Expr;
 use super::derive::{Deriver, kind_of};
+use super::expr::Expr;
 use crate::schema::pointer_push;
 
 const TYPES: &[&str] = &[
