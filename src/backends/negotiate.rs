@@ -18,10 +18,10 @@ use crate::schema::Mechanism;
 
 use super::cache::{CacheEntry, CacheKey, CapabilityCache, Demotion};
 use super::capabilities::{Capabilities, Outcome, WireForm};
-use super::endpoint::{EndpointError, normalize_endpoint};
 use super::fingerprint::{self, Fingerprint};
 use super::probe::{ProbeReport, Target, probe};
 use super::time::now_rfc3339;
+use crate::config::endpoint::{EndpointError, normalize_endpoint};
 
 /// Where the capabilities in a [`Negotiation`] came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

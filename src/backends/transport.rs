@@ -19,10 +19,10 @@ use crate::config::Secret;
 use crate::schema::Constraint;
 
 use super::capabilities::GuidedField;
-use super::endpoint::Endpoint;
 use super::errors::{CallError, Failure};
 use super::presets::AuthHeader;
 use super::time::parse_http_date;
+use crate::config::endpoint::Endpoint;
 
 /// The default response size cap: 8 MiB is far above any structured answer and far below
 /// anything that would hurt.
@@ -596,7 +596,7 @@ mod tests {
 
     #[test]
     fn debug_output_never_shows_the_key() {
-        let endpoint = super::super::endpoint::normalize_endpoint(
+        let endpoint = crate::config::endpoint::normalize_endpoint(
             crate::config::Provider::OpenAi,
             "http://127.0.0.1:9/v1",
         )

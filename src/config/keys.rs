@@ -91,7 +91,7 @@ pub static KEYS: [KeySpec; 15] = [
     KeySpec {
         key: Key::Endpoint,
         name: "endpoint",
-        doc: "the OpenAI-style base URL; a bare server address gets /v1 appended (not for azure)",
+        doc: "the OpenAI-style base URL; a bare server address gets /v1 appended (azure: /openai/v1)",
         accepted: "an http(s) base URL such as http://127.0.0.1:8080/v1",
         default: "(unset: the provider's default)",
         environment: "SLMCODE_ENDPOINT",

@@ -6,11 +6,12 @@
 //! ([`KEYS`]) names, documents and parses every setting; [`environment_variables`] lists every
 //! variable read. [`ConfigFile`] edits the file without losing comments or other tools'
 //! tables, and writes it atomically. [`readiness`] scores how safe the settings are for a
-//! small local model.
+//! small local model. [`endpoint`] normalises the base URL a user writes, once, for every layer.
 //!
 //! This module uses nothing else in the crate; it reads files and the environment but never
 //! the network, never prints and never exits.
 
+pub mod endpoint;
 mod environment;
 mod error;
 mod file;

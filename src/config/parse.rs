@@ -88,11 +88,12 @@ pub(crate) fn api_key(text: &str) -> Result<String, String> {
 
 /// An endpoint, checked and tidied but not yet completed: the scheme and host lower-cased,
 /// trailing slashes and a pasted `/chat/completions` removed. Whether `/v1` is appended depends
-/// on the provider, so that is [`complete_endpoint`]'s job, done during resolution.
+/// on the provider, so that is [`normalize_endpoint`](super::endpoint::normalize_endpoint)'s
+/// job, done during resolution.
 ///
 /// Refused: anything but `http://` and `https://`, a missing or malformed host or port,
-/// credentials in the URL (they would be printed wherever the endpoint is), a query or a
-/// fragment (the request path is appended to the base).
+/// credentials in the URL (they would be printed wherever the endpoint is), a fragment. A
+/// query is kept (Azure's deployment API takes `?api-version=` on the base).
 pub(crate) fn endpoint(text: &str) -> Result<String, String> {
     let text = text.trim();
     if text
@@ -108,9 +109,14 @@ pub(crate) fn endpoint(text: &str) -> Result<String, String> {
     if scheme != "http" && scheme != "https" {
         return Err("the scheme must be http or https".to_owned());
     }
-    if rest.contains('?') || rest.contains('#') {
-        return Err("a base URL has no query or fragment".to_owned());
+    if rest.contains('#') {
+        return Err("a base URL has no fragment".to_owned());
     }
+    // A query is kept as it is: Azure's deployment API takes `?api-version=...` on the base.
+    let (rest, query) = match rest.split_once('?') {
+        Some((rest, query)) => (rest, format!("?{query}")),
+        None => (rest, String::new()),
+    };
     let (authority, path) = match rest.find('/') {
         Some(slash) => rest.split_at(slash),
         None => (rest, ""),
@@ -126,7 +132,7 @@ pub(crate) fn endpoint(text: &str) -> Result<String, String> {
     if path.contains("//") {
         return Err("the path has an empty segment".to_owned());
     }
-    Ok(format!("{scheme}://{authority}{path}"))
+    Ok(format!("{scheme}://{authority}{path}{query}"))
 }
 
 /// `host[:port]`, with the host lower-cased; IPv6 hosts in brackets.
@@ -171,21 +177,6 @@ fn host_and_port(authority: &str) -> Result<String, String> {
             Ok(number) => Ok(format!("{host}:{number}")),
             Err(_) => Err("the port must be a number from 1 to 65535".to_owned()),
         },
-    }
-}
-
-/// Completes a checked endpoint for a provider: a bare server address (no path at all) gets
-/// the OpenAI-style `/v1`, as users write it for `OPENAI_BASE_URL`. Azure is left alone: its
-/// base is the resource (`https://NAME.openai.azure.com`) and the backends build the
-/// deployment path under it. Returns the endpoint and whether `/v1` was appended.
-pub(crate) fn complete_endpoint(endpoint: &str, azure: bool) -> (String, bool) {
-    let after_scheme = endpoint
-        .split_once("://")
-        .map_or(endpoint, |(_, rest)| rest);
-    if azure || after_scheme.contains('/') {
-        (endpoint.to_owned(), false)
-    } else {
-        (format!("{endpoint}/v1"), true)
     }
 }
 
@@ -302,11 +293,7 @@ mod tests {
                 "http://user:pw@host/v1",
                 "credentials do not belong in the URL (use api_key_env)",
             ),
-            (
-                "http://host/v1?api-version=1",
-                "a base URL has no query or fragment",
-            ),
-            ("http://host/v1#x", "a base URL has no query or fragment"),
+            ("http://host/v1#x", "a base URL has no fragment"),
             ("http://ho st/v1", "contains whitespace"),
             ("http://[::1/v1", "an IPv6 host needs its closing `]`"),
             ("http://host//v1", "the path has an empty segment"),
@@ -316,22 +303,15 @@ mod tests {
     }
 
     #[test]
-    fn a_bare_server_gets_v1_except_on_azure() {
+    fn a_query_is_kept_for_azure_deployments() {
         assert_eq!(
-            complete_endpoint("http://127.0.0.1:8080", false),
-            ("http://127.0.0.1:8080/v1".to_owned(), true)
-        );
-        assert_eq!(
-            complete_endpoint("http://127.0.0.1:8080/v1", false),
-            ("http://127.0.0.1:8080/v1".to_owned(), false)
-        );
-        assert_eq!(
-            complete_endpoint("http://proxy/openai", false),
-            ("http://proxy/openai".to_owned(), false)
-        );
-        assert_eq!(
-            complete_endpoint("https://name.openai.azure.com", true),
-            ("https://name.openai.azure.com".to_owned(), false)
+            endpoint(
+                "https://Name.openai.azure.com/openai/deployments/gpt/?api-version=2024-10-21"
+            ),
+            Ok(
+                "https://name.openai.azure.com/openai/deployments/gpt?api-version=2024-10-21"
+                    .to_owned()
+            )
         );
     }
 }

@@ -10,13 +10,14 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use super::Settings;
+use super::endpoint::normalize_endpoint;
 use super::environment::Environment;
 use super::error::ConfigError;
 use super::file::{self, CONFIG_FILE_NAME};
 use super::keys::{KEYS, Key};
 use super::parse;
 use super::values::{Secret, Value};
-use super::{Provider, Settings};
 
 /// Where a resolved value came from.
 ///
@@ -375,10 +376,12 @@ fn resolve_api_key(
 /// differently from how it was given. `given` is in layer order, so the last entry for a key
 /// is the one that won.
 fn normalise(settings: &mut Settings, given: &[(Key, String)]) -> Vec<Normalisation> {
-    if let Some(endpoint) = &settings.endpoint {
-        let (completed, _) =
-            parse::complete_endpoint(endpoint, settings.provider == Provider::Azure);
-        settings.endpoint = Some(completed);
+    // The text was checked when it was parsed, so normalising cannot fail; should it, the
+    // backends report the error when they normalise the same text again.
+    if let Some(endpoint) = &settings.endpoint
+        && let Ok(normalized) = normalize_endpoint(settings.provider, endpoint)
+    {
+        settings.endpoint = Some(normalized.endpoint.to_string());
     }
     let mut notes = Vec::new();
     for key in Key::ALL {

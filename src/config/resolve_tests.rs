@@ -255,11 +255,28 @@ fn a_bare_endpoint_gets_v1_and_the_rewrite_is_reported() {
         &Overrides::new().with(Key::Endpoint, "https://name.openai.azure.com"),
     )
     .unwrap();
+    // A bare Azure resource is Azure's v1 API; the dated deployment API is kept as written.
     assert_eq!(
         azure.settings.endpoint.as_deref(),
-        Some("https://name.openai.azure.com")
+        Some("https://name.openai.azure.com/openai/v1")
     );
-    assert_eq!(azure.normalisation(Key::Endpoint), None);
+    assert_eq!(
+        azure.normalisation(Key::Endpoint).unwrap().value,
+        "https://name.openai.azure.com/openai/v1"
+    );
+    let deployment = resolve(
+        &environment(dir.path(), &[("SLMCODE_PROVIDER", "azure")]),
+        &Overrides::new().with(
+            Key::Endpoint,
+            "https://name.openai.azure.com/openai/deployments/gpt?api-version=2024-10-21",
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        deployment.settings.endpoint.as_deref(),
+        Some("https://name.openai.azure.com/openai/deployments/gpt?api-version=2024-10-21")
+    );
+    assert_eq!(deployment.normalisation(Key::Endpoint), None);
 }
 
 #[test]

@@ -9,11 +9,11 @@
 //! and the dated deployment API (`.../openai/deployments/DEPLOYMENT?api-version=...`), kept as is.
 //!
 //! [`normalize_endpoint`] is the one function that does this; settings resolution and the
-//! backends both call it, so `doctor` can say what was changed. Uses nothing but `config`.
+//! backends both call it, so `doctor` can say what was changed.
 
 use std::fmt;
 
-use crate::config::Provider;
+use super::Provider;
 
 /// The `api-version` used with Azure's dated deployment API when the endpoint names none:
 /// the GA version that supports structured outputs (`json_schema`). Source:
