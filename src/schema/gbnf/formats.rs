@@ -12,8 +12,8 @@
 
 use serde_json::{Map, Value};
 
-use super::expr::{CharClass, Expr};
 use super::derive::Deriver;
+use super::expr::{CharClass, Expr};
 
 /// The formats generated, with the note each leaves: what the grammar's subset leaves out.
 const FORMATS: &[(&str, &str)] = &[

@@ -426,3 +426,29 @@ fn constraints_per_mechanism() {
     );
     assert_eq!(compiled.constraint(Mechanism::PromptOnly), Constraint::None);
 }
+
+#[test]
+fn names_that_need_escaping_and_colliding_keys() {
+    let tools = ToolSet::from_json(
+        r##"[{"name": "fs/read file", "parameters": {"type": "object", "properties": {"p": {"$ref": "#/$defs/P"}}, "required": ["p"], "$defs": {"P": {"type": "string"}}}},
+            {"name": "fs.read.file", "parameters": {"type": "object", "properties": {"q": {"$ref": "#/$defs/P"}}, "required": ["q"], "$defs": {"P": {"type": "integer"}}}},
+            {"name": "say \"hi\"", "parameters": {"type": "object", "properties": {}}}]"##,
+    )
+    .unwrap();
+    let compiled = required_calls(&tools);
+    let definitions: Vec<&String> = compiled.schema.as_ref().unwrap()["$defs"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(definitions, ["fs_read_file__P", "fs_read_file-2__P"]);
+    let checker = Checker::new(&compiled);
+    checker.accepts(&call("fs/read file", json!({"p": "x"})));
+    checker.accepts(&call("fs.read.file", json!({"q": 3})));
+    checker.accepts(&call("say \"hi\"", json!({})));
+    checker.refuses(
+        &call("fs.read.file", json!({"q": "x"})),
+        false,
+        "the other tool's definition",
+    );
+}
