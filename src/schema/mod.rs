@@ -2,9 +2,10 @@
 //!
 //! This module owns the constraint mechanisms' names ([`Mechanism`]), validation
 //! ([`validate()`]), the contract registry ([`contracts`](mod@contracts)), the lint of a
-//! schema against the contract subset and OpenAI's strict rules ([`lint`]) and GBNF grammars
-//! ([`gbnf`]: derivation, parsing, recognition). It depends on nothing else in the crate, so
-//! every other layer can use it.
+//! schema against the contract subset and OpenAI's strict rules ([`lint`]), GBNF grammars
+//! ([`gbnf`]: derivation, parsing, recognition), and the projection of a schema for each
+//! mechanism ([`project`]). It depends on nothing else in the crate, so every other layer can
+//! use it.
 
 mod constraint;
 pub mod contracts;
@@ -12,6 +13,7 @@ pub mod gbnf;
 pub mod lint;
 mod mechanism;
 mod problem;
+mod projection;
 pub mod validate;
 
 pub use constraint::Constraint;
@@ -19,6 +21,7 @@ pub use contracts::{Contract, UnknownContract, contract, contracts};
 pub use lint::{is_strict_ready, strict_problems, subset_problems};
 pub use mechanism::{Mechanism, UnknownMechanism};
 pub use problem::{Problem, pointer_push};
+pub use projection::{Projection, WIRE_BOUND_LIMIT, project};
 pub use validate::{
     SchemaError, ValidateError, ValidationError, Validator, Violations, validate, validator,
 };

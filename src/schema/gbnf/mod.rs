@@ -1,7 +1,7 @@
 //! GBNF grammars: derivation from a JSON Schema, and a parser and recognizer for llama.cpp's
 //! GBNF notation.
 //!
-//! [`derive`] turns a schema into a grammar whose root rule is `root`. For a schema inside the
+//! [`derive()`] turns a schema into a grammar whose root rule is `root`. For a schema inside the
 //! contract subset the grammar is exact: its language is the set of canonical texts of the
 //! valid instances, where canonical means
 //! - object properties in schema order, each at most once, required ones always, optional ones
@@ -149,11 +149,24 @@ pub fn derive_uncached(schema: &Value) -> Result<Derived, GbnfError> {
         return Err(error);
     }
     let mut builder = deriver.builder;
-    builder.prune();
+    let empty_rules = builder.prune();
     if !builder.root_is_productive() {
-        return Err(GbnfError::Unsatisfiable {
-            notes: deriver.notes,
-        });
+        let mut notes = deriver.notes;
+        if !notes
+            .iter()
+            .any(|note| note.reason.contains("no value satisfies"))
+        {
+            // Nothing in the schema accepts nothing: the rules went round in a circle.
+            notes.push(Problem {
+                pointer: String::new(),
+                keyword: Some("$ref".to_owned()),
+                reason: format!(
+                    "no value satisfies this schema: its references go round in a circle without reaching a value (rules {})",
+                    empty_rules.join(", ")
+                ),
+            });
+        }
+        return Err(GbnfError::Unsatisfiable { notes });
     }
     if let Some(rule) = builder.left_recursive_rule() {
         return Err(GbnfError::LeftRecursive { rule });
@@ -162,4 +175,23 @@ pub fn derive_uncached(schema: &Value) -> Result<Derived, GbnfError> {
         grammar: builder.finish(),
         notes: deriver.notes,
     })
+}
+
+/// Every place where the grammar of `schema` is not exact, or, when it has none, why: the
+/// answer to "is this schema grammar-expressible" (empty when the grammar is exact).
+pub fn grammar_problems(schema: &Value) -> Vec<Problem> {
+    match derive(schema) {
+        Ok(derived) => derived.notes.clone(),
+        Err(GbnfError::InvalidSchema { pointer, reason }) => vec![Problem {
+            pointer,
+            keyword: None,
+            reason,
+        }],
+        Err(GbnfError::Unsatisfiable { notes }) => notes,
+        Err(error @ GbnfError::LeftRecursive { .. }) => vec![Problem {
+            pointer: String::new(),
+            keyword: Some("$ref".to_owned()),
+            reason: error.to_string(),
+        }],
+    }
 }

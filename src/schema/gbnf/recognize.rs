@@ -7,7 +7,7 @@
 //! nonterminals are handled the Aycock–Horspool way (a prediction of a nullable symbol also
 //! steps over it). Everything is iterative: no recursion on the input, so deep or long input
 //! cannot overflow the stack. Time is cubic in the worst case (an ambiguous grammar) and
-//! close to linear for the unambiguous grammars [`derive`](super::derive) produces; memory is
+//! close to linear for the unambiguous grammars [`derive`](super::derive()) produces; memory is
 //! the items that wait for a nonterminal, per position.
 
 use std::collections::HashSet;

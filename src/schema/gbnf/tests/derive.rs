@@ -401,3 +401,46 @@ fn property_names_that_look_like_shared_rules_get_their_own() {
         .recognize(r#"{"ws":1,"string":-2,"root":"ab"}"#)
         .unwrap();
 }
+
+#[test]
+fn grammar_problems_answer_the_check() {
+    use crate::schema::gbnf::grammar_problems;
+    for contract in crate::schema::contracts() {
+        assert!(
+            grammar_problems(contract.schema()).is_empty(),
+            "{}",
+            contract.name
+        );
+    }
+    let reasons = |schema: Value| -> Vec<String> {
+        grammar_problems(&schema)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    };
+    assert_eq!(
+        reasons(json!({"type": "string", "format": "uuid"})),
+        [
+            "(root): `format`: formats are not translated into the grammar; checked when the output is validated"
+        ]
+    );
+    assert_eq!(
+        reasons(json!({"type": 3})),
+        ["/type: type must be a string or an array, not a number"]
+    );
+    assert_eq!(
+        reasons(
+            json!({"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}, {"type": "null"}]}}, "$ref": "#/$defs/a"})
+        ),
+        [
+            "(root): `$ref`: the schema refers to itself before any value is written (rule `a` is left-recursive)"
+        ]
+    );
+    assert_eq!(
+        reasons(json!({"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"})),
+        [
+            "(root): `$ref`: no value satisfies this schema: its references go round in a circle without reaching a value (rules root, a)"
+        ]
+    );
+    assert_eq!(reasons(json!(false)).len(), 1);
+}
