@@ -106,6 +106,9 @@ pub struct CompiledTools {
     pub grammar: Option<String>,
     /// What the grammar (or the combination) could not express, per tool and pointer.
     pub notes: Vec<ToolNote>,
+    /// Where each tool's parts are in `schema`, for mapping later notes (projection) back.
+    #[serde(skip)]
+    pub(crate) origins: Vec<Origin>,
 }
 
 /// One tool in canonical form.
@@ -223,6 +226,7 @@ pub(crate) fn compile_canonical(
             schema: None,
             grammar: None,
             notes: Vec::new(),
+            origins: Vec::new(),
         });
     }
     let assembled = assemble(&selected, answer.as_ref());
@@ -264,6 +268,7 @@ pub(crate) fn compile_canonical(
         schema: Some(assembled.schema),
         grammar: Some(derived.grammar.clone()),
         notes,
+        origins: assembled.origins,
     })
 }
 
@@ -319,7 +324,8 @@ struct Assembled {
 }
 
 /// A part of one tool's schema inside the combined schema.
-struct Origin {
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Origin {
     tool: String,
     combined: String,
     original: String,
@@ -437,7 +443,8 @@ fn locate(pointer: &str, origins: &[Origin]) -> Option<(String, String)> {
         })
 }
 
-fn map_note(note: &Problem, origins: &[Origin]) -> ToolNote {
+/// `note` (a pointer into the combined schema) as a note about the tool it concerns.
+pub(crate) fn map_note(note: &Problem, origins: &[Origin]) -> ToolNote {
     match locate(&note.pointer, origins) {
         Some((tool, pointer)) => ToolNote {
             tool: Some(tool),

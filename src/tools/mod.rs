@@ -10,6 +10,8 @@
 //! notes, per tool and JSON pointer, on what the grammar could not express. Compilations are
 //! content-addressed: [`CompiledTools::key`] is the SHA-256 of the canonical tool set, choice
 //! and answer shape, and [`compile`] keeps an in-process cache by that key.
+//! [`CompiledTools::project`] gives the wire form for one mechanism through
+//! [`crate::schema::project`], with what it drops mapped back to the tool and pointer.
 //!
 //! # The `tool_choice` policy
 //!
@@ -179,29 +181,59 @@ pub fn key(tools: &ToolSet, options: &CompileOptions) -> String {
     compile::key_of(tools, options)
 }
 
+/// The constraint one request carries for a compiled tool set, after projection for its
+/// mechanism, and what the projection left out, per tool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProjectedTools {
+    /// What goes on the wire.
+    pub constraint: Constraint,
+    /// What [`crate::schema::project`] dropped or approximated for this mechanism, mapped back
+    /// to the tool and the pointer in its schema.
+    pub notes: Vec<ToolNote>,
+}
+
 impl CompiledTools {
-    /// The constraint a request carries with `mechanism`: the call schema for json_schema and
-    /// guided_json, the grammar for gbnf_grammar, JSON mode for json_object, and nothing for
-    /// prompt_only or when the policy constrains nothing.
+    /// The constraint a request carries with `mechanism`: the call schema projected for
+    /// json_schema and guided_json (named `tool_call`, never `strict`, since OpenAI's strict
+    /// mode refuses a `oneOf` root), the grammar for gbnf_grammar, JSON mode for json_object,
+    /// and nothing for prompt_only or when the policy constrains nothing.
     pub fn constraint(&self, mechanism: Mechanism) -> Constraint {
+        self.project(mechanism).constraint
+    }
+
+    /// [`CompiledTools::constraint`] with the projection's notes, per tool.
+    pub fn project(&self, mechanism: Mechanism) -> ProjectedTools {
         let (Some(schema), Some(grammar)) = (&self.schema, &self.grammar) else {
-            return Constraint::None;
+            return ProjectedTools {
+                constraint: Constraint::None,
+                notes: Vec::new(),
+            };
         };
-        match mechanism {
-            Mechanism::JsonSchema => Constraint::JsonSchema {
+        if mechanism == Mechanism::GbnfGrammar {
+            // The grammar was derived at compile time; its notes are `self.notes`.
+            return ProjectedTools {
+                constraint: Constraint::Grammar {
+                    gbnf: grammar.clone(),
+                },
+                notes: Vec::new(),
+            };
+        }
+        let projection = crate::schema::project(schema, mechanism);
+        let constraint = match projection.constraint {
+            Constraint::JsonSchema { schema, .. } => Constraint::JsonSchema {
                 name: SCHEMA_NAME.to_owned(),
-                schema: schema.clone(),
-                // OpenAI's strict mode refuses a `oneOf` at the root.
+                schema,
                 strict: false,
             },
-            Mechanism::GuidedJson => Constraint::GuidedJson {
-                schema: schema.clone(),
-            },
-            Mechanism::GbnfGrammar => Constraint::Grammar {
-                gbnf: grammar.clone(),
-            },
-            Mechanism::JsonObject => Constraint::JsonObject,
-            Mechanism::PromptOnly => Constraint::None,
+            other => other,
+        };
+        ProjectedTools {
+            constraint,
+            notes: projection
+                .notes
+                .iter()
+                .map(|note| compile::map_note(note, &self.origins))
+                .collect(),
         }
     }
 }

@@ -20,7 +20,8 @@ use serde_json::Value;
 use slmcode::backends::{preset, transport};
 use slmcode::schema::{Constraint, Mechanism};
 use slmcode::tools::{
-    self, CompileError, CompileOptions, CompiledTools, Policy, ToolChoice, ToolRequest, ToolSet,
+    self, CompileError, CompileOptions, CompiledTools, Policy, ToolChoice, ToolNote, ToolRequest,
+    ToolSet,
 };
 
 use crate::cli::exit::{CliError, CommandResult, Exit};
@@ -109,8 +110,8 @@ struct Report<'a> {
     grammar: Option<&'a str>,
     /// With `--format request`, what the request carries (see [`RequestReport`]); else null.
     request: Option<RequestReport>,
-    /// What the constraint could not express, and how it was projected (see [`NoteReport`]).
-    notes: Vec<NoteReport<'a>>,
+    /// What the grammar could not express, and what it does instead (see [`NoteReport`]).
+    notes: Vec<NoteReport>,
 }
 
 /// `.request` in `tools compile --json`.
@@ -126,21 +127,40 @@ struct RequestReport {
     carries: &'static str,
     /// The body fields to merge into a chat completions request.
     body: Value,
+    /// What the projection for this mechanism left out of the schema on the wire (see
+    /// [`NoteReport`]); validation still checks it.
+    notes: Vec<NoteReport>,
 }
 
-/// One entry of `.notes` in `tools compile --json`.
+/// One entry of `.notes` (and `.request.notes`) in `tools compile --json`.
 #[derive(Debug, Serialize)]
-struct NoteReport<'a> {
+struct NoteReport {
     /// The tool; null for the combined schema as a whole.
-    tool: Option<&'a str>,
+    tool: Option<String>,
     /// JSON pointer into the tool's argument schema.
-    pointer: &'a str,
+    pointer: String,
     /// The same place as a JSON pointer into the tools file; null without a tool.
     file_pointer: Option<String>,
     /// The keyword concerned, or null.
-    keyword: Option<&'a str>,
+    keyword: Option<String>,
     /// What could not be expressed and how it was projected.
-    reason: &'a str,
+    reason: String,
+}
+
+impl NoteReport {
+    fn new(note: &ToolNote, tools: &ToolSet) -> NoteReport {
+        NoteReport {
+            tool: note.tool.clone(),
+            pointer: note.pointer.clone(),
+            file_pointer: note.tool.as_deref().and_then(|name| {
+                tools
+                    .get(name)
+                    .map(|tool| format!("{}{}", tool.parameters_pointer, note.pointer))
+            }),
+            keyword: note.keyword.clone(),
+            reason: note.reason.clone(),
+        }
+    }
 }
 
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
@@ -177,20 +197,10 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         Format::Request => Some(request_report(&args, &compiled, &file.tools, printer)?),
         _ => None,
     };
-    let notes: Vec<NoteReport<'_>> = compiled
+    let notes: Vec<NoteReport> = compiled
         .notes
         .iter()
-        .map(|note| NoteReport {
-            tool: note.tool.as_deref(),
-            pointer: &note.pointer,
-            file_pointer: note.tool.as_deref().and_then(|name| {
-                file.tools
-                    .get(name)
-                    .map(|tool| format!("{}{}", tool.parameters_pointer, note.pointer))
-            }),
-            keyword: note.keyword.as_deref(),
-            reason: &note.reason,
-        })
+        .map(|note| NoteReport::new(note, &file.tools))
         .collect();
     if printer.json() {
         printer.json_value(&Report {
@@ -215,6 +225,24 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     match (args.format, &compiled.schema, &compiled.grammar) {
         (Format::Request, _, _) => {
             let request = request.expect("built for --format request");
+            for note in &request.notes {
+                let tool = note
+                    .tool
+                    .as_deref()
+                    .map(|tool| format!("{tool}: "))
+                    .unwrap_or_default();
+                let pointer = if note.pointer.is_empty() {
+                    "(root)"
+                } else {
+                    &note.pointer
+                };
+                let keyword = note
+                    .keyword
+                    .as_deref()
+                    .map(|keyword| format!("`{keyword}`: "))
+                    .unwrap_or_default();
+                printer.note(&format!("wire: {tool}{pointer}: {keyword}{}", note.reason));
+            }
             printer.note(&format!(
                 "request: {} for provider {} with {} ({})",
                 request.carries, request.provider, request.mechanism, request.mechanism_source
@@ -269,6 +297,15 @@ fn request_report(
         }
     };
     let planned = tools::plan_request(compiled, tools, mechanism, provider.is_hosted());
+    let wire_notes = match &planned {
+        ToolRequest::Constrained(_) => compiled
+            .project(mechanism)
+            .notes
+            .iter()
+            .map(|note| NoteReport::new(note, tools))
+            .collect(),
+        _ => Vec::new(),
+    };
     let mut request = transport::ChatRequest::default();
     let constraint = match &planned {
         ToolRequest::Nothing => Constraint::None,
@@ -300,5 +337,6 @@ fn request_report(
         mechanism_source: source,
         carries: planned.kind(),
         body,
+        notes: wire_notes,
     })
 }

@@ -452,3 +452,52 @@ fn names_that_need_escaping_and_colliding_keys() {
         "the other tool's definition",
     );
 }
+
+#[test]
+fn projection_for_the_wire_is_noted_per_tool() {
+    let tools = ToolSet::from_json(
+        r##"[{"name": "save", "parameters": {"type": "object", "properties": {"text": {"type": "string", "maxLength": 100000}, "size": {"$ref": "#/$defs/Size"}}, "required": ["text"], "$defs": {"Size": {"type": "integer", "multipleOf": 4}}}},
+            {"name": "ping", "parameters": {"type": "object", "properties": {}}}]"##,
+    )
+    .unwrap();
+    let compiled = required_calls(&tools);
+    let json_schema = compiled.project(Mechanism::JsonSchema);
+    let Constraint::JsonSchema {
+        name,
+        schema,
+        strict,
+    } = &json_schema.constraint
+    else {
+        panic!("{:?}", json_schema.constraint);
+    };
+    assert_eq!((name.as_str(), *strict), ("tool_call", false));
+    let save = schema["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|branch| branch["properties"]["name"]["const"] == "save")
+        .unwrap();
+    assert!(
+        save["properties"]["arguments"]["properties"]["text"]
+            .get("maxLength")
+            .is_none()
+    );
+    assert!(
+        json_schema
+            .notes
+            .iter()
+            .any(|note| note.tool.as_deref() == Some("save")
+                && note.pointer == "/properties/text"
+                && note.keyword.as_deref() == Some("maxLength"))
+    );
+    let guided = compiled.project(Mechanism::GuidedJson);
+    assert!(
+        guided
+            .notes
+            .iter()
+            .any(|note| note.tool.as_deref() == Some("save")
+                && note.pointer == "/$defs/Size"
+                && note.keyword.as_deref() == Some("multipleOf"))
+    );
+    assert!(compiled.project(Mechanism::GbnfGrammar).notes.is_empty());
+}
