@@ -39,6 +39,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Ask the endpoint for JSON that satisfies a contract or a schema file, through the structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and print the validated value')
+            [CompletionResult]::new('tools', 'tools', [CompletionResultType]::ParameterValue, 'Tools as a constraint: compile a tool set into one constraint for a call (JSON Schema, GBNF, request fields), and extract a tool call a model wrote as text')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -388,6 +389,70 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'slmcode;tools' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('compile', 'compile', [CompletionResultType]::ParameterValue, 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`')
+            [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'slmcode;tools;compile' {
+            [CompletionResult]::new('--tool-choice', '--tool-choice', [CompletionResultType]::ParameterName, 'none, auto, required (or any), a tool''s name, or a tool_choice JSON object [default: the file''s tool_choice, else required]')
+            [CompletionResult]::new('--answer-schema', '--answer-schema', [CompletionResultType]::ParameterName, 'Under auto, the JSON Schema of the plain answer (an object that requires a member other than `name` and `arguments`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'What to print on stdout')
+            [CompletionResult]::new('--mechanism', '--mechanism', [CompletionResultType]::ParameterName, 'With --format request: plan for this mechanism (json_schema, guided_json, gbnf_grammar, json_object, prompt_only) instead of the one selected for the endpoint')
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible')
+            [CompletionResult]::new('--endpoint', '--endpoint', [CompletionResultType]::ParameterName, 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model id to request')
+            [CompletionResult]::new('--api-key-env', '--api-key-env', [CompletionResultType]::ParameterName, 'The NAME of the environment variable holding the API key (never the key itself)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Timeout of one request, in seconds')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
+            [CompletionResult]::new('--answer', '--answer', [CompletionResultType]::ParameterName, 'Under auto, allow a plain answer `{"answer": "<text>"}` instead of a call, so that auto can be constrained')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'slmcode;tools;extract' {
+            [CompletionResult]::new('--finish-reason', '--finish-reason', [CompletionResultType]::ParameterName, 'How the server said the answer ended; `length` means the last call is cut off')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Keep every call in the text instead of only the first')
+            [CompletionResult]::new('--serial', '--serial', [CompletionResultType]::ParameterName, 'Keep only the first call (serial tools). The default')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'slmcode;tools;help' {
+            [CompletionResult]::new('compile', 'compile', [CompletionResultType]::ParameterValue, 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`')
+            [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'slmcode;tools;help;compile' {
+            break
+        }
+        'slmcode;tools;help;extract' {
+            break
+        }
+        'slmcode;tools;help;help' {
+            break
+        }
         'slmcode;help' {
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'The contracts slmcode ships (list, show) and lint of a JSON Schema (check)')
@@ -399,6 +464,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Ask the endpoint for JSON that satisfies a contract or a schema file, through the structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and print the validated value')
+            [CompletionResult]::new('tools', 'tools', [CompletionResultType]::ParameterValue, 'Tools as a constraint: compile a tool set into one constraint for a call (JSON Schema, GBNF, request fields), and extract a tool call a model wrote as text')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -470,6 +536,17 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;help;generate' {
+            break
+        }
+        'slmcode;help;tools' {
+            [CompletionResult]::new('compile', 'compile', [CompletionResultType]::ParameterValue, 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`')
+            [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call')
+            break
+        }
+        'slmcode;help;tools;compile' {
+            break
+        }
+        'slmcode;help;tools;extract' {
             break
         }
         'slmcode;help;help' {

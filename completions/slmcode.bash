@@ -46,6 +46,9 @@ _slmcode() {
             slmcode,status)
                 cmd="slmcode__subcmd__status"
                 ;;
+            slmcode,tools)
+                cmd="slmcode__subcmd__tools"
+                ;;
             slmcode,validate)
                 cmd="slmcode__subcmd__validate"
                 ;;
@@ -115,6 +118,9 @@ _slmcode() {
             slmcode__subcmd__help,status)
                 cmd="slmcode__subcmd__help__subcmd__status"
                 ;;
+            slmcode__subcmd__help,tools)
+                cmd="slmcode__subcmd__help__subcmd__tools"
+                ;;
             slmcode__subcmd__help,validate)
                 cmd="slmcode__subcmd__help__subcmd__validate"
                 ;;
@@ -147,6 +153,12 @@ _slmcode() {
                 ;;
             slmcode__subcmd__help__subcmd__schema,show)
                 cmd="slmcode__subcmd__help__subcmd__schema__subcmd__show"
+                ;;
+            slmcode__subcmd__help__subcmd__tools,compile)
+                cmd="slmcode__subcmd__help__subcmd__tools__subcmd__compile"
+                ;;
+            slmcode__subcmd__help__subcmd__tools,extract)
+                cmd="slmcode__subcmd__help__subcmd__tools__subcmd__extract"
                 ;;
             slmcode__subcmd__schema,check)
                 cmd="slmcode__subcmd__schema__subcmd__check"
@@ -184,6 +196,24 @@ _slmcode() {
             slmcode__subcmd__schema__subcmd__help,show)
                 cmd="slmcode__subcmd__schema__subcmd__help__subcmd__show"
                 ;;
+            slmcode__subcmd__tools,compile)
+                cmd="slmcode__subcmd__tools__subcmd__compile"
+                ;;
+            slmcode__subcmd__tools,extract)
+                cmd="slmcode__subcmd__tools__subcmd__extract"
+                ;;
+            slmcode__subcmd__tools,help)
+                cmd="slmcode__subcmd__tools__subcmd__help"
+                ;;
+            slmcode__subcmd__tools__subcmd__help,compile)
+                cmd="slmcode__subcmd__tools__subcmd__help__subcmd__compile"
+                ;;
+            slmcode__subcmd__tools__subcmd__help,extract)
+                cmd="slmcode__subcmd__tools__subcmd__help__subcmd__extract"
+                ;;
+            slmcode__subcmd__tools__subcmd__help,help)
+                cmd="slmcode__subcmd__tools__subcmd__help__subcmd__help"
+                ;;
             *)
                 ;;
         esac
@@ -191,7 +221,7 @@ _slmcode() {
 
     case "${cmd}" in
         slmcode)
-            opts="-q -h -V --json --quiet --color --help --version validate schema roles config readiness assets doctor status probe generate help"
+            opts="-q -h -V --json --quiet --color --help --version validate schema roles config readiness assets doctor status probe generate tools help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -589,7 +619,7 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__help)
-            opts="validate schema roles config readiness assets doctor status probe generate help"
+            opts="validate schema roles config readiness assets doctor status probe generate tools help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -871,6 +901,48 @@ _slmcode() {
         slmcode__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__help__subcmd__tools)
+            opts="compile extract"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__help__subcmd__tools__subcmd__compile)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__help__subcmd__tools__subcmd__extract)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1247,6 +1319,156 @@ _slmcode() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__tools)
+            opts="-q -h -V --json --quiet --color --help --version compile extract help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__tools__subcmd__compile)
+            opts="-q -h -V --tool-choice --answer --answer-schema --format --mechanism --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tool-choice)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --answer-schema)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json-schema gbnf request" -- "${cur}"))
+                    return 0
+                    ;;
+                --mechanism)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__tools__subcmd__extract)
+            opts="-q -h -V --all --serial --finish-reason --json --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --finish-reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__tools__subcmd__help)
+            opts="compile extract help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__tools__subcmd__help__subcmd__compile)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__tools__subcmd__help__subcmd__extract)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__tools__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

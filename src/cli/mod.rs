@@ -18,6 +18,7 @@ mod roles;
 mod schema;
 mod settings_args;
 mod status;
+mod tools;
 mod validate;
 
 use std::process::ExitCode;
@@ -93,6 +94,9 @@ enum Command {
     /// structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and
     /// print the validated value.
     Generate(generate::Args),
+    /// Tools as a constraint: compile a tool set into one constraint for a call (JSON Schema,
+    /// GBNF, request fields), and extract a tool call a model wrote as text.
+    Tools(tools::Args),
 }
 
 /// Runs the command line and maps the outcome to the process's exit code.
@@ -127,6 +131,7 @@ fn run(command: Command, printer: &Printer) -> CommandResult {
         Command::Status(args) => status::run(args, printer),
         Command::Probe(args) => probe::run(args, printer),
         Command::Generate(args) => generate::run(args, printer),
+        Command::Tools(args) => tools::run(args, printer),
     }
 }
 

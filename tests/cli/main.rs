@@ -14,5 +14,6 @@ mod schema;
 mod schema_gbnf;
 mod settings_readme;
 mod status;
+mod tools;
 mod util;
 mod validate;

@@ -18,6 +18,7 @@ mod util;
 mod doctor;
 mod generate;
 mod grammar;
+mod tools;
 
 use std::time::Duration;
 

@@ -453,7 +453,12 @@ impl<'schema> Deriver<'schema> {
     fn audit(&mut self, map: &Map<String, Value>, pointer: &str) {
         for key in map.keys() {
             let key = key.as_str();
-            if let Some((_, reason)) = INEXPRESSIBLE.iter().find(|(known, _)| *known == key) {
+            if key == "format"
+                && let Some((_, reason)) = super::formats::generated(map)
+            {
+                self.note(pointer, Some(key), reason);
+            } else if let Some((_, reason)) = INEXPRESSIBLE.iter().find(|(known, _)| *known == key)
+            {
                 self.note(pointer, Some(key), *reason);
             } else if !HANDLED.contains(&key) && !ANNOTATIONS.contains(&key) {
                 self.note(

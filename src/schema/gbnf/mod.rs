@@ -22,6 +22,7 @@ mod builder;
 mod collections;
 mod derive;
 mod expr;
+mod formats;
 mod grammar;
 mod legalize;
 mod merge;

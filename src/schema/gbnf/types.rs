@@ -179,6 +179,9 @@ pub(crate) fn count(
 
 /// A string: `"` then between minLength and maxLength JSON string characters, then `"`.
 fn string(deriver: &mut Deriver<'_>, map: &Map<String, Value>, pointer: &str) -> Expr {
+    if let Some((format, _)) = super::formats::generated(map) {
+        return super::formats::string(deriver, format);
+    }
     let min = count(deriver, map, "minLength", pointer).unwrap_or(0);
     let max = count(deriver, map, "maxLength", pointer);
     if min == 0 && max.is_none() {

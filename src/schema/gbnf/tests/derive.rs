@@ -419,7 +419,8 @@ fn grammar_problems_answer_the_check() {
             .collect()
     };
     assert_eq!(
-        reasons(json!({"type": "string", "format": "uuid"})),
+        // `ipv6`: one of the formats the grammar does not generate (see `formats.rs`).
+        reasons(json!({"type": "string", "format": "ipv6"})),
         [
             "(root): `format`: formats are not translated into the grammar; checked when the output is validated"
         ]
