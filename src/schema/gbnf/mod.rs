@@ -23,6 +23,7 @@ mod collections;
 mod derive;
 mod expr;
 mod grammar;
+mod hash;
 mod legalize;
 mod merge;
 mod numbers;
