@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::expr::{Expr, render_top};
+use super::hash::FastBuild;
 
 /// A named rule; `body` is `None` until defined.
 #[derive(Debug)]
@@ -22,9 +23,9 @@ pub(super) struct Rule {
 #[derive(Debug, Default)]
 pub(crate) struct Builder {
     pub(super) rules: Vec<Rule>,
-    names: HashMap<String, usize>,
+    names: HashMap<String, usize, FastBuild>,
     /// Chunk rules already made, by operand.
-    pub(super) chunks: HashMap<Expr, usize>,
+    pub(super) chunks: HashMap<Expr, usize, FastBuild>,
 }
 
 impl Builder {
@@ -106,6 +107,9 @@ impl Builder {
             }
         }
         let mut empty = Vec::new();
+        if productive.iter().all(|&productive| productive) {
+            return empty;
+        }
         for index in 0..count {
             if !productive[index] {
                 empty.push(self.rules[index].name.clone());
@@ -186,15 +190,16 @@ impl Builder {
         let mut index = 0;
         // Legalising can add rules (chunks, hoisted groups); they are legalised in turn.
         while index < self.rules.len() {
-            if let Some(body) = self.rules[index].body.take() {
-                let hint = self.rules[index].name.clone();
-                let legal = self.legalize(body, &hint);
-                self.rules[index].body = Some(legal);
+            if let Some(mut body) = self.rules[index].body.take() {
+                let hint = std::mem::take(&mut self.rules[index].name);
+                self.legalize(&mut body, &hint);
+                self.rules[index].name = hint;
+                self.rules[index].body = Some(body);
             }
             index += 1;
         }
         let order = self.reading_order();
-        let names: Vec<String> = self.rules.iter().map(|rule| rule.name.clone()).collect();
+        let names: Vec<&str> = self.rules.iter().map(|rule| rule.name.as_str()).collect();
         let mut text = String::new();
         for index in order {
             let rule = &self.rules[index];

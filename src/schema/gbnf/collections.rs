@@ -166,9 +166,10 @@ pub(crate) fn object(
     hint: &str,
     depth: u32,
 ) -> Expr {
+    let empty = Map::new();
     let properties = match map.get("properties") {
-        None => Map::new(),
-        Some(Value::Object(properties)) => properties.clone(),
+        None => &empty,
+        Some(Value::Object(properties)) => properties,
         Some(other) => {
             return deriver.invalid(
                 &pointer_push(pointer, "properties"),

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use super::instances::{Generator, Rng};
+use super::instances::{Generator, MAX_AFFORDABLE_ITEMS, Rng};
 use super::texts::{Miss, Style, excess_whitespace, leading_zero, misses, trailing_comma, write};
 use super::{Grammar, derive_uncached, parse};
 use crate::schema::{contracts, pointer_push, validator};
@@ -142,7 +142,7 @@ fn expected_events(schema: &Value, pointer: &str, out: &mut BTreeSet<(String, St
         }
         Some("array") => {
             add("minimum length".into());
-            if bound("maxItems").is_some_and(|max| max <= 64) {
+            if bound("maxItems").is_some_and(|max| max <= MAX_AFFORDABLE_ITEMS) {
                 add("maximum length".into());
             }
             if let Some(items) = map.get("items") {

@@ -149,7 +149,7 @@ impl Expr {
 }
 
 /// Renders a rule body: a top-level alternation needs no parentheses.
-pub(crate) fn render_top(expr: &Expr, names: &[String], out: &mut String) {
+pub(crate) fn render_top(expr: &Expr, names: &[&str], out: &mut String) {
     match expr {
         Expr::Alt(items) => {
             for (position, item) in items.iter().enumerate() {
@@ -165,7 +165,7 @@ pub(crate) fn render_top(expr: &Expr, names: &[String], out: &mut String) {
 
 /// Renders `expr` where it stands as one element of a sequence (or, `top`, as a whole
 /// alternative, where a sequence needs no parentheses).
-fn render_sequence_item(expr: &Expr, names: &[String], out: &mut String, top: bool) {
+fn render_sequence_item(expr: &Expr, names: &[&str], out: &mut String, top: bool) {
     match expr {
         // A rule that can match nothing: a character class no character is in. Only reached
         // for a grammar whose root is productive but that keeps an empty rule around, which
@@ -174,7 +174,7 @@ fn render_sequence_item(expr: &Expr, names: &[String], out: &mut String, top: bo
         Expr::Empty => out.push_str("\"\""),
         Expr::Literal(text) => render_literal(text, out),
         Expr::Class(class) => render_class(class, out),
-        Expr::Ref(index) => out.push_str(&names[*index]),
+        Expr::Ref(index) => out.push_str(names[*index]),
         Expr::Seq(items) => {
             if !top {
                 out.push('(');

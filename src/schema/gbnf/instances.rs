@@ -144,6 +144,9 @@ pub(crate) struct Generator<'s> {
     budget: u64,
 }
 
+/// The longest array the generator fills to its maximum (longer ones get shorter lengths).
+pub(crate) const MAX_AFFORDABLE_ITEMS: u64 = 100;
+
 /// Characters one instance may spend (maximal arrays of maximal strings would make
 /// megabyte documents).
 const BUDGET: u64 = 6000;
@@ -382,7 +385,7 @@ impl<'s> Generator<'s> {
         let max = map.get("maxItems").and_then(Value::as_u64);
         // Lengths: the minimum, the maximum (when it is affordable), one past the minimum,
         // and something in between.
-        let affordable = max.filter(|max| *max <= 64);
+        let affordable = max.filter(|max| *max <= MAX_AFFORDABLE_ITEMS);
         let count = if depth >= self.shallow || self.budget < 200 {
             min
         } else {

@@ -22,48 +22,53 @@ pub(crate) const CHUNK: u64 = 1000;
 const RULE_BUDGET: u64 = 1000;
 
 impl Builder {
-    /// Rewrites `expr` so that every repetition stays inside llama.cpp's limits.
-    pub(super) fn legalize(&mut self, expr: Expr, hint: &str) -> Expr {
+    /// Rewrites `expr` in place so that every repetition stays inside llama.cpp's limits;
+    /// repetitions that already are (nearly all) are left as they are.
+    pub(super) fn legalize(&mut self, expr: &mut Expr, hint: &str) {
         match expr {
             Expr::Seq(items) => {
-                let items: Vec<Expr> = items
-                    .into_iter()
-                    .map(|item| self.legalize(item, hint))
-                    .collect();
-                Expr::seq(items)
+                let mut nested = false;
+                for item in items.iter_mut() {
+                    self.legalize(item, hint);
+                    nested |= matches!(item, Expr::Seq(_));
+                }
+                // A chunked repetition became a sequence: keep sequences flat.
+                if nested {
+                    *expr = Expr::seq(std::mem::take(items));
+                }
             }
             Expr::Alt(items) => {
-                let items: Vec<Expr> = items
-                    .into_iter()
-                    .map(|item| self.legalize(item, hint))
-                    .collect();
-                Expr::alt(items)
+                for item in items.iter_mut() {
+                    self.legalize(item, hint);
+                }
             }
             Expr::Repeat(inner, min, max) => {
-                let inner = self.legalize(*inner, hint);
-                self.legal_repeat(inner, min, max, hint)
+                self.legalize(inner, hint);
+                let (min, max) = (*min, *max);
+                if !self.is_legal(inner, min, max) {
+                    let inner = std::mem::replace(inner.as_mut(), Expr::Empty);
+                    *expr = self.legal_repeat(inner, min, max, hint);
+                }
             }
-            other => other,
+            _ => {}
         }
+    }
+
+    /// Whether `inner{min,max}` is within llama.cpp's limits as it is.
+    fn is_legal(&self, inner: &Expr, min: u64, max: Option<u64>) -> bool {
+        let big = min > DIRECT_LIMIT || max.is_some_and(|max| max > DIRECT_LIMIT);
+        !big && operand_rules(inner).saturating_mul(total_rules(min, max)) < RULE_BUDGET
     }
 
     fn legal_repeat(&mut self, inner: Expr, min: u64, max: Option<u64>, hint: &str) -> Expr {
         let big = min > DIRECT_LIMIT || max.is_some_and(|max| max > DIRECT_LIMIT);
-        let total = match max {
-            Some(max) if max > 0 => max,
-            _ => min.max(1),
-        };
-        let operand_rules = if inner.is_atom() {
-            1
+        let inner = if (big && !inner.is_atom())
+            || operand_rules(&inner).saturating_mul(total_rules(min, max)) >= RULE_BUDGET
+        {
+            self.hoist(inner, hint)
         } else {
-            1 + generated_rules(&inner)
+            inner
         };
-        let inner =
-            if (big && !inner.is_atom()) || operand_rules.saturating_mul(total) >= RULE_BUDGET {
-                self.hoist(inner, hint)
-            } else {
-                inner
-            };
         if !big {
             return Expr::Repeat(Box::new(inner), min, max);
         }
@@ -107,8 +112,8 @@ impl Builder {
             self.exactly(&Expr::Ref(chunk), quotient, hint),
             Expr::repeat(atom.clone(), 0, Some(remainder)),
         ]);
-        let body = Expr::alt([below, above]);
-        let body = self.legalize(body, hint);
+        let mut body = Expr::alt([below, above]);
+        self.legalize(&mut body, hint);
         let index = self.declare(&format!("{hint}-upto-{count}"), &[]);
         self.define(index, body);
         Expr::Ref(index)
@@ -140,6 +145,24 @@ impl Builder {
         let index = self.declare(&format!("{hint}-part"), &[]);
         self.define(index, expr);
         Expr::Ref(index)
+    }
+}
+
+/// The rules llama.cpp counts for the operand of a repetition: one for an atom, else the
+/// group and what it generates.
+fn operand_rules(inner: &Expr) -> u64 {
+    if inner.is_atom() {
+        1
+    } else {
+        1 + generated_rules(inner)
+    }
+}
+
+/// The count llama.cpp multiplies the operand's rules by.
+fn total_rules(min: u64, max: Option<u64>) -> u64 {
+    match max {
+        Some(max) if max > 0 => max,
+        _ => min.max(1),
     }
 }
 

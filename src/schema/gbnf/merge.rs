@@ -279,28 +279,38 @@ pub(crate) fn literals(deriver: &mut Deriver<'_>, map: &Map<String, Value>, poin
             values = vec![constant.clone()];
         }
     }
-    // The other keywords, as a schema of their own, decide which values can occur. A schema
-    // without references compiles on its own; with references, the type check must do.
-    let rest = without(
-        map,
-        &[
-            "enum",
-            "const",
-            "title",
-            "description",
-            "default",
-            "examples",
-        ],
-    );
-    let rest_value = Value::Object(rest.clone());
-    let checker = (!mentions_ref(&rest_value))
-        .then(|| crate::schema::validator(&rest_value).ok())
-        .flatten();
+    // The other keywords, as a schema of their own, decide which values can occur. Usually
+    // that is only `type`, checked directly; otherwise a schema without references compiles
+    // on its own, and with references the type check must do.
+    let only_type = map.keys().all(|key| {
+        matches!(
+            key.as_str(),
+            "type" | "enum" | "const" | "title" | "description" | "default" | "examples"
+        ) || ANNOTATIONS.contains(&key.as_str())
+    });
+    let checker = if only_type {
+        None
+    } else {
+        let rest = Value::Object(without(
+            map,
+            &[
+                "enum",
+                "const",
+                "title",
+                "description",
+                "default",
+                "examples",
+            ],
+        ));
+        (!mentions_ref(&rest))
+            .then(|| crate::schema::validator(&rest).ok())
+            .flatten()
+    };
     let mut alternatives = Vec::new();
     for value in values {
         let fits = match &checker {
             Some(checker) => checker.is_valid(&value),
-            None => type_fits(&rest, &value),
+            None => type_fits(map, &value),
         };
         if fits {
             let text = serde_json::to_string(&value).expect("a JSON value serializes");

@@ -24,6 +24,7 @@ mod derive;
 mod expr;
 mod formats;
 mod grammar;
+mod hash;
 mod legalize;
 mod merge;
 mod numbers;

@@ -12,11 +12,11 @@
 
 use std::collections::HashSet;
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::Serialize;
 
 use super::grammar::{Class, Element, Grammar, Rule, nullable_rules};
+use super::hash::FastBuild;
 
 /// A grammar symbol: a terminal set (index into the terminals) or a nonterminal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,32 +158,7 @@ struct Item {
     origin: u32,
 }
 
-/// A small multiplicative hasher: items are four small integers, and the default SipHash
-/// costs more than the rest of the recognizer.
-#[derive(Default)]
-struct ItemHasher(u64);
-
-impl Hasher for ItemHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for byte in bytes {
-            self.write_u64(u64::from(*byte));
-        }
-    }
-
-    fn write_u32(&mut self, value: u32) {
-        self.write_u64(u64::from(value));
-    }
-
-    fn write_u64(&mut self, value: u64) {
-        self.0 = (self.0.rotate_left(5) ^ value).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-type ItemSet = HashSet<Item, BuildHasherDefault<ItemHasher>>;
+type ItemSet = HashSet<Item, FastBuild>;
 
 /// Up to this many items, a set is searched directly instead of hashed.
 const LINEAR_SET: usize = 24;
