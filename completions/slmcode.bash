@@ -1096,7 +1096,7 @@ _slmcode() {
             fi
             case "${prev}" in
                 --allow)
-                    COMPREPLY=($(compgen -W "subset strict" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "subset strict grammar" -- "${cur}"))
                     return 0
                     ;;
                 --color)

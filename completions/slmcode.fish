@@ -81,7 +81,8 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from check" -l allow -d 'Report this section\'s problems without failing on them (repeatable)' -r -f -a "subset\t''
-strict\t''"
+strict\t''
+grammar\t''"
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from check" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"

@@ -179,7 +179,8 @@ fn check_passes_every_strict_contract_and_explains_the_others() {
             [
                 ("compile", true),
                 ("subset", true),
-                ("strict", contract.strict)
+                ("strict", contract.strict),
+                ("grammar", true)
             ],
             "{}",
             contract.name
@@ -194,7 +195,8 @@ fn check_passes_every_strict_contract_and_explains_the_others() {
         run.stdout,
         "compile (compiles as a JSON Schema): ok\n\
          subset (inside the contract subset): ok\n\
-         strict (ready for OpenAI strict mode): ok\n"
+         strict (ready for OpenAI strict mode): ok\n\
+         grammar (expressible as an exact GBNF grammar): ok\n"
     );
     assert_eq!(run.stderr, "");
 
@@ -207,7 +209,8 @@ fn check_passes_every_strict_contract_and_explains_the_others() {
          subset (inside the contract subset): ok\n\
          strict (ready for OpenAI strict mode): 2 problems\n  \
          /properties/findings/items: `required`: `line` is not listed: strict mode requires every property (make it nullable to let it be empty)\n  \
-         /properties/findings/items: `required`: `suggestion` is not listed: strict mode requires every property (make it nullable to let it be empty)\n"
+         /properties/findings/items: `required`: `suggestion` is not listed: strict mode requires every property (make it nullable to let it be empty)\n\
+         grammar (expressible as an exact GBNF grammar): ok\n"
     );
     assert!(
         run.stderr
@@ -240,13 +243,17 @@ fn check_lists_every_problem_with_its_pointer() {
          subset (inside the contract subset): 1 problem\n  \
          /properties/tags: `uniqueItems`: outside the contract subset: items are bounded only by `items`, `minItems` and `maxItems`\n\
          strict (ready for OpenAI strict mode): 1 problem\n  \
-         /properties/tags: `uniqueItems`: not among the keywords OpenAI documents for strict mode\n"
+         /properties/tags: `uniqueItems`: not among the keywords OpenAI documents for strict mode\n\
+         grammar (expressible as an exact GBNF grammar): 1 problem\n  \
+         /properties/tags: `uniqueItems`: the grammar cannot forbid repeated items; validation checks it\n"
     );
 
     let run = check(
         &slm,
         &outside_the_subset(),
-        &["--allow", "subset", "--allow", "strict"],
+        &[
+            "--allow", "subset", "--allow", "strict", "--allow", "grammar",
+        ],
     );
     run.code(0);
     assert!(
@@ -262,7 +269,7 @@ fn check_lists_every_problem_with_its_pointer() {
     let run = check(
         &slm,
         &outside_the_subset(),
-        &["--json", "--allow", "strict"],
+        &["--json", "--allow", "strict", "--allow", "grammar"],
     );
     run.code(1);
     assert_eq!(
@@ -277,6 +284,9 @@ fn check_lists_every_problem_with_its_pointer() {
                 ]},
                 {"name": "strict", "title": "ready for OpenAI strict mode", "allowed": true, "passed": false, "problems": [
                     {"pointer": "/properties/tags", "keyword": "uniqueItems", "reason": "not among the keywords OpenAI documents for strict mode"}
+                ]},
+                {"name": "grammar", "title": "expressible as an exact GBNF grammar", "allowed": true, "passed": false, "problems": [
+                    {"pointer": "/properties/tags", "keyword": "uniqueItems", "reason": "the grammar cannot forbid repeated items; validation checks it"}
                 ]}
             ]
         })
@@ -287,7 +297,13 @@ fn check_lists_every_problem_with_its_pointer() {
 fn check_fails_a_schema_that_does_not_compile_whatever_is_allowed() {
     let slm = Slm::new();
     let broken = json!({"type": "object", "properties": {"a": {"type": "string", "minLength": "x"}}, "required": ["a"], "additionalProperties": false});
-    let run = check(&slm, &broken, &["--allow", "subset", "--allow", "strict"]);
+    let run = check(
+        &slm,
+        &broken,
+        &[
+            "--allow", "subset", "--allow", "strict", "--allow", "grammar",
+        ],
+    );
     run.code(1);
     assert_eq!(
         run.stdout,
@@ -295,7 +311,9 @@ fn check_fails_a_schema_that_does_not_compile_whatever_is_allowed() {
          /properties/a/minLength: \"x\" is not of type \"integer\"\n\
          subset (inside the contract subset): 1 problem, allowed\n  \
          /properties/a: `minLength`: must be a non-negative integer, not \"x\"\n\
-         strict (ready for OpenAI strict mode): ok\n"
+         strict (ready for OpenAI strict mode): ok\n\
+         grammar (expressible as an exact GBNF grammar): 1 problem, allowed\n  \
+         /properties/a/minLength: minLength must be a non-negative integer\n"
     );
     assert!(
         run.stderr
@@ -308,7 +326,7 @@ fn check_fails_a_schema_that_does_not_compile_whatever_is_allowed() {
     run.code(2);
     assert!(
         run.stderr
-            .starts_with("error: invalid value 'compile' for '--allow <SECTION>'\n  [possible values: subset, strict]"),
+            .starts_with("error: invalid value 'compile' for '--allow <SECTION>'\n  [possible values: subset, strict, grammar]"),
         "{}",
         run.stderr
     );

@@ -9,7 +9,8 @@
 //! mechanism can use it. The other sections fail by default, as a linter's checks do, because
 //! each problem means some mechanism will not enforce the schema as written; but a user schema
 //! outside the contract subset, or not strict-ready, is still fully honoured by validation, so
-//! `--allow subset` / `--allow strict` report those problems without failing on them.
+//! `--allow subset` / `--allow strict` / `--allow grammar` report those problems without failing
+//! on them (a grammar that is not exact is still sent, and validation catches the rest).
 
 use std::path::PathBuf;
 
@@ -53,6 +54,12 @@ const SECTIONS: &[Section] = &[
         title: "ready for OpenAI strict mode",
         allowable: true,
         lint: schema::strict_problems,
+    },
+    Section {
+        name: "grammar",
+        title: "expressible as an exact GBNF grammar",
+        allowable: true,
+        lint: schema::gbnf::grammar_problems,
     },
 ];
 
