@@ -60,6 +60,11 @@ mod stats;
 mod string;
 mod write;
 
+#[cfg(test)]
+mod corpus_tests;
+#[cfg(test)]
+mod corpus_tests_more;
+
 use std::sync::Arc;
 
 use serde_json::Value;

@@ -535,13 +535,11 @@ impl<'a> Parser<'a> {
                 self.fix(Rung::Quotes, self.pos)?;
                 Ok(Value::String(self.string(None, role)?))
             }
-            0xE2 => match smart_quote(self.bytes, self.pos) {
-                Some(smart) => {
-                    self.fix(Rung::SmartQuotes, self.pos)?;
-                    Ok(Value::String(self.string(Some(smart), role)?))
-                }
-                None => Err(self.broken(self.pos, "a value")),
-            },
+            0xE2 if smart_quote(self.bytes, self.pos).is_some() => {
+                let smart = smart_quote(self.bytes, self.pos);
+                self.fix(Rung::SmartQuotes, self.pos)?;
+                Ok(Value::String(self.string(smart, role)?))
+            }
             b'-' if self
                 .bytes
                 .get(self.pos + 1)
@@ -561,6 +559,7 @@ impl<'a> Parser<'a> {
             }
             b'-' | b'0'..=b'9' => self.number(),
             _ if is_word_start(byte) => self.word(role),
+            _ if role == Role::ObjectValue && scan::is_bare_byte(byte) => self.bare_word(),
             _ => Err(self.broken(self.pos, "a value")),
         }
     }
@@ -720,7 +719,10 @@ impl<'a> Parser<'a> {
             b',' => role == Role::Key || self.fits_after_comma(next + 1, role),
             b'/' => matches!(bytes.get(next + 1), Some(b'/' | b'*')),
             b'`' | b'~' | b'<' => is_end_marker(bytes, next),
-            _ if next > after && role != Role::Key => self.continues_list(next, role),
+            // In a key, a quote followed by a word is content (`"key "with" quotes"`); a quote
+            // followed by anything else ends the key, and a missing `:` shows up next.
+            _ if role == Role::Key => !(byte.is_ascii_alphabetic() || byte >= 0x80),
+            _ if next > after => self.continues_list(next, role),
             _ => false,
         }
     }
