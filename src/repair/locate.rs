@@ -156,14 +156,17 @@ fn opens_value(bytes: &[u8], at: usize, budget: u32) -> bool {
         b']' | b'"' | b'\'' | b'0'..=b'9' => true,
         b'-' => bytes
             .get(next + 1)
-            .is_some_and(|after| after.is_ascii_digit() || *after == b'I'),
+            .is_none_or(|after| after.is_ascii_digit() || *after == b'I'),
         b'{' | b'[' => budget == 0 || opens_value(bytes, next, budget - 1),
         0xE2 => smart_quote(bytes, next).is_some(),
         _ if is_word_start(byte) => {
             let word = word_at(bytes, next);
-            super::scan::LITERALS
-                .iter()
-                .any(|literal| literal.as_bytes() == word)
+            let cut_inside = next + word.len() == bytes.len()
+                && std::str::from_utf8(word).is_ok_and(super::scan::is_literal_prefix);
+            cut_inside
+                || super::scan::LITERALS
+                    .iter()
+                    .any(|literal| literal.as_bytes() == word)
         }
         _ => false,
     }
@@ -192,8 +195,9 @@ fn key_then_colon(bytes: &[u8], start: usize, quote: u8, quote_len: usize) -> bo
             _ => at += 1,
         }
     }
-    // The text ends inside the key: a document cut off there.
-    at >= bytes.len() && !closed
+    // The text ends inside the key (a document cut off there), or the key is longer than the
+    // look-ahead: either way, take the opener.
+    (at >= bytes.len() && !closed) || at >= start + KEY_LOOKAHEAD
 }
 
 /// How far a key is looked into when deciding whether a `{` opens an object.

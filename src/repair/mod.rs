@@ -64,6 +64,8 @@ mod write;
 mod corpus_tests;
 #[cfg(test)]
 mod corpus_tests_more;
+#[cfg(test)]
+mod property_tests;
 
 use std::sync::Arc;
 
@@ -196,7 +198,12 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
     if locate::blank(bytes, start, bytes.len()) {
         return Err(Failed::empty("the input holds only a reasoning block"));
     }
-    if let Some(fence) = locate::fence(bytes, start) {
+    let fence = locate::fence(bytes, start).filter(|fence| {
+        // A fence that sits inside the first document (in one of its strings) is not a fence.
+        locate::candidate(bytes, start)
+            .is_none_or(|first| first > fence.opening || !spans_past(text, first, fence.opening))
+    });
+    if let Some(fence) = fence {
         gate(&mut changed, Rung::Fence, fence.opening)?;
         let mut parser = Parser::new(text, fence.content, allowed);
         let value = parser.parse();
@@ -256,4 +263,21 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
         }
     }
     Err(first_failure.unwrap_or_else(Failed::prose))
+}
+
+/// Whether the document that starts at `start` runs past byte `mark` (decided with every rung
+/// allowed, so the answer does not depend on the caller's rungs).
+fn spans_past(text: &str, start: usize, mark: usize) -> bool {
+    let mut parser = Parser::new(text, start, RungSet::ALL);
+    let stopped_at = match parser.parse() {
+        Ok(value) => {
+            if parser.max_depth > parse::SHALLOW {
+                drop_deep(value);
+            }
+            parser.pos
+        }
+        Err(Stop::Cut(..)) => text.len(),
+        Err(Stop::Broken { at, .. } | Stop::TooDeep(at) | Stop::Needs(_, at)) => at,
+    };
+    stopped_at > mark
 }

@@ -131,6 +131,8 @@ pub(super) struct Parser<'a> {
     pub(super) max_depth: usize,
     pub(super) numbers: NumberTexts,
     number_budget: usize,
+    /// The first fix of a rung the caller did not allow, and where it was.
+    needs: Option<(Rung, usize)>,
 }
 
 impl Drop for Parser<'_> {
@@ -161,13 +163,17 @@ impl<'a> Parser<'a> {
             max_depth: 0,
             numbers: Vec::new(),
             number_budget: NUMBER_TEXT_BUDGET,
+            needs: None,
         }
     }
 
-    /// Applies a fix of `rung`'s kind, or stops when that rung is not allowed.
+    /// Records a fix of `rung`'s kind. A rung the caller did not allow does not stop the
+    /// parser here: it goes on exactly as it would with every rung, so that it fails, or is cut
+    /// off, in the same place, and only a document that would have parsed fails at the end
+    /// with [`Stop::Needs`] naming the first such rung.
     pub(super) fn fix(&mut self, rung: Rung, at: usize) -> Result<(), Stop> {
-        if !self.allowed.contains(rung) {
-            return Err(Stop::Needs(rung, at));
+        if !self.allowed.contains(rung) && self.needs.is_none() {
+            self.needs = Some((rung, at));
         }
         self.changed.insert(rung);
         Ok(())
@@ -205,7 +211,15 @@ impl<'a> Parser<'a> {
                 Expect::Next => self.on_next(at, &mut expect)?,
             };
             if let Some(value) = done {
-                return Ok(value);
+                return match self.needs {
+                    None => Ok(value),
+                    Some((rung, at)) => {
+                        if self.max_depth > SHALLOW {
+                            drop_deep(value);
+                        }
+                        Err(Stop::Needs(rung, at))
+                    }
+                };
             }
         }
     }
