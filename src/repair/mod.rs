@@ -66,6 +66,8 @@ mod corpus_tests;
 mod corpus_tests_more;
 #[cfg(test)]
 mod property_tests;
+#[cfg(test)]
+mod robustness_tests;
 
 use std::sync::Arc;
 
