@@ -8,6 +8,7 @@ mod exit;
 mod input;
 #[allow(dead_code)]
 mod printer;
+mod repair;
 mod validate;
 
 use std::process::ExitCode;
@@ -48,6 +49,9 @@ enum Command {
     /// Validate a JSON document strictly against a schema, reporting every error with its JSON
     /// pointer.
     Validate(validate::Args),
+    /// Repair a model's answer into JSON (fences, prose, trailing commas, quotes, truncation
+    /// detection, ...) and validate it, printing the value or a failure with its own exit code.
+    Repair(repair::Args),
 }
 
 /// Runs the command line and maps the outcome to the process's exit code.
@@ -73,6 +77,7 @@ pub fn main() -> ExitCode {
 fn run(command: Command, printer: &Printer) -> CommandResult {
     match command {
         Command::Validate(args) => validate::run(args, printer),
+        Command::Repair(args) => repair::run(args, printer),
     }
 }
 

@@ -43,7 +43,7 @@ impl Cut {
         match self {
             Cut::InString => "inside a string",
             Cut::InKey => "inside a key",
-            Cut::InNumber => "inside a number (a number at the very end may go on)",
+            Cut::InNumber => "inside a number",
             Cut::InLiteral => "inside a literal",
             Cut::InComment => "inside a comment",
             Cut::AfterColon => "after a ':'",
