@@ -9,6 +9,7 @@ mod input;
 #[allow(dead_code)]
 mod printer;
 mod repair;
+mod schema;
 mod validate;
 
 use std::process::ExitCode;
@@ -52,6 +53,8 @@ enum Command {
     /// Repair a model's answer into JSON (fences, prose, trailing commas, quotes, truncation
     /// detection, ...) and validate it, printing the value or a failure with its own exit code.
     Repair(repair::Args),
+    /// The contracts slmcode ships (list, show) and lint of a JSON Schema (check).
+    Schema(schema::Args),
 }
 
 /// Runs the command line and maps the outcome to the process's exit code.
@@ -78,6 +81,7 @@ fn run(command: Command, printer: &Printer) -> CommandResult {
     match command {
         Command::Validate(args) => validate::run(args, printer),
         Command::Repair(args) => repair::run(args, printer),
+        Command::Schema(args) => schema::run(args, printer),
     }
 }
 

@@ -6,6 +6,7 @@
 //! `<config dir>/repair-stats.json` (always: the `record_stats` setting is not read yet);
 //! a stats file that cannot be read or written is a warning, never a failure.
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 
 use anyhow::anyhow;
@@ -26,7 +27,8 @@ pub struct Args {
     #[arg(value_name = "FILE")]
     input: Option<PathBuf>,
 
-    /// Validate (and coerce) against this contract role; `none` repairs without a schema.
+    /// Validate (and coerce) against this contract (`slmcode schema list` shows them all);
+    /// `none` repairs without a schema.
     #[arg(long, value_name = "ROLE", conflicts_with = "schema_file")]
     schema: Option<String>,
 
@@ -129,16 +131,20 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
 }
 
 /// `--schema ROLE | --schema-file FILE | --schema none`, as the schema's name and value.
-fn resolve_schema(args: &Args) -> Result<Option<(String, Value)>, CliError> {
+fn resolve_schema(args: &Args) -> Result<Option<(String, Cow<'static, Value>)>, CliError> {
     if let Some(path) = &args.schema_file {
-        return Ok(Some((path.display().to_string(), load_schema_file(path)?)));
+        let schema = load_schema_file(path)?;
+        return Ok(Some((path.display().to_string(), Cow::Owned(schema))));
     }
     match args.schema.as_deref() {
         None | Some("none") => Ok(None),
-        Some(role) => Err(CliError::usage(anyhow!(
-            "unknown role `{role}`: no contracts are registered in this build"
-        ))
-        .with_hint("use `--schema-file FILE` for a JSON Schema, or `--schema none`")),
+        Some(role) => {
+            let contract = super::schema::role(role)?;
+            Ok(Some((
+                format!("the {} contract", contract.name),
+                Cow::Borrowed(contract.schema()),
+            )))
+        }
     }
 }
 

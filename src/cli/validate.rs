@@ -1,20 +1,26 @@
 //! `slmcode validate`: strict validation of one JSON document against a schema.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
-use slmcode::schema::{self, ValidationError};
+use slmcode::schema::{self, ValidationError, Validator};
 
 use super::exit::{CliError, CommandResult, Exit};
 use super::input::{Source, load_schema_file, parse_json};
 use super::printer::Printer;
 
 #[derive(Debug, clap::Args)]
+#[command(group = clap::ArgGroup::new("against").required(true).multiple(false))]
 pub struct Args {
+    /// The contract to validate against, such as `plan` (`slmcode schema list` shows them all).
+    #[arg(long, value_name = "ROLE", group = "against")]
+    schema: Option<String>,
+
     /// A JSON Schema file to validate against.
-    #[arg(long, value_name = "FILE")]
-    schema_file: PathBuf,
+    #[arg(long, value_name = "FILE", group = "against")]
+    schema_file: Option<PathBuf>,
 
     /// The document to validate; `-` or nothing reads stdin.
     #[arg(value_name = "FILE")]
@@ -26,24 +32,56 @@ pub struct Args {
 struct Report<'a> {
     /// Whether the document satisfies the schema.
     valid: bool,
-    /// The schema's name: a contract name, or the schema file's path.
+    /// What the document was validated against: the contract's name (`--schema`), or the
+    /// schema file's path as given (`--schema-file`).
     schema: String,
     /// Every violation, with the JSON pointer into the document. Empty when valid.
     errors: &'a [ValidationError],
 }
 
+/// What the document is validated against: a contract, or a compiled schema file.
+enum Against {
+    Contract(&'static Validator),
+    File(Arc<Validator>),
+}
+
+impl Against {
+    fn validator(&self) -> &Validator {
+        match self {
+            Against::Contract(validator) => validator,
+            Against::File(validator) => validator,
+        }
+    }
+}
+
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
-    let schema_name = args.schema_file.display().to_string();
-    let schema = load_schema_file(&args.schema_file)?;
-    let validator = schema::validator(&schema).map_err(|error| {
-        CliError::new(
-            Exit::Failure,
-            anyhow::anyhow!("schema file {schema_name}: {error}"),
-        )
-    })?;
+    // The schema is resolved before the input is read: a wrong role or a broken schema file
+    // is reported without waiting on stdin.
+    let (schema_name, described, against) = match (&args.schema, &args.schema_file) {
+        (Some(role), _) => {
+            let contract = super::schema::role(role)?;
+            (
+                contract.name.to_owned(),
+                format!("the {} contract", contract.name),
+                Against::Contract(contract.validator()),
+            )
+        }
+        (None, Some(path)) => {
+            let schema_name = path.display().to_string();
+            let schema = load_schema_file(path)?;
+            let validator = schema::validator(&schema).map_err(|error| {
+                CliError::new(
+                    Exit::Failure,
+                    anyhow::anyhow!("schema file {schema_name}: {error}"),
+                )
+            })?;
+            (schema_name.clone(), schema_name, Against::File(validator))
+        }
+        (None, None) => unreachable!("clap requires one of --schema and --schema-file"),
+    };
     let source = Source::from_arg(args.input.as_deref());
     let document: Value = parse_json(&source.read_bytes()?, &source)?;
-    let errors = match validator.validate(&document) {
+    let errors = match against.validator().validate(&document) {
         Ok(()) => Vec::new(),
         Err(violations) => violations.0,
     };
@@ -61,7 +99,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             printer.line(&error.to_string())?;
         }
         printer.note(&format!(
-            "{} does not satisfy {schema_name}: {} error{}",
+            "{} does not satisfy {described}: {} error{}",
             source.name(),
             errors.len(),
             if errors.len() == 1 { "" } else { "s" }

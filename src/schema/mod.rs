@@ -1,14 +1,20 @@
 //! Schemas: the contracts slmcode ships, and everything it does with a JSON Schema.
 //!
-//! This module owns the constraint mechanisms' names ([`Mechanism`]) and validation
-//! ([`validate`]). It depends on nothing else in the crate, so every other layer can use it.
+//! This module owns the constraint mechanisms' names ([`Mechanism`]), validation
+//! ([`validate()`]), the contract registry ([`contracts`](mod@contracts)) and the lint of a
+//! schema against the contract subset and OpenAI's strict rules ([`lint`]). It depends on
+//! nothing else in the crate, so every other layer can use it.
 
 mod constraint;
+pub mod contracts;
+pub mod lint;
 mod mechanism;
 mod problem;
 pub mod validate;
 
 pub use constraint::Constraint;
+pub use contracts::{Contract, UnknownContract, contract, contracts};
+pub use lint::{is_strict_ready, strict_problems, subset_problems};
 pub use mechanism::{Mechanism, UnknownMechanism};
 pub use problem::{Problem, pointer_push};
 pub use validate::{

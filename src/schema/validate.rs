@@ -93,7 +93,9 @@ impl Validator {
             .build(schema)
             .map(|compiled| Validator { compiled })
             .map_err(|error| SchemaError {
-                pointer: error.schema_path().to_string(),
+                // The schema is the instance the meta-schema validates, so the instance path is
+                // the place in the user's schema; the schema path would point into the meta-schema.
+                pointer: error.instance_path().to_string(),
                 message: error.to_string(),
             })
     }

@@ -1,0 +1,47 @@
+//! `slmcode schema`: the contracts slmcode ships, and lint of a user's JSON Schema.
+//!
+//! One file per subcommand; this module holds the subcommand enum, its dispatch, and the role
+//! lookup every command that takes a contract name shares.
+
+mod check;
+mod list;
+mod show;
+
+use clap::Subcommand;
+use slmcode::schema::{self, Contract};
+
+use super::exit::{CliError, CommandResult};
+use super::printer::Printer;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List the contracts: name, whether they are Strict, title, property counts.
+    List(list::Args),
+    /// Print a contract's JSON Schema, or with `--prompt` the prompt that describes its fields.
+    Show(show::Args),
+    /// Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready
+    /// for OpenAI strict mode. Every problem is listed with its JSON pointer.
+    Check(check::Args),
+}
+
+pub fn run(args: Args, printer: &Printer) -> CommandResult {
+    match args.command {
+        Command::List(args) => list::run(args, printer),
+        Command::Show(args) => show::run(args, printer),
+        Command::Check(args) => check::run(args, printer),
+    }
+}
+
+/// The contract a `ROLE` argument names; an unknown name is a usage error that lists the
+/// valid ones.
+pub(super) fn role(name: &str) -> Result<&'static Contract, CliError> {
+    schema::contract(name).map_err(|error| {
+        CliError::usage(error).with_hint("`slmcode schema list` shows every contract")
+    })
+}

@@ -1,0 +1,53 @@
+//! `slmcode schema show ROLE [--prompt]`: a contract's schema, or its prompt.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::cli::exit::{CommandResult, Exit};
+use crate::cli::printer::Printer;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The contract, such as `plan` or `review` (`slmcode schema list` shows them all).
+    #[arg(value_name = "ROLE")]
+    role: String,
+
+    /// Print the prompt that describes the contract's fields instead of its schema.
+    #[arg(long)]
+    prompt: bool,
+}
+
+/// `--json` output of `slmcode schema show`.
+#[derive(Debug, Serialize)]
+struct Shown {
+    /// The contract's name.
+    name: &'static str,
+    /// The schema's title.
+    title: &'static str,
+    /// Whether the contract is sent with `strict: true` where the engine supports it.
+    strict: bool,
+    /// The JSON Schema; absent with `--prompt`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schema: Option<&'static Value>,
+    /// The prompt, as markdown; present only with `--prompt`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt: Option<&'static str>,
+}
+
+pub fn run(args: Args, printer: &Printer) -> CommandResult {
+    let contract = super::role(&args.role)?;
+    if printer.json() {
+        printer.json_value(&Shown {
+            name: contract.name,
+            title: contract.title(),
+            strict: contract.strict,
+            schema: (!args.prompt).then(|| contract.schema()),
+            prompt: args.prompt.then(|| contract.prompt()),
+        })?;
+    } else if args.prompt {
+        printer.raw(contract.prompt())?;
+    } else {
+        printer.json_value(contract.schema())?;
+    }
+    Ok(Exit::Success)
+}

@@ -1,0 +1,239 @@
+//! The contract registry: the 16 output contracts slmcode ships, embedded in the binary.
+//!
+//! A contract is an output name, not an agent id: several agents may emit the same contract.
+//! Each one is a hand-written draft-07 JSON Schema (`<name>.schema.json`, inside the contract
+//! subset of [`subset_problems`](super::subset_problems)) and a prompt (`<name>.prompt.md`)
+//! that describes every field of the schema in a fixed format, one line per field:
+//!
+//! ```text
+//! - `steps[].depends_on` (array of integer, required, at most 50 items, each 1 to 999): meaning
+//! ```
+//!
+//! The tests in this module hold the files to that: the prompt's field paths are exactly the
+//! schema's property paths, the parenthesis states the schema's type, requiredness, bounds and
+//! enum values, every schema stays inside the subset, and the [`Contract::strict`] mark equals
+//! [`strict_problems`](super::strict_problems) finding nothing. Shipped examples
+//! (`examples/contracts/<name>.json`) validate against their contracts.
+//!
+//! Field order inside a schema is deliberate: a grammar emits properties in schema order, so
+//! where a verdict follows from reasoning (`review`, `scope_judge`, `orchestrator`), the
+//! reasoning comes first.
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use super::{Validator, Violations};
+
+/// One output contract: a name, its JSON Schema and its prompt.
+///
+/// The schema is parsed and compiled on first use and kept for the life of the process, so
+/// validating against a contract costs only the walk over the value.
+pub struct Contract {
+    /// The contract's name, as a role spec or `--schema` names it (`plan`, `scope_judge`).
+    pub name: &'static str,
+    /// Whether the schema meets OpenAI's strict rules, so it can be sent with `strict: true`.
+    /// A test checks the mark against [`strict_problems`](super::strict_problems).
+    pub strict: bool,
+    schema_text: &'static str,
+    prompt_text: &'static str,
+    schema: OnceLock<Value>,
+    validator: OnceLock<Validator>,
+}
+
+impl fmt::Debug for Contract {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Contract")
+            .field("name", &self.name)
+            .field("strict", &self.strict)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Contract {
+    /// The schema, parsed once.
+    ///
+    /// # Panics
+    /// Never for the shipped files: every one is parsed by this module's tests.
+    pub fn schema(&'static self) -> &'static Value {
+        self.schema.get_or_init(|| {
+            serde_json::from_str(self.schema_text).unwrap_or_else(|error| {
+                panic!("embedded schema {}.schema.json: {error}", self.name)
+            })
+        })
+    }
+
+    /// The prompt that tells a model what each field of the schema means.
+    pub fn prompt(&'static self) -> &'static str {
+        self.prompt_text
+    }
+
+    /// The schema's `title`, a short human name such as "Plan" or "Test report".
+    pub fn title(&'static self) -> &'static str {
+        self.schema()
+            .get("title")
+            .and_then(Value::as_str)
+            .unwrap_or(self.name)
+    }
+
+    /// The schema's `description`: what the contract is for.
+    pub fn description(&'static self) -> &'static str {
+        self.schema()
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
+
+    /// The compiled schema, compiled once.
+    ///
+    /// # Panics
+    /// Never for the shipped files: every one is compiled by this module's tests.
+    pub fn validator(&'static self) -> &'static Validator {
+        self.validator.get_or_init(|| {
+            Validator::compile(self.schema()).unwrap_or_else(|error| {
+                panic!("embedded schema {}.schema.json: {error}", self.name)
+            })
+        })
+    }
+
+    /// `Ok` when `value` satisfies the contract; otherwise every violation with its pointer.
+    pub fn validate(&'static self, value: &Value) -> Result<(), Violations> {
+        self.validator().validate(value)
+    }
+}
+
+macro_rules! contract {
+    ($name:literal, strict: $strict:literal) => {
+        Contract {
+            name: $name,
+            strict: $strict,
+            schema_text: include_str!(concat!($name, ".schema.json")),
+            prompt_text: include_str!(concat!($name, ".prompt.md")),
+            schema: OnceLock::new(),
+            validator: OnceLock::new(),
+        }
+    };
+}
+
+/// The registry, in the documented order.
+static CONTRACTS: [Contract; 16] = [
+    contract!("plan", strict: true),
+    contract!("tasks", strict: true),
+    contract!("review", strict: false),
+    contract!("tester", strict: true),
+    contract!("clarify", strict: true),
+    contract!("escalate", strict: true),
+    contract!("composition", strict: true),
+    contract!("scope_judge", strict: true),
+    contract!("worker", strict: true),
+    contract!("explore", strict: true),
+    contract!("docs", strict: true),
+    contract!("architect", strict: true),
+    contract!("coordinator", strict: true),
+    contract!("orchestrator", strict: false),
+    contract!("placeholder", strict: true),
+    contract!("lessons", strict: true),
+];
+
+/// Every contract, in the order `plan tasks review tester clarify escalate composition
+/// scope_judge worker explore docs architect coordinator orchestrator placeholder lessons`.
+pub fn contracts() -> &'static [Contract] {
+    &CONTRACTS
+}
+
+/// The contract called `name` (exactly: `Plan` and `go-worker` are not contract names).
+pub fn contract(name: &str) -> Result<&'static Contract, UnknownContract> {
+    CONTRACTS
+        .iter()
+        .find(|contract| contract.name == name)
+        .ok_or_else(|| UnknownContract {
+            name: name.to_owned(),
+            suggestion: nearest(name),
+        })
+}
+
+/// A name that is not a contract's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct UnknownContract {
+    /// The name that was asked for.
+    pub name: String,
+    /// The contract the name is probably a typo of, when one is close enough.
+    pub suggestion: Option<&'static str>,
+}
+
+impl UnknownContract {
+    /// The valid names, in registry order.
+    pub fn valid_names() -> impl Iterator<Item = &'static str> {
+        CONTRACTS.iter().map(|contract| contract.name)
+    }
+}
+
+impl fmt::Display for UnknownContract {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown contract `{}`", self.name)?;
+        if let Some(suggestion) = self.suggestion {
+            write!(f, " (did you mean `{suggestion}`?)")?;
+        }
+        let names: Vec<&str> = UnknownContract::valid_names().collect();
+        write!(f, "; the contracts are: {}", names.join(", "))
+    }
+}
+
+/// The contract name `name` most likely stands for: the same name in another case or with
+/// `-` for `_`, a language-specialised id (`go-worker`), an unambiguous prefix, or a name at
+/// most two edits away (a transposition counting as one).
+fn nearest(name: &str) -> Option<&'static str> {
+    let folded = name.to_lowercase().replace('-', "_");
+    let names = || UnknownContract::valid_names();
+    if let Some(found) = names().find(|candidate| *candidate == folded) {
+        return Some(found);
+    }
+    if let Some(found) = names().find(|candidate| folded.ends_with(&format!("_{candidate}"))) {
+        return Some(found);
+    }
+    let mut prefixed =
+        names().filter(|candidate| folded.len() >= 3 && candidate.starts_with(&folded));
+    if let (Some(found), None) = (prefixed.next(), prefixed.next()) {
+        return Some(found);
+    }
+    names()
+        .map(|candidate| (edit_distance(&folded, candidate), candidate))
+        .filter(|(distance, candidate)| *distance <= 2 && *distance < candidate.len() / 2 + 1)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// Edit distance with adjacent transpositions (optimal string alignment), over characters.
+fn edit_distance(left: &str, right: &str) -> usize {
+    let left: Vec<char> = left.chars().collect();
+    let right: Vec<char> = right.chars().collect();
+    let width = right.len() + 1;
+    let mut table = vec![0usize; (left.len() + 1) * width];
+    for (index, cell) in table.iter_mut().enumerate().take(width) {
+        *cell = index;
+    }
+    for row in 0..=left.len() {
+        table[row * width] = row;
+    }
+    for row in 1..=left.len() {
+        for column in 1..=right.len() {
+            let cost = usize::from(left[row - 1] != right[column - 1]);
+            let mut best = (table[(row - 1) * width + column] + 1)
+                .min(table[row * width + column - 1] + 1)
+                .min(table[(row - 1) * width + column - 1] + cost);
+            if row > 1
+                && column > 1
+                && left[row - 1] == right[column - 2]
+                && left[row - 2] == right[column - 1]
+            {
+                best = best.min(table[(row - 2) * width + column - 2] + 1);
+            }
+            table[row * width + column] = best;
+        }
+    }
+    table[left.len() * width + right.len()]
+}
+
+#[cfg(test)]
+mod tests;
