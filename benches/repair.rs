@@ -1,0 +1,244 @@
+//! The repair ladder's speed, each figure next to `serde_json::from_str::<Value>` on the same
+//! (or the twin valid) bytes in the same run. Figures and commands: `bench/README.md`.
+//!
+//! - `valid`: already-valid input (rung `none`) against a plain parse of the same bytes.
+//! - `malformed_1kb`: a corpus of ~1 KB small-model answers, each broken one typical way
+//!   (fence, prose, trailing commas, single quotes, Python literals, unquoted keys, comments,
+//!   missing closers, raw newlines, and all of them at once), against parsing their valid
+//!   twins; per way and for the whole corpus.
+//! - `linear`: 1 KB, 100 KB and 10 MB documents with a trailing comma in every array and
+//!   object, against parsing their valid twins: the ratio must not grow with the size.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use serde_json::{Value, json};
+use slmcode::repair::{RepairOptions, Rung, repair};
+
+/// One plan step, as a small model writes it: strings with code, numbers, lists, booleans and
+/// a null, and a two-line description.
+fn step(id: u64) -> Value {
+    json!({
+        "id": id,
+        "title": format!("Step {id}: wire the timeout through"),
+        "description": "Add a `timeout_s` key with a default of 60.\nParse it as a positive integer and reject 0.",
+        "files": ["src/config/values.rs", "src/cli/mod.rs"],
+        "depends_on": if id > 1 { vec![id - 1] } else { vec![] },
+        "done": false,
+        "reviewed": true,
+        "owner": null
+    })
+}
+
+/// A plan with `steps` steps, pretty-printed the way models answer (about 330 bytes a step).
+fn plan(steps: u64) -> String {
+    let value = json!({
+        "goal": "Let users override the request timeout from the command line",
+        "steps": (1..=steps).map(step).collect::<Vec<_>>()
+    });
+    serde_json::to_string_pretty(&value).expect("serialises")
+}
+
+/// Puts a comma after the last element of every non-empty array and object of a
+/// pretty-printed document (whose strings hold no newlines: they are escaped).
+fn trailing_commas(pretty: &str) -> String {
+    let mut out = String::with_capacity(pretty.len() + pretty.len() / 16);
+    let lines: Vec<&str> = pretty.lines().collect();
+    for (index, line) in lines.iter().enumerate() {
+        out.push_str(line);
+        let next = lines.get(index + 1).map(|next| next.trim_start());
+        let closes_next = matches!(next, Some(n) if n.starts_with(']') || n.starts_with('}'));
+        let opens_here = line.ends_with('[') || line.ends_with('{');
+        if closes_next && !opens_here && !line.ends_with(',') {
+            out.push(',');
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Replaces `"` delimiters by `'` in a document whose strings hold neither quote.
+fn single_quotes(text: &str) -> String {
+    text.replace("\\n", "\u{1}")
+        .replace('"', "'")
+        .replace('\u{1}', "\\n")
+}
+
+fn python_literals(text: &str) -> String {
+    text.replace(": false", ": False")
+        .replace(": true", ": True")
+        .replace(": null", ": None")
+}
+
+fn unquoted_keys(text: &str) -> String {
+    let mut out = text.to_owned();
+    for key in [
+        "goal",
+        "steps",
+        "id",
+        "title",
+        "description",
+        "files",
+        "depends_on",
+        "done",
+        "reviewed",
+        "owner",
+    ] {
+        out = out.replace(&format!("\"{key}\":"), &format!("{key}:"));
+    }
+    out
+}
+
+fn comments(text: &str) -> String {
+    text.replace("{\n      \"id\"", "{\n      // the next step\n      \"id\"")
+        .replace("\"owner\": null", "\"owner\": null /* nobody yet */")
+}
+
+/// Cuts every closer (and comma) off the end: the final value, a literal, stays complete.
+fn missing_closers(text: &str) -> String {
+    let kept = text.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '}' | ']' | ','));
+    format!("{kept}\n")
+}
+
+fn raw_newlines(text: &str) -> String {
+    text.replace("\\n", "\n")
+}
+
+/// The ways one document is broken, each with the rung that must report it.
+fn corpus(valid: &str) -> Vec<(&'static str, String, Rung)> {
+    let fenced = |text: &str| format!("```json\n{text}\n```");
+    vec![
+        ("fence", fenced(valid), Rung::Fence),
+        (
+            "prose",
+            format!("Sure! Here is the plan you asked for:\n\n{valid}\n\nLet me know if it works."),
+            Rung::Extract,
+        ),
+        (
+            "trailing_commas",
+            trailing_commas(valid),
+            Rung::TrailingComma,
+        ),
+        ("single_quotes", single_quotes(valid), Rung::Quotes),
+        ("python_literals", python_literals(valid), Rung::PythonBools),
+        ("unquoted_keys", unquoted_keys(valid), Rung::Unquoted),
+        ("comments", comments(valid), Rung::Comments),
+        ("missing_closers", missing_closers(valid), Rung::CloseBraces),
+        ("raw_newlines", raw_newlines(valid), Rung::ControlChars),
+        (
+            "everything",
+            fenced(&missing_closers(&raw_newlines(&python_literals(
+                &single_quotes(&trailing_commas(valid)),
+            )))),
+            Rung::CloseBraces,
+        ),
+    ]
+}
+
+fn check(text: &str, rung: Rung, valid: &str) {
+    let repaired = repair(text, &RepairOptions::new()).expect("the corpus repairs");
+    assert_eq!(repaired.rung, rung, "{text}");
+    let expected: Value = serde_json::from_str(valid).unwrap();
+    assert_eq!(repaired.value, expected);
+}
+
+fn valid(criterion: &mut Criterion) {
+    let mut group = criterion.benchmark_group("valid");
+    for steps in [3u64, 300] {
+        let text = plan(steps);
+        assert_eq!(
+            repair(&text, &RepairOptions::new()).unwrap().rung,
+            Rung::None
+        );
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_with_input(
+            BenchmarkId::new("reference: serde_json::from_str", text.len()),
+            &text,
+            |bench, text| bench.iter(|| serde_json::from_str::<Value>(black_box(text)).unwrap()),
+        );
+        group.bench_with_input(
+            BenchmarkId::new("repair", text.len()),
+            &text,
+            |bench, text| bench.iter(|| repair(black_box(text), &RepairOptions::new()).unwrap()),
+        );
+    }
+    group.finish();
+}
+
+fn malformed(criterion: &mut Criterion) {
+    let valid = plan(3);
+    let corpus = corpus(&valid);
+    for (_, text, rung) in &corpus {
+        check(text, *rung, &valid);
+    }
+    let mut group = criterion.benchmark_group("malformed_1kb");
+    let corpus_bytes: usize = corpus.iter().map(|(_, text, _)| text.len()).sum();
+    let twin_bytes = valid.len() * corpus.len();
+    group.throughput(Throughput::Bytes(twin_bytes as u64));
+    group.bench_function(
+        "corpus/reference: serde_json::from_str of the valid twins",
+        |bench| {
+            bench.iter(|| {
+                for _ in 0..corpus.len() {
+                    black_box(serde_json::from_str::<Value>(black_box(&valid)).unwrap());
+                }
+            })
+        },
+    );
+    group.throughput(Throughput::Bytes(corpus_bytes as u64));
+    group.bench_function("corpus/repair", |bench| {
+        bench.iter(|| {
+            for (_, text, _) in &corpus {
+                black_box(repair(black_box(text), &RepairOptions::new()).unwrap());
+            }
+        })
+    });
+    for (name, text, _) in &corpus {
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_with_input(BenchmarkId::new("repair", name), text, |bench, text| {
+            bench.iter(|| repair(black_box(text), &RepairOptions::new()).unwrap())
+        });
+    }
+    group.finish();
+}
+
+fn linear(criterion: &mut Criterion) {
+    let mut group = criterion.benchmark_group("linear");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(4));
+    // About 1 KB, 100 KB and 10 MB.
+    for steps in [3u64, 300, 30_000] {
+        let valid = plan(steps);
+        let broken = trailing_commas(&valid);
+        check(&broken, Rung::TrailingComma, &valid);
+        group.throughput(Throughput::Bytes(valid.len() as u64));
+        group.bench_with_input(
+            BenchmarkId::new(
+                "reference: serde_json::from_str of the valid twin",
+                valid.len(),
+            ),
+            &valid,
+            |bench, text| bench.iter(|| serde_json::from_str::<Value>(black_box(text)).unwrap()),
+        );
+        group.throughput(Throughput::Bytes(broken.len() as u64));
+        group.bench_with_input(
+            BenchmarkId::new(
+                "repair, a trailing comma in every array and object",
+                valid.len(),
+            ),
+            &broken,
+            |bench, text| bench.iter(|| repair(black_box(text), &RepairOptions::new()).unwrap()),
+        );
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    targets = valid, malformed, linear
+}
+criterion_main!(benches);
