@@ -12,7 +12,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use serde_json::{Value, json};
 use slmcode::repair::{RepairOptions, Rung, repair};
 
@@ -234,6 +234,130 @@ fn linear(criterion: &mut Criterion) {
     group.finish();
 }
 
+/// The CPU time this thread has used: unlike wall time, it does not count the time other
+/// processes on the shared machine take from us.
+fn thread_cpu_time() -> Duration {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid, writable timespec and the clock id is a constant libc knows.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    assert_eq!(status, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
+}
+
+/// CPU time of `runs` calls of `work`, per call.
+fn per_call(runs: u32, work: &mut dyn FnMut()) -> f64 {
+    let start = thread_cpu_time();
+    for _ in 0..runs {
+        work();
+    }
+    (thread_cpu_time() - start).as_secs_f64() / f64::from(runs)
+}
+
+/// Measures `subject` against `reference` in alternating batches of about 5 ms of CPU time
+/// each (41 rounds), and returns the median CPU time per call of each and the median of the
+/// per-round ratios: conditions on a shared machine change slowly, so neighbouring batches
+/// see the same ones.
+fn paired(reference: &mut dyn FnMut(), subject: &mut dyn FnMut()) -> (f64, f64, f64) {
+    let mut runs = 1u32;
+    while per_call(runs, subject) * f64::from(runs) < 0.005 {
+        runs *= 2;
+    }
+    let mut references = Vec::new();
+    let mut subjects = Vec::new();
+    let mut ratios = Vec::new();
+    for round in 0..41 {
+        let (first, second) = if round % 2 == 0 {
+            let r = per_call(runs, reference);
+            (r, per_call(runs, subject))
+        } else {
+            let s = per_call(runs, subject);
+            (per_call(runs, reference), s)
+        };
+        references.push(first);
+        subjects.push(second);
+        ratios.push(second / first);
+    }
+    let median = |values: &mut Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    (
+        median(&mut references),
+        median(&mut subjects),
+        median(&mut ratios),
+    )
+}
+
+/// The table in bench/README.md: every figure next to its reference, as CPU time per call and
+/// as the median ratio of neighbouring batches.
+fn paired_table() {
+    println!("paired CPU-time ratios (median of 41 alternating batches)");
+    println!(
+        "| case | bytes in | reference: serde_json | repair | time ratio | throughput ratio |"
+    );
+    println!("|---|---|---|---|---|---|");
+    let row = |name: &str, twin: &str, input: &str| {
+        let (reference, subject, ratio) = paired(
+            &mut || {
+                black_box(serde_json::from_str::<Value>(black_box(twin)).unwrap());
+            },
+            &mut || {
+                black_box(repair(black_box(input), &RepairOptions::new()).unwrap());
+            },
+        );
+        let throughput = (input.len() as f64 / twin.len() as f64) / ratio;
+        println!(
+            "| {name} | {} | {:.2} µs | {:.2} µs | {ratio:.2} | {throughput:.2} |",
+            input.len(),
+            reference * 1e6,
+            subject * 1e6
+        );
+    };
+    let small = plan(3);
+    let large = plan(300);
+    row("valid 1 KB (rung none)", &small, &small);
+    row("valid 100 KB (rung none)", &large, &large);
+    for (name, text, _) in corpus(&small) {
+        row(&format!("malformed 1 KB: {name}"), &small, &text);
+    }
+    let corpus = corpus(&small);
+    let (reference, subject, ratio) = paired(
+        &mut || {
+            for _ in 0..corpus.len() {
+                black_box(serde_json::from_str::<Value>(black_box(&small)).unwrap());
+            }
+        },
+        &mut || {
+            for (_, text, _) in &corpus {
+                black_box(repair(black_box(text), &RepairOptions::new()).unwrap());
+            }
+        },
+    );
+    let corpus_bytes: usize = corpus.iter().map(|(_, text, _)| text.len()).sum();
+    let twin_bytes = small.len() * corpus.len();
+    println!(
+        "| malformed 1 KB: the whole corpus | {corpus_bytes} | {:.2} µs | {:.2} µs | {ratio:.2} | {:.2} |",
+        reference * 1e6,
+        subject * 1e6,
+        (corpus_bytes as f64 / twin_bytes as f64) / ratio
+    );
+    for steps in [3u64, 300, 30_000] {
+        let valid = plan(steps);
+        let broken = trailing_commas(&valid);
+        row(
+            &format!(
+                "trailing comma in every array and object, {} bytes",
+                valid.len()
+            ),
+            &valid,
+            &broken,
+        );
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
@@ -241,4 +365,17 @@ criterion_group! {
         .measurement_time(Duration::from_secs(3));
     targets = valid, malformed, linear
 }
-criterion_main!(benches);
+
+fn main() {
+    // `cargo bench --bench repair -- paired` prints only the paired table; no filter runs both.
+    let filter = std::env::args().skip(1).find(|arg| !arg.starts_with('-'));
+    match filter.as_deref() {
+        Some("paired") => paired_table(),
+        None => {
+            paired_table();
+            benches();
+        }
+        Some(_) => benches(),
+    }
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -153,14 +153,19 @@ pub fn repair(text: &str, options: &RepairOptions<'_>) -> Result<Repaired, Repai
 }
 
 /// Whether `serde_json` could possibly accept `text`: skips the attempt (and its cost) on the
-/// answers that start with prose, a fence or a reasoning block.
+/// answers that start with prose, a fence or a reasoning block, and on objects and arrays that
+/// do not end with their closer (cut off, or followed by prose), which it would read to the end
+/// before failing.
 fn starts_like_json(text: &str) -> bool {
     let bytes = text.as_bytes();
     let first = scan::skip_space(bytes, 0);
-    matches!(
-        bytes.get(first),
-        Some(b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n')
-    )
+    let last = bytes.iter().rposition(|byte| !scan::is_space(*byte));
+    match (bytes.get(first), last.map(|at| bytes[at])) {
+        (Some(b'{'), Some(closer)) => closer == b'}',
+        (Some(b'['), Some(closer)) => closer == b']',
+        (Some(b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'), _) => true,
+        _ => false,
+    }
 }
 
 /// A parsed document, before the schema has looked at it.

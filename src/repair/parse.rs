@@ -171,6 +171,7 @@ impl<'a> Parser<'a> {
     /// parser here: it goes on exactly as it would with every rung, so that it fails, or is cut
     /// off, in the same place, and only a document that would have parsed fails at the end
     /// with [`Stop::Needs`] naming the first such rung.
+    #[inline]
     pub(super) fn fix(&mut self, rung: Rung, at: usize) -> Result<(), Stop> {
         if !self.allowed.contains(rung) && self.needs.is_none() {
             self.needs = Some((rung, at));
@@ -224,10 +225,12 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline]
     fn in_array(&self) -> bool {
         matches!(self.stack.last(), Some(Frame::Array(_)))
     }
 
+    #[inline]
     fn role(&self) -> Role {
         if self.in_array() {
             Role::ArrayValue
@@ -412,6 +415,7 @@ impl<'a> Parser<'a> {
         Ok(self.text[start..end].to_owned())
     }
 
+    #[inline]
     fn open(&mut self, frame: Frame) -> Result<(), Stop> {
         if self.stack.len() >= MAX_DEPTH {
             return Err(Stop::TooDeep(self.pos));
@@ -427,6 +431,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Pops the innermost container and returns it as a value.
+    #[inline]
     fn pop(&mut self) -> Value {
         match self.stack.pop() {
             Some(Frame::Array(items)) => {
@@ -442,6 +447,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Puts a complete value into its container; returns it when it is the top-level value.
+    #[inline]
     fn attach(&mut self, value: Value, expect: &mut Expect) -> Option<Value> {
         *expect = Expect::Next;
         match self.stack.last_mut() {
@@ -499,6 +505,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Skips whitespace and comments; says what comes next.
+    #[inline]
     fn skip_trivia(&mut self) -> Result<At, Stop> {
         let bytes = self.bytes;
         loop {
@@ -573,7 +580,13 @@ impl<'a> Parser<'a> {
             }
             b'-' | b'0'..=b'9' => self.number(),
             _ if is_word_start(byte) => self.word(role),
-            _ if role == Role::ObjectValue && scan::is_bare_byte(byte) => self.bare_word(),
+            // Not `.5` or `+1`: a number in a spelling JSON lacks is not a word.
+            _ if role == Role::ObjectValue
+                && scan::is_bare_byte(byte)
+                && !matches!(byte, b'.' | b'+') =>
+            {
+                self.bare_word()
+            }
             _ => Err(self.broken(self.pos, "a value")),
         }
     }
@@ -722,6 +735,7 @@ impl<'a> Parser<'a> {
     /// follows must be the end, `,` (followed by something that fits), `:`, `}`, `]`, a
     /// comment, a fence or chat token, or (after whitespace) the next member or element of a
     /// list that lacks its comma. Anything else means the quote was content.
+    #[inline]
     pub(super) fn closes_at(&self, after: usize, role: Role) -> bool {
         let bytes = self.bytes;
         let next = skip_space(bytes, after);
