@@ -262,6 +262,14 @@ const VALID_AND_LOCATED: &[Case] = &[
     ok("Note: [the list] is empty: []", "[]", "extract"),
     ok("{\"a\": 1}}", r#"{"a": 1}"#, "extract"),
     ok("json\n{\"a\": 1}", r#"{"a": 1}"#, "extract"),
+    ok("callback({\"a\": 1});", r#"{"a": 1}"#, "extract"),
+    ok("{{\"a\": 1}}", r#"{"a": 1}"#, "extract"),
+    ok(
+        "<tool_call>\n{\"name\": \"read\", \"arguments\": {\"path\": \"a.rs\"}}\n</tool_call>",
+        r#"{"name": "read", "arguments": {"path": "a.rs"}}"#,
+        "extract",
+    ),
+    ok(r#""{\"a\": 1}""#, r#""{\"a\": 1}""#, ""),
 ];
 
 const SYNTAX: &[Case] = &[

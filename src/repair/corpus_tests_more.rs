@@ -90,6 +90,9 @@ const FAILURES: &[Case] = &[
     fails(r#"{"a" 1}"#, "prose"),
     fails(r#"{"a": 01}"#, "malformed"),
     fails(r#"{"a": 12px}"#, "malformed"),
+    fails(r#"{"a": .5}"#, "malformed"),
+    fails(r#"{"a": +1}"#, "malformed"),
+    fails("{\"a\": [1, 2, ...]}", "malformed"),
     fails("```json\n{the config}\n```", "malformed"),
 ];
 

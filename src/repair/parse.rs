@@ -583,7 +583,9 @@ impl<'a> Parser<'a> {
             // Not `.5` or `+1`: a number in a spelling JSON lacks is not a word.
             _ if role == Role::ObjectValue
                 && scan::is_bare_byte(byte)
-                && !matches!(byte, b'.' | b'+') =>
+                && byte != b'+'
+                && !(byte == b'.'
+                    && self.bytes.get(self.pos + 1).is_some_and(u8::is_ascii_digit)) =>
             {
                 self.bare_word()
             }
