@@ -366,11 +366,39 @@ criterion_group! {
     targets = valid, malformed, linear
 }
 
+/// Writes the corpus and its valid twin to `target/repair-corpus/`, so that other tools can be
+/// measured on the same bytes (`cargo bench --bench repair -- dump`).
+fn dump_corpus() {
+    let directory = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/repair-corpus");
+    std::fs::create_dir_all(&directory).expect("create target/repair-corpus");
+    let small = plan(3);
+    std::fs::write(directory.join("twin.json"), &small).unwrap();
+    for (name, text, _) in corpus(&small) {
+        std::fs::write(directory.join(format!("{name}.txt")), text).unwrap();
+    }
+    for steps in [3u64, 300, 30_000] {
+        let valid = plan(steps);
+        std::fs::write(
+            directory.join(format!("valid-{}.json", valid.len())),
+            &valid,
+        )
+        .unwrap();
+        let broken = trailing_commas(&valid);
+        std::fs::write(
+            directory.join(format!("commas-{}.txt", valid.len())),
+            broken,
+        )
+        .unwrap();
+    }
+    println!("wrote {}", directory.display());
+}
+
 fn main() {
     // `cargo bench --bench repair -- paired` prints only the paired table; no filter runs both.
     let filter = std::env::args().skip(1).find(|arg| !arg.starts_with('-'));
     match filter.as_deref() {
         Some("paired") => paired_table(),
+        Some("dump") => dump_corpus(),
         None => {
             paired_table();
             benches();
