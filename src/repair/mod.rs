@@ -11,7 +11,7 @@
 //!
 //! It is implemented as one pass, not eighteen: valid input is parsed by `serde_json` (rung
 //! `none`; a leading byte-order mark is ignored first); anything else goes to a string-aware,
-//! non-recursive tolerant parser ([`parse`]) that records, for each deviation from JSON it
+//! non-recursive tolerant parser (`repair::parse`, private) that records, for each deviation from JSON it
 //! accepts, the rung that fixes it. The parser's decisions do not depend on which rungs are
 //! allowed, so the recorded set is exactly the set of rungs the text needs, and the reported
 //! rung is the last of them in ladder order: the first ladder prefix after which the document
@@ -43,8 +43,8 @@
 //! - Classes: besides the four of the design (`empty`, `prose`, `truncated`, `wrong_shape`),
 //!   `malformed` is JSON that no rung repairs (`{"a": }`, garbage inside an open object, too
 //!   deep). A caller re-asks it like prose: "output only one JSON object".
-//! - The fixes beyond the seed's rungs and the exact coercions are documented on [`Rung`] and
-//!   in [`coerce`](self::coerce) respectively.
+//! - The fixes beyond the seed's rungs are documented on [`Rung`], the exact list of coercions
+//!   on [`CoercionKind`].
 
 // A failure is an ordinary outcome of a repair and carries the evidence a re-ask needs; it is
 // returned by value on purpose, like the success.
