@@ -7,13 +7,19 @@
 //! - [`schema`]: the contract registry, validation with JSON-pointer paths, the supported
 //!   schema subset and its linter, GBNF derivation and recognition, per-mechanism projection.
 //!   It depends on nothing else in the crate.
+//! - [`agents`]: role specs and `normalize_decoding` (contract, JSON-only, serial tools, stop
+//!   sequences per role; language-specialised ids fold to their generic role).
 //! - [`repair`]: the repair ladder (string-aware tolerant parsing, truncation detection, partial
 //!   recovery, schema-driven coercion) and its statistics. Depends on `schema`.
 //! - [`config`]: settings, with their provenance (flags > environment > file > defaults).
+//! - [`backends`]: provider presets, transport, error classes and retry, probing, and the
+//!   capabilities cache: which constraint mechanism an endpoint really supports.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![warn(missing_docs)]
 
+pub mod agents;
+pub mod backends;
 pub mod config;
 pub mod repair;
 pub mod schema;

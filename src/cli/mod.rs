@@ -2,14 +2,22 @@
 //! each command is a thin layer that resolves its arguments, calls the core, and renders what
 //! comes back through the [`Printer`](printer::Printer).
 
+mod assets;
+mod config;
+mod doctor;
 // Printer and error helpers are shared infrastructure; some are only used by later commands.
 #[allow(dead_code)]
 mod exit;
 mod input;
 #[allow(dead_code)]
 mod printer;
+mod probe;
+mod readiness;
 mod repair;
+mod roles;
 mod schema;
+mod settings_args;
+mod status;
 mod validate;
 
 use std::process::ExitCode;
@@ -19,11 +27,20 @@ use clap::{Parser, Subcommand};
 use exit::{CommandResult, Exit};
 use printer::{ColorChoice, Printer};
 
+/// `slmcode --version`: the version and the commit it was built from.
+const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("SLMCODE_COMMIT"),
+    ")"
+);
+
 /// Structured output that a program can trust, from small and local language models.
 #[derive(Debug, Parser)]
 #[command(
     name = "slmcode",
     version,
+    long_version = LONG_VERSION,
     propagate_version = true,
     max_term_width = 100
 )]
@@ -55,6 +72,26 @@ enum Command {
     Repair(repair::Args),
     /// The contracts slmcode ships (list, show) and lint of a JSON Schema (check).
     Schema(schema::Args),
+    /// How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences.
+    /// Language-specialised ids (`go-worker`) fold to their generic role.
+    Roles(roles::Args),
+    /// Read and edit settings: get, set, unset, list (with where each value comes from), path.
+    Config(config::Args),
+    /// Score the settings for a small local model (out of 100); --fix writes the recommended
+    /// values.
+    Readiness(readiness::Args),
+    /// Write (or with --check, verify) the generated shell completions and man pages.
+    #[command(hide = true)]
+    Assets(assets::Args),
+    /// Check every step from the settings to a constrained answer: endpoint, key, model,
+    /// reachability, each mechanism's probe outcome and the one selected. Exits non-zero when a
+    /// check fails.
+    Doctor(doctor::Args),
+    /// Show the settings in brief and the connection: endpoint, reachability, the mechanism in
+    /// use and where it came from. Never probes.
+    Status(status::Args),
+    /// Probe the endpoint and print the capability matrix (a cached result unless --refresh).
+    Probe(probe::Args),
 }
 
 /// Runs the command line and maps the outcome to the process's exit code.
@@ -82,6 +119,13 @@ fn run(command: Command, printer: &Printer) -> CommandResult {
         Command::Validate(args) => validate::run(args, printer),
         Command::Repair(args) => repair::run(args, printer),
         Command::Schema(args) => schema::run(args, printer),
+        Command::Roles(args) => roles::run(args, printer),
+        Command::Config(args) => config::run(args, printer),
+        Command::Readiness(args) => readiness::run(args, printer),
+        Command::Assets(args) => assets::run(args, printer),
+        Command::Doctor(args) => doctor::run(args, printer),
+        Command::Status(args) => status::run(args, printer),
+        Command::Probe(args) => probe::run(args, printer),
     }
 }
 

@@ -75,7 +75,7 @@ impl Printer {
     /// Writes `value` as pretty JSON and a newline to stdout.
     pub fn json_value<T: Serialize + ?Sized>(&self, value: &T) -> io::Result<()> {
         let mut stdout = io::stdout().lock();
-        // `From` keeps the kind of an I/O error (a closed pipe must stay `BrokenPipe`).
+        // `io::Error::from` keeps the kind of an I/O failure (a closed pipe stays BrokenPipe).
         serde_json::to_writer_pretty(&mut stdout, value).map_err(io::Error::from)?;
         stdout.write_all(b"\n")?;
         stdout.flush()

@@ -1,13 +1,38 @@
-//! Settings: the typed values the core runs on.
+//! Settings: the typed values the core runs on, and where each one came from.
 //!
-//! [`Settings`] is what every other layer takes. Values come from flags, the environment, the
-//! `config.toml` file and defaults, in that order of precedence.
+//! [`Settings`] is what every other layer takes. [`resolve`] builds it from flags
+//! ([`Overrides`]), an [`Environment`] snapshot, the `config.toml` file and the defaults, in
+//! that order of precedence, and tags every value with its [`Source`]. The key registry
+//! ([`KEYS`]) names, documents and parses every setting; [`environment_variables`] lists every
+//! variable read. [`ConfigFile`] edits the file without losing comments or other tools'
+//! tables, and writes it atomically. [`readiness`] scores how safe the settings are for a
+//! small local model. [`endpoint`] normalises the base URL a user writes, once, for every layer.
+//!
+//! This module uses nothing else in the crate; it reads files and the environment but never
+//! the network, never prints and never exits.
 
+pub mod endpoint;
+mod environment;
+mod error;
+mod file;
+mod keys;
+mod parse;
 mod provider;
+pub mod readiness;
+mod resolve;
 mod values;
 
+pub use environment::{Environment, EnvironmentVariable, environment_variables};
+pub use error::ConfigError;
+pub use file::{
+    CONFIG_FILE_NAME, ConfigFile, holds_literal_key, set_value, unset_value, write_atomic,
+};
+pub use keys::{InvalidValue, KEYS, Key, KeySpec, UnknownKey};
 pub use provider::{Provider, UnknownProvider};
-pub use values::{InvalidStructuredDecoding, Secret, StructuredDecoding};
+pub use resolve::{
+    ConfigWarning, Normalisation, Overrides, Resolved, Source, Sources, config_path, resolve,
+};
+pub use values::{InvalidStructuredDecoding, Secret, StructuredDecoding, Value};
 
 /// Every setting, resolved and typed. [`Settings::default`] holds the defaults.
 #[derive(Clone, Debug, PartialEq)]
@@ -76,7 +101,11 @@ pub const CONFIG_DIR_ENV: &str = "SLMCODE_CONFIG_DIR";
 pub fn config_dir() -> Option<std::path::PathBuf> {
     match std::env::var_os(CONFIG_DIR_ENV) {
         Some(dir) if !dir.is_empty() => Some(dir.into()),
-        _ => directories::ProjectDirs::from("", "", "slmcode")
-            .map(|dirs| dirs.config_dir().to_path_buf()),
+        _ => platform_config_dir(),
     }
+}
+
+/// The platform's config directory for slmcode (`~/.config/slmcode` on Linux).
+fn platform_config_dir() -> Option<std::path::PathBuf> {
+    directories::ProjectDirs::from("", "", "slmcode").map(|dirs| dirs.config_dir().to_path_buf())
 }

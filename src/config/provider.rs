@@ -1,3 +1,6 @@
+//! Provider names: the kinds of server slmcode talks to, their spellings, and the few facts
+//! about each that settings need (the conventional key variable, hosted or local).
+
 use std::fmt;
 use std::str::FromStr;
 
@@ -52,6 +55,53 @@ impl Provider {
             Provider::Omlx => "omlx",
             Provider::OpenAiCompatible => "openai-compatible",
         }
+    }
+}
+
+impl Provider {
+    /// The environment variable that conventionally holds this provider's API key, read after
+    /// `api_key_env` and `SLMCODE_API_KEY` (see [`crate::config::resolve`]). `None` where the
+    /// engine has no such convention.
+    ///
+    /// Sources: OpenAI's SDKs read `OPENAI_API_KEY`; Azure OpenAI samples use
+    /// `AZURE_OPENAI_API_KEY`; `vllm serve` reads `VLLM_API_KEY` for its `--api-key`
+    /// (docs.vllm.ai, serving/openai_compatible_server); llama.cpp registers `--api-key` with
+    /// `set_env("LLAMA_API_KEY")` (ggml-org/llama.cpp `common/arg.cpp`); LM Studio's SDKs read
+    /// `LM_API_TOKEN` (lmstudio.ai/docs/developer/core/authentication); Ollama documents
+    /// `OLLAMA_API_KEY` (docs.ollama.com/api/authentication). SGLang and oMLX document none.
+    /// `openai-compatible` deliberately has none: sending a real `OPENAI_API_KEY` to an unknown
+    /// server would hand it to whoever runs that server.
+    pub const fn key_env(self) -> Option<&'static str> {
+        match self {
+            Provider::OpenAi => Some("OPENAI_API_KEY"),
+            Provider::Azure => Some("AZURE_OPENAI_API_KEY"),
+            Provider::Vllm => Some("VLLM_API_KEY"),
+            Provider::LlamaCpp => Some("LLAMA_API_KEY"),
+            Provider::LmStudio => Some("LM_API_TOKEN"),
+            Provider::Ollama => Some("OLLAMA_API_KEY"),
+            Provider::Sglang | Provider::Omlx | Provider::OpenAiCompatible => None,
+        }
+    }
+
+    /// Whether this is a hosted API (OpenAI, Azure) rather than a server the user runs: a hosted
+    /// API needs a key, and its endpoint and model are not on the user's machine.
+    pub const fn is_hosted(self) -> bool {
+        matches!(self, Provider::OpenAi | Provider::Azure)
+    }
+
+    /// Whether the server is likely to run one generation at a time, so that parallel requests
+    /// only queue (and time out) behind each other. llama-server, LM Studio, Ollama and oMLX
+    /// serve a local model with few slots; an unknown server is assumed to be one of them.
+    /// vLLM and SGLang batch continuously, and hosted APIs scale.
+    pub const fn serialises_requests(self) -> bool {
+        matches!(
+            self,
+            Provider::LlamaCpp
+                | Provider::LmStudio
+                | Provider::Ollama
+                | Provider::Omlx
+                | Provider::OpenAiCompatible
+        )
     }
 }
 

@@ -1,3 +1,6 @@
+//! The value types of individual settings: `structured_decoding`, the redacting [`Secret`],
+//! and [`Value`], one setting's normalised value as commands show and write it.
+
 use std::fmt;
 use std::str::FromStr;
 
@@ -81,6 +84,67 @@ impl fmt::Debug for Secret {
     }
 }
 
+/// One setting's value after parsing and normalising, in the form `config get`, `config list`
+/// and `readiness` show it and `config set` writes it.
+///
+/// In JSON: `null` when unset, a string, a number or a boolean; an API key is always the string
+/// `"<set>"`, never its text.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// No value: the key's default is "nothing" (no model, no key, the preset's endpoint).
+    Unset,
+    /// A name, URL or identifier, normalised (`llamacpp`, `off`, `http://127.0.0.1:8080/v1`).
+    Text(String),
+    /// A whole number (counts, milliseconds, seconds, tokens).
+    Integer(u64),
+    /// A number with a fractional part (temperature).
+    Float(f64),
+    /// A switch.
+    Bool(bool),
+    /// An API key: shown as `<set>`, written to the file only through [`Value::to_toml`].
+    Secret(Secret),
+}
+
+impl Value {
+    /// The text a person reads: the value itself, `<set>` for a key, `(unset)` for nothing.
+    pub fn display(&self) -> String {
+        match self {
+            Value::Unset => "(unset)".to_owned(),
+            Value::Text(text) => text.clone(),
+            Value::Integer(number) => number.to_string(),
+            Value::Float(number) => number.to_string(),
+            Value::Bool(flag) => flag.to_string(),
+            Value::Secret(_) => "<set>".to_owned(),
+        }
+    }
+
+    /// The TOML value `config set` writes: typed (an integer stays an integer), the key's text
+    /// for a secret. `None` for [`Value::Unset`], which is written by removing the key.
+    pub fn to_toml(&self) -> Option<toml_edit::Value> {
+        Some(match self {
+            Value::Unset => return None,
+            Value::Text(text) => toml_edit::Value::from(text.as_str()),
+            Value::Integer(number) => toml_edit::Value::from(i64::try_from(*number).ok()?),
+            Value::Float(number) => toml_edit::Value::from(*number),
+            Value::Bool(flag) => toml_edit::Value::from(*flag),
+            Value::Secret(secret) => toml_edit::Value::from(secret.expose()),
+        })
+    }
+}
+
+impl serde::Serialize for Value {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Value::Unset => serializer.serialize_none(),
+            Value::Text(text) => serializer.serialize_str(text),
+            Value::Integer(number) => serializer.serialize_u64(*number),
+            Value::Float(number) => serializer.serialize_f64(*number),
+            Value::Bool(flag) => serializer.serialize_bool(*flag),
+            Value::Secret(_) => serializer.serialize_str("<set>"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,5 +179,25 @@ mod tests {
         let secret = Secret::new("sk-live-123");
         assert_eq!(format!("{secret:?}"), "Secret(<redacted>)");
         assert_eq!(secret.expose(), "sk-live-123");
+    }
+
+    #[test]
+    fn a_secret_value_never_shows_its_text() {
+        let value = Value::Secret(Secret::new("sk-live-123"));
+        assert_eq!(value.display(), "<set>");
+        assert_eq!(serde_json::to_string(&value).unwrap(), r#""<set>""#);
+        assert!(!format!("{value:?}").contains("sk-live"));
+        assert_eq!(value.to_toml().unwrap().as_str(), Some("sk-live-123"));
+    }
+
+    #[test]
+    fn values_serialise_typed() {
+        assert_eq!(serde_json::to_string(&Value::Unset).unwrap(), "null");
+        assert_eq!(serde_json::to_string(&Value::Integer(4)).unwrap(), "4");
+        assert_eq!(serde_json::to_string(&Value::Float(0.5)).unwrap(), "0.5");
+        assert_eq!(serde_json::to_string(&Value::Bool(true)).unwrap(), "true");
+        assert_eq!(Value::Float(0.0).display(), "0");
+        assert_eq!(Value::Unset.display(), "(unset)");
+        assert_eq!(Value::Integer(7).to_toml().unwrap().as_integer(), Some(7));
     }
 }

@@ -1,0 +1,373 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[slmcode] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'slmcode'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'slmcode'= {
+            cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand validate 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer'
+            cand repair 'Repair a model''s answer into JSON (fences, prose, trailing commas, quotes, truncation detection, ...) and validate it, printing the value or a failure with its own exit code'
+            cand schema 'The contracts slmcode ships (list, show) and lint of a JSON Schema (check)'
+            cand roles 'How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences. Language-specialised ids (`go-worker`) fold to their generic role'
+            cand config 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
+            cand readiness 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
+            cand assets 'Write (or with --check, verify) the generated shell completions and man pages'
+            cand doctor 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism''s probe outcome and the one selected. Exits non-zero when a check fails'
+            cand status 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes'
+            cand probe 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'slmcode;validate'= {
+            cand --schema 'The contract to validate against, such as `plan` (`slmcode schema list` shows them all)'
+            cand --schema-file 'A JSON Schema file to validate against'
+            cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;repair'= {
+            cand --schema 'Validate (and coerce) against this contract (`slmcode schema list` shows them all); `none` repairs without a schema'
+            cand --schema-file 'Validate (and coerce) against the JSON Schema in this file'
+            cand --finish-reason 'How the server said the answer ended; `length` means it was cut off, so the result is always "truncated"'
+            cand --color 'When to colour messages on stderr'
+            cand --pretty 'Print the repaired JSON indented instead of compact'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;schema'= {
+            cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand list 'List the contracts: name, whether they are Strict, title, property counts'
+            cand show 'Print a contract''s JSON Schema, or with `--prompt` the prompt that describes its fields'
+            cand check 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'slmcode;schema;list'= {
+            cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;schema;show'= {
+            cand --color 'When to colour messages on stderr'
+            cand --prompt 'Print the prompt that describes the contract''s fields instead of its schema'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;schema;check'= {
+            cand --allow 'Report this section''s problems without failing on them (repeatable)'
+            cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;schema;help'= {
+            cand list 'List the contracts: name, whether they are Strict, title, property counts'
+            cand show 'Print a contract''s JSON Schema, or with `--prompt` the prompt that describes its fields'
+            cand check 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'slmcode;schema;help;list'= {
+        }
+        &'slmcode;schema;help;show'= {
+        }
+        &'slmcode;schema;help;check'= {
+        }
+        &'slmcode;schema;help;help'= {
+        }
+        &'slmcode;roles'= {
+            cand --tools 'Treat the ids as agents with these tools (comma-separated), as a harness would declare them'
+            cand --contract 'The contract the ids emit when their names do not lead to one'
+            cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;config'= {
+            cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand get 'Print a setting''s resolved value, normalised (an API key prints as <set>)'
+            cand set 'Write a setting to config.toml, after checking the value'
+            cand unset 'Remove a setting from config.toml, so the environment or the default applies'
+            cand list 'Every setting, its value and where it came from'
+            cand path 'Print where config.toml is (it need not exist yet)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'slmcode;config;get'= {
+            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
+            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
+            cand --model 'The model id to request'
+            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
+            cand --timeout 'Timeout of one request, in seconds'
+            cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;config;set'= {
+            cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;config;unset'= {
+            cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;config;list'= {
+            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
+            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
+            cand --model 'The model id to request'
+            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
+            cand --timeout 'Timeout of one request, in seconds'
+            cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;config;path'= {
+            cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;config;help'= {
+            cand get 'Print a setting''s resolved value, normalised (an API key prints as <set>)'
+            cand set 'Write a setting to config.toml, after checking the value'
+            cand unset 'Remove a setting from config.toml, so the environment or the default applies'
+            cand list 'Every setting, its value and where it came from'
+            cand path 'Print where config.toml is (it need not exist yet)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'slmcode;config;help;get'= {
+        }
+        &'slmcode;config;help;set'= {
+        }
+        &'slmcode;config;help;unset'= {
+        }
+        &'slmcode;config;help;list'= {
+        }
+        &'slmcode;config;help;path'= {
+        }
+        &'slmcode;config;help;help'= {
+        }
+        &'slmcode;readiness'= {
+            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
+            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
+            cand --model 'The model id to request'
+            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
+            cand --timeout 'Timeout of one request, in seconds'
+            cand --color 'When to colour messages on stderr'
+            cand --fix 'Write the recommended values to config.toml (atomically; comments are kept) and show what changed. A model, an endpoint and where the key lives are left to you'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;assets'= {
+            cand --dir 'The repository root that holds `completions/` and `man/`'
+            cand --color 'When to colour messages on stderr'
+            cand --check 'Compare the generated files with the ones on disk instead of writing them; exit 1 and name the stale ones when they differ'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;doctor'= {
+            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
+            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
+            cand --model 'The model id to request'
+            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
+            cand --timeout 'Timeout of one request, in seconds'
+            cand --color 'When to colour messages on stderr'
+            cand --refresh 'Probe again even when the capabilities cache has a result'
+            cand --no-probe 'Send no probe: use the cached result, or the provider''s prior guess'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;status'= {
+            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
+            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
+            cand --model 'The model id to request'
+            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
+            cand --timeout 'Timeout of one request, in seconds'
+            cand --color 'When to colour messages on stderr'
+            cand --offline 'Do not contact the endpoint at all (`.connection.reachable` is null)'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;probe'= {
+            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
+            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
+            cand --model 'The model id to request'
+            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
+            cand --timeout 'Timeout of one request, in seconds'
+            cand --color 'When to colour messages on stderr'
+            cand --refresh 'Probe again even when the capabilities cache has a result for this endpoint and model'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;help'= {
+            cand validate 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer'
+            cand repair 'Repair a model''s answer into JSON (fences, prose, trailing commas, quotes, truncation detection, ...) and validate it, printing the value or a failure with its own exit code'
+            cand schema 'The contracts slmcode ships (list, show) and lint of a JSON Schema (check)'
+            cand roles 'How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences. Language-specialised ids (`go-worker`) fold to their generic role'
+            cand config 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
+            cand readiness 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
+            cand assets 'Write (or with --check, verify) the generated shell completions and man pages'
+            cand doctor 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism''s probe outcome and the one selected. Exits non-zero when a check fails'
+            cand status 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes'
+            cand probe 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'slmcode;help;validate'= {
+        }
+        &'slmcode;help;repair'= {
+        }
+        &'slmcode;help;schema'= {
+            cand list 'List the contracts: name, whether they are Strict, title, property counts'
+            cand show 'Print a contract''s JSON Schema, or with `--prompt` the prompt that describes its fields'
+            cand check 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer'
+        }
+        &'slmcode;help;schema;list'= {
+        }
+        &'slmcode;help;schema;show'= {
+        }
+        &'slmcode;help;schema;check'= {
+        }
+        &'slmcode;help;roles'= {
+        }
+        &'slmcode;help;config'= {
+            cand get 'Print a setting''s resolved value, normalised (an API key prints as <set>)'
+            cand set 'Write a setting to config.toml, after checking the value'
+            cand unset 'Remove a setting from config.toml, so the environment or the default applies'
+            cand list 'Every setting, its value and where it came from'
+            cand path 'Print where config.toml is (it need not exist yet)'
+        }
+        &'slmcode;help;config;get'= {
+        }
+        &'slmcode;help;config;set'= {
+        }
+        &'slmcode;help;config;unset'= {
+        }
+        &'slmcode;help;config;list'= {
+        }
+        &'slmcode;help;config;path'= {
+        }
+        &'slmcode;help;readiness'= {
+        }
+        &'slmcode;help;assets'= {
+        }
+        &'slmcode;help;doctor'= {
+        }
+        &'slmcode;help;status'= {
+        }
+        &'slmcode;help;probe'= {
+        }
+        &'slmcode;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,258 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_slmcode_global_optspecs
+    string join \n json q/quiet color= h/help V/version
+end
+
+function __fish_slmcode_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_slmcode_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_slmcode_using_subcommand
+    set -l cmd (__fish_slmcode_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c slmcode -n "__fish_slmcode_needs_command" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_needs_command" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_needs_command" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_needs_command" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "validate" -d 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "repair" -d 'Repair a model\'s answer into JSON (fences, prose, trailing commas, quotes, truncation detection, ...) and validate it, printing the value or a failure with its own exit code'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "schema" -d 'The contracts slmcode ships (list, show) and lint of a JSON Schema (check)'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "roles" -d 'How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences. Language-specialised ids (`go-worker`) fold to their generic role'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "config" -d 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "readiness" -d 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "assets" -d 'Write (or with --check, verify) the generated shell completions and man pages'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "doctor" -d 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism\'s probe outcome and the one selected. Exits non-zero when a check fails'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "status" -d 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "probe" -d 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -l schema -d 'The contract to validate against, such as `plan` (`slmcode schema list` shows them all)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -l schema-file -d 'A JSON Schema file to validate against' -r -F
+complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l schema -d 'Validate (and coerce) against this contract (`slmcode schema list` shows them all); `none` repairs without a schema' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l schema-file -d 'Validate (and coerce) against the JSON Schema in this file' -r -F
+complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l finish-reason -d 'How the server said the answer ended; `length` means it was cut off, so the result is always "truncated"' -r -f -a "stop\t'The model ended its answer itself'
+length\t'The server stopped the model at `max_tokens`'"
+complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l pretty -d 'Print the repaired JSON indented instead of compact'
+complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check help" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check help" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check help" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check help" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check help" -f -a "list" -d 'List the contracts: name, whether they are Strict, title, property counts'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check help" -f -a "show" -d 'Print a contract\'s JSON Schema, or with `--prompt` the prompt that describes its fields'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check help" -f -a "check" -d 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from list" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from list" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from show" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from show" -l prompt -d 'Print the prompt that describes the contract\'s fields instead of its schema'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from show" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from check" -l allow -d 'Report this section\'s problems without failing on them (repeatable)' -r -f -a "subset\t''
+strict\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from check" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from check" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the contracts: name, whether they are Strict, title, property counts'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print a contract\'s JSON Schema, or with `--prompt` the prompt that describes its fields'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "check" -d 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand roles" -l tools -d 'Treat the ids as agents with these tools (comma-separated), as a harness would declare them' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand roles" -l contract -d 'The contract the ids emit when their names do not lead to one' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand roles" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand roles" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand roles" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand roles" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand roles" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and not __fish_seen_subcommand_from get set unset list path help" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and not __fish_seen_subcommand_from get set unset list path help" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and not __fish_seen_subcommand_from get set unset list path help" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and not __fish_seen_subcommand_from get set unset list path help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and not __fish_seen_subcommand_from get set unset list path help" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and not __fish_seen_subcommand_from get set unset list path help" -f -a "get" -d 'Print a setting\'s resolved value, normalised (an API key prints as <set>)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and not __fish_seen_subcommand_from get set unset list path help" -f -a "set" -d 'Write a setting to config.toml, after checking the value'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and not __fish_seen_subcommand_from get set unset list path help" -f -a "unset" -d 'Remove a setting from config.toml, so the environment or the default applies'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and not __fish_seen_subcommand_from get set unset list path help" -f -a "list" -d 'Every setting, its value and where it came from'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and not __fish_seen_subcommand_from get set unset list path help" -f -a "path" -d 'Print where config.toml is (it need not exist yet)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and not __fish_seen_subcommand_from get set unset list path help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from get" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from get" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from get" -l model -d 'The model id to request' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from get" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from get" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from get" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from get" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from get" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from get" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from get" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from set" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from set" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from set" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from set" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from unset" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from unset" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from unset" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from unset" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from unset" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from list" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from list" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from list" -l model -d 'The model id to request' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from list" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from list" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from list" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from list" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from path" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from path" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "get" -d 'Print a setting\'s resolved value, normalised (an API key prints as <set>)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "set" -d 'Write a setting to config.toml, after checking the value'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "unset" -d 'Remove a setting from config.toml, so the environment or the default applies'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "list" -d 'Every setting, its value and where it came from'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print where config.toml is (it need not exist yet)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l model -d 'The model id to request' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l fix -d 'Write the recommended values to config.toml (atomically; comments are kept) and show what changed. A model, an endpoint and where the key lives are left to you'
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand assets" -l dir -d 'The repository root that holds `completions/` and `man/`' -r -F
+complete -c slmcode -n "__fish_slmcode_using_subcommand assets" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand assets" -l check -d 'Compare the generated files with the ones on disk instead of writing them; exit 1 and name the stale ones when they differ'
+complete -c slmcode -n "__fish_slmcode_using_subcommand assets" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand assets" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand assets" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand assets" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l model -d 'The model id to request' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l refresh -d 'Probe again even when the capabilities cache has a result'
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l no-probe -d 'Send no probe: use the cached result, or the provider\'s prior guess'
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l model -d 'The model id to request' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l offline -d 'Do not contact the endpoint at all (`.connection.reachable` is null)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l model -d 'The model id to request' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l refresh -d 'Probe again even when the capabilities cache has a result for this endpoint and model'
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe help" -f -a "validate" -d 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe help" -f -a "repair" -d 'Repair a model\'s answer into JSON (fences, prose, trailing commas, quotes, truncation detection, ...) and validate it, printing the value or a failure with its own exit code'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe help" -f -a "schema" -d 'The contracts slmcode ships (list, show) and lint of a JSON Schema (check)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe help" -f -a "roles" -d 'How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences. Language-specialised ids (`go-worker`) fold to their generic role'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe help" -f -a "config" -d 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe help" -f -a "readiness" -d 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe help" -f -a "assets" -d 'Write (or with --check, verify) the generated shell completions and man pages'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe help" -f -a "doctor" -d 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism\'s probe outcome and the one selected. Exits non-zero when a check fails'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe help" -f -a "status" -d 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe help" -f -a "probe" -d 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "list" -d 'List the contracts: name, whether they are Strict, title, property counts'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "show" -d 'Print a contract\'s JSON Schema, or with `--prompt` the prompt that describes its fields'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "check" -d 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "get" -d 'Print a setting\'s resolved value, normalised (an API key prints as <set>)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "set" -d 'Write a setting to config.toml, after checking the value'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "unset" -d 'Remove a setting from config.toml, so the environment or the default applies'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "list" -d 'Every setting, its value and where it came from'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print where config.toml is (it need not exist yet)'

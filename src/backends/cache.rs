@@ -1,0 +1,533 @@
+//! The capabilities cache: `capabilities.json` in the config directory, one entry per
+//! (provider, endpoint, model), so a probe is paid once, not per process.
+//!
+//! Every write is a read-modify-write under an advisory lock on `capabilities.json.lock`
+//! (`std::fs::File::lock`), and replaces the file atomically (a temp file in the same directory,
+//! then a rename), so concurrent processes neither corrupt the file nor lose each other's
+//! entries. Readers need no lock: a rename is atomic. A file that does not parse is reported (a
+//! warning, never an error) and replaced by the next write. No secret is ever in an entry: there
+//! is no field for one, and body excerpts were masked by the transport. Uses `config`, `schema`.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Provider, config_dir};
+use crate::schema::Mechanism;
+
+use super::capabilities::{Capabilities, GuidedField, Outcome, WireForm};
+use super::errors::excerpt;
+use super::fingerprint::Fingerprint;
+use super::time::now_rfc3339;
+
+/// The cache file's name in the config directory.
+pub const CACHE_FILE_NAME: &str = "capabilities.json";
+
+/// The format version written in the file.
+const FORMAT_VERSION: u32 = 1;
+
+/// What identifies an entry.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CacheKey {
+    /// The provider.
+    pub provider: Provider,
+    /// The normalised endpoint, as displayed.
+    pub endpoint: String,
+    /// The model id; empty when none is configured.
+    pub model: String,
+}
+
+/// A request-time demotion: a wire form the server refused, and when.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Demotion {
+    /// The wire form that was demoted.
+    pub form: WireForm,
+    /// The HTTP status that said no (absent when the failure had none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// When, RFC 3339 UTC.
+    pub at: String,
+    /// A short excerpt of the server's answer.
+    pub body: String,
+}
+
+impl Demotion {
+    /// A demotion of `form` now, with the status and an excerpt of `body`.
+    pub fn now(form: WireForm, status: Option<u16>, body: &str) -> Demotion {
+        Demotion {
+            form,
+            status,
+            at: now_rfc3339(),
+            body: excerpt(body),
+        }
+    }
+}
+
+/// Everything known about one (provider, endpoint, model).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheEntry {
+    /// The provider.
+    pub provider: Provider,
+    /// The normalised endpoint.
+    pub endpoint: String,
+    /// The model id; empty when none is configured.
+    pub model: String,
+    /// The selected mechanism (after demotions).
+    pub mechanism: Mechanism,
+    /// Whether json_schema requests carry `strict: true`.
+    pub strict: bool,
+    /// Which field guided decoding uses.
+    pub guided_field: GuidedField,
+    /// Whether a successful probe stands behind the entry.
+    pub probed: bool,
+    /// When the probe ran, RFC 3339 UTC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probed_at: Option<String>,
+    /// Each wire form's probe outcome.
+    #[serde(default)]
+    pub outcomes: BTreeMap<WireForm, Outcome>,
+    /// The server's fingerprint at probe time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<Fingerprint>,
+    /// Request-time demotions, oldest first.
+    #[serde(default)]
+    pub demotions: Vec<Demotion>,
+}
+
+impl CacheEntry {
+    /// The entry's key.
+    pub fn key(&self) -> CacheKey {
+        CacheKey {
+            provider: self.provider,
+            endpoint: self.endpoint.clone(),
+            model: self.model.clone(),
+        }
+    }
+
+    /// An entry for `key` holding `capabilities`.
+    pub fn new(
+        key: &CacheKey,
+        capabilities: &Capabilities,
+        probed_at: Option<String>,
+        fingerprint: Option<Fingerprint>,
+        demotions: Vec<Demotion>,
+    ) -> CacheEntry {
+        CacheEntry {
+            provider: key.provider,
+            endpoint: key.endpoint.clone(),
+            model: key.model.clone(),
+            mechanism: capabilities.mechanism,
+            strict: capabilities.strict,
+            guided_field: capabilities.guided_field,
+            probed: capabilities.probed,
+            probed_at,
+            outcomes: capabilities.outcomes.clone(),
+            fingerprint,
+            demotions,
+        }
+    }
+
+    /// The demoted wire forms.
+    pub fn demoted_forms(&self) -> Vec<WireForm> {
+        self.demotions
+            .iter()
+            .map(|demotion| demotion.form)
+            .collect()
+    }
+
+    /// The entry's capabilities.
+    pub fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            mechanism: self.mechanism,
+            strict: self.strict,
+            guided_field: self.guided_field,
+            probed: self.probed,
+            outcomes: self.outcomes.clone(),
+        }
+    }
+
+    /// Records `demotion` and selects again without the demoted forms.
+    pub fn demote(&mut self, demotion: Demotion) {
+        self.demotions.push(demotion);
+        let selected =
+            Capabilities::select(self.outcomes.clone(), &self.demoted_forms(), self.probed);
+        self.mechanism = selected.mechanism;
+        self.strict = selected.strict;
+        self.guided_field = selected.guided_field;
+    }
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct CacheFile {
+    version: u32,
+    entries: Vec<CacheEntry>,
+}
+
+/// The cache could not be written (it can always be read: an unreadable file is a warning).
+#[derive(Debug, thiserror::Error)]
+#[error("capabilities cache {path}: {action}: {source}")]
+pub struct CacheError {
+    /// The file or directory involved.
+    pub path: PathBuf,
+    /// What was being done.
+    pub action: &'static str,
+    /// The I/O error.
+    #[source]
+    pub source: std::io::Error,
+}
+
+/// What a read found: the entries, and a warning when the file was unreadable.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    /// Every entry in the file.
+    pub entries: Vec<CacheEntry>,
+    /// Set when the file existed but could not be parsed (it will be replaced).
+    pub warning: Option<String>,
+}
+
+/// The cache file at one path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CapabilityCache {
+    path: PathBuf,
+}
+
+impl CapabilityCache {
+    /// The cache in `dir` (`dir/capabilities.json`).
+    pub fn in_dir(dir: &Path) -> CapabilityCache {
+        CapabilityCache {
+            path: dir.join(CACHE_FILE_NAME),
+        }
+    }
+
+    /// The cache in slmcode's config directory, when there is one.
+    pub fn from_config_dir() -> Option<CapabilityCache> {
+        config_dir().map(|dir| CapabilityCache::in_dir(&dir))
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn lock_path(&self) -> PathBuf {
+        self.path.with_extension("json.lock")
+    }
+
+    /// Reads every entry (no lock needed: writes are atomic renames).
+    pub fn read(&self) -> Snapshot {
+        let text = match fs::read_to_string(&self.path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Snapshot::default();
+            }
+            Err(error) => {
+                return Snapshot {
+                    entries: Vec::new(),
+                    warning: Some(format!(
+                        "capabilities cache {} could not be read ({error}); probing as if it were empty",
+                        self.path.display()
+                    )),
+                };
+            }
+        };
+        match serde_json::from_str::<CacheFile>(&text) {
+            Ok(file) => Snapshot {
+                entries: file.entries,
+                warning: None,
+            },
+            Err(error) => Snapshot {
+                entries: Vec::new(),
+                warning: Some(format!(
+                    "capabilities cache {} is corrupt ({error}); it will be replaced",
+                    self.path.display()
+                )),
+            },
+        }
+    }
+
+    /// The entry for `key`, and the read's warning.
+    pub fn get(&self, key: &CacheKey) -> (Option<CacheEntry>, Option<String>) {
+        let snapshot = self.read();
+        let entry = snapshot
+            .entries
+            .into_iter()
+            .find(|entry| entry.key() == *key);
+        (entry, snapshot.warning)
+    }
+
+    /// Reads, lets `edit` change the entries, and writes them back atomically, all under the
+    /// lock. Returns what `edit` returned and the read's warning (a corrupt file is replaced).
+    pub fn update<T>(
+        &self,
+        edit: impl FnOnce(&mut Vec<CacheEntry>) -> T,
+    ) -> Result<(T, Option<String>), CacheError> {
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        fs::create_dir_all(dir).map_err(|source| CacheError {
+            path: dir.to_path_buf(),
+            action: "creating the directory",
+            source,
+        })?;
+        let lock_path = self.lock_path();
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|source| CacheError {
+                path: lock_path.clone(),
+                action: "opening the lock file",
+                source,
+            })?;
+        lock.lock().map_err(|source| CacheError {
+            path: lock_path.clone(),
+            action: "locking",
+            source,
+        })?;
+        let mut snapshot = self.read();
+        let result = edit(&mut snapshot.entries);
+        snapshot.entries.sort_by_key(CacheEntry::key);
+        let written = self.write_atomically(&CacheFile {
+            version: FORMAT_VERSION,
+            entries: snapshot.entries,
+        });
+        // Unlocking also happens when `lock` drops; doing it here keeps the order obvious.
+        let _ = lock.unlock();
+        written?;
+        Ok((result, snapshot.warning))
+    }
+
+    fn write_atomically(&self, file: &CacheFile) -> Result<(), CacheError> {
+        static SEQUENCE: AtomicU64 = AtomicU64::new(0);
+        let temp = self.path.with_extension(format!(
+            "json.{}.{}.tmp",
+            std::process::id(),
+            SEQUENCE.fetch_add(1, Ordering::Relaxed)
+        ));
+        let error = |action: &'static str| {
+            let temp = temp.clone();
+            move |source| CacheError {
+                path: temp,
+                action,
+                source,
+            }
+        };
+        let text = serde_json::to_string_pretty(file).unwrap_or_default();
+        let written = (|| {
+            let mut out = File::create(&temp).map_err(error("creating a temp file"))?;
+            out.write_all(text.as_bytes())
+                .and_then(|()| out.write_all(b"\n"))
+                .map_err(error("writing"))?;
+            out.sync_all().map_err(error("syncing"))?;
+            fs::rename(&temp, &self.path).map_err(error("replacing the cache file"))
+        })();
+        if written.is_err() {
+            let _ = fs::remove_file(&temp);
+        }
+        written
+    }
+
+    /// Inserts or replaces the entry with `entry`'s key.
+    pub fn store(&self, entry: CacheEntry) -> Result<Option<String>, CacheError> {
+        let key = entry.key();
+        self.update(|entries| {
+            entries.retain(|existing| existing.key() != key);
+            entries.push(entry);
+        })
+        .map(|((), warning)| warning)
+    }
+
+    /// Records a request-time demotion for `key` and returns the updated entry. With no entry
+    /// yet, one is made from `current` (what the caller was using).
+    pub fn record_demotion(
+        &self,
+        key: &CacheKey,
+        demotion: Demotion,
+        current: &Capabilities,
+    ) -> Result<CacheEntry, CacheError> {
+        self.update(|entries| {
+            let position = entries.iter().position(|entry| entry.key() == *key);
+            let entry = match position {
+                Some(position) => &mut entries[position],
+                None => {
+                    entries.push(CacheEntry::new(key, current, None, None, Vec::new()));
+                    entries.last_mut().expect("just pushed")
+                }
+            };
+            entry.demote(demotion);
+            entry.clone()
+        })
+        .map(|(entry, _)| entry)
+    }
+
+    /// Removes the entry for `key`; returns whether there was one.
+    pub fn remove(&self, key: &CacheKey) -> Result<bool, CacheError> {
+        self.update(|entries| {
+            let before = entries.len();
+            entries.retain(|entry| entry.key() != *key);
+            before != entries.len()
+        })
+        .map(|(removed, _)| removed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(model: &str) -> CacheKey {
+        CacheKey {
+            provider: Provider::LlamaCpp,
+            endpoint: "http://127.0.0.1:8080/v1".to_owned(),
+            model: model.to_owned(),
+        }
+    }
+
+    fn supported(forms: &[WireForm]) -> Capabilities {
+        Capabilities::select(
+            forms
+                .iter()
+                .map(|form| (*form, Outcome::Supported))
+                .collect(),
+            &[],
+            true,
+        )
+    }
+
+    #[test]
+    fn entries_round_trip_and_replace_by_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CapabilityCache::in_dir(dir.path());
+        assert!(cache.get(&key("a")).0.is_none());
+        let capabilities = supported(&[WireForm::JsonSchemaStrict]);
+        let entry = CacheEntry::new(
+            &key("a"),
+            &capabilities,
+            Some(now_rfc3339()),
+            None,
+            Vec::new(),
+        );
+        assert_eq!(cache.store(entry.clone()).unwrap(), None);
+        cache
+            .store(CacheEntry::new(
+                &key("b"),
+                &Capabilities::floor(),
+                None,
+                None,
+                Vec::new(),
+            ))
+            .unwrap();
+        assert_eq!(cache.get(&key("a")).0, Some(entry.clone()));
+        let mut changed = entry.clone();
+        changed.strict = false;
+        cache.store(changed.clone()).unwrap();
+        assert_eq!(cache.read().entries.len(), 2);
+        assert_eq!(cache.get(&key("a")).0, Some(changed));
+        assert!(cache.remove(&key("a")).unwrap());
+        assert!(!cache.remove(&key("a")).unwrap());
+    }
+
+    #[test]
+    fn a_corrupt_file_is_reported_and_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CapabilityCache::in_dir(dir.path());
+        fs::write(cache.path(), "{ not json").unwrap();
+        let (entry, warning) = cache.get(&key("a"));
+        assert!(entry.is_none());
+        assert!(warning.unwrap().contains("is corrupt"));
+        let warning = cache
+            .store(CacheEntry::new(
+                &key("a"),
+                &Capabilities::floor(),
+                None,
+                None,
+                Vec::new(),
+            ))
+            .unwrap();
+        assert!(warning.unwrap().contains("will be replaced"));
+        assert!(cache.read().warning.is_none());
+        assert_eq!(cache.read().entries.len(), 1);
+    }
+
+    #[test]
+    fn demotions_are_recorded_and_select_the_next_form() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CapabilityCache::in_dir(dir.path());
+        let capabilities = supported(&[
+            WireForm::JsonSchemaStrict,
+            WireForm::JsonSchema,
+            WireForm::Grammar,
+        ]);
+        cache
+            .store(CacheEntry::new(
+                &key("a"),
+                &capabilities,
+                None,
+                None,
+                Vec::new(),
+            ))
+            .unwrap();
+        let demotion = Demotion::now(
+            WireForm::JsonSchemaStrict,
+            Some(400),
+            "strict is not supported",
+        );
+        let entry = cache
+            .record_demotion(&key("a"), demotion, &capabilities)
+            .unwrap();
+        assert_eq!(entry.mechanism, Mechanism::JsonSchema);
+        assert!(!entry.strict);
+        let entry = cache
+            .record_demotion(
+                &key("a"),
+                Demotion::now(WireForm::JsonSchema, Some(422), "no"),
+                &capabilities,
+            )
+            .unwrap();
+        assert_eq!(entry.mechanism, Mechanism::GbnfGrammar);
+        let stored = cache.get(&key("a")).0.unwrap();
+        assert_eq!(stored.demotions.len(), 2);
+        assert_eq!(stored.demotions[0].status, Some(400));
+        assert_eq!(stored.demotions[0].body, "strict is not supported");
+        // With no entry yet, the caller's capabilities are the starting point.
+        let fresh = cache
+            .record_demotion(
+                &key("new"),
+                Demotion::now(WireForm::Grammar, None, "500"),
+                &supported(&[WireForm::Grammar]),
+            )
+            .unwrap();
+        assert_eq!(fresh.mechanism, Mechanism::PromptOnly);
+    }
+
+    #[test]
+    fn concurrent_writers_in_threads_lose_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CapabilityCache::in_dir(dir.path());
+        std::thread::scope(|scope| {
+            for index in 0..8 {
+                let cache = cache.clone();
+                scope.spawn(move || {
+                    for round in 0..5 {
+                        let model = format!("m{index}-{round}");
+                        cache
+                            .store(CacheEntry::new(
+                                &key(&model),
+                                &Capabilities::floor(),
+                                None,
+                                None,
+                                Vec::new(),
+                            ))
+                            .unwrap();
+                    }
+                });
+            }
+        });
+        let snapshot = cache.read();
+        assert!(snapshot.warning.is_none());
+        assert_eq!(snapshot.entries.len(), 40);
+    }
+}

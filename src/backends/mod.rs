@@ -1,0 +1,36 @@
+//! Backends: talking to an endpoint and knowing what it can do.
+//!
+//! This layer owns the provider presets and priors ([`presets`]), endpoint use (normalised by
+//! [`crate::config::endpoint`]), request building and transport over `ureq` ([`transport`]), error classes and
+//! the retry policy ([`errors`], [`retry`]), probing ([`probe`]), and the capabilities cache
+//! ([`cache`]), tied together by [`negotiate`]. It uses `config` (settings, secrets) and
+//! `schema` (mechanisms, constraints, validation); it returns data and never prints.
+
+pub mod cache;
+pub mod capabilities;
+pub mod errors;
+pub mod fingerprint;
+pub mod negotiate;
+pub mod presets;
+pub mod probe;
+pub mod reachability;
+pub mod retry;
+mod time;
+pub mod transport;
+
+#[cfg(test)]
+mod tests;
+
+pub use crate::config::endpoint::{
+    Endpoint, EndpointError, NormalizedEndpoint, normalize_endpoint,
+};
+pub use cache::{CacheEntry, CacheKey, CapabilityCache, Demotion};
+pub use capabilities::{Capabilities, GuidedField, Outcome, WireForm};
+pub use errors::{CallError, ErrorClass, Failure, classify};
+pub use fingerprint::Fingerprint;
+pub use negotiate::{NegotiateOptions, Negotiation, Negotiator, Source, TargetError};
+pub use presets::{AuthHeader, Preset, Prior, preset};
+pub use probe::{ProbeReport, Target, probe};
+pub use reachability::Reachability;
+pub use retry::{Jitter, RetryPolicy};
+pub use transport::{ChatMessage, ChatRequest, ChatResponse, Client};

@@ -1,0 +1,506 @@
+//! Probing: asking an endpoint, cheaply and under one deadline, which constraint wire forms it
+//! really enforces.
+//!
+//! The preset's priors pick the forms worth a request. Each runs on its own thread next to a
+//! plain request (the baseline: reachability, latency, and whether a failure is the field's
+//! fault) and the fingerprint routes; the caller gets a [`ProbeReport`] when everything answered
+//! or when the deadline passes, whichever is first, so a probe never takes longer than its
+//! deadline and never returns an error. A server that is still loading (connection refused,
+//! 503, 429) is retried within the deadline per the retry policy. Acceptance is not enforcement:
+//! the probe schema has one boolean and one property whose only allowed value is an improbable
+//! string, the prompt describes neither, and only an answer that satisfies the schema counts
+//! (for `json_object`: a JSON object although the prompt asked for none). An answer cut by
+//! `finish_reason: length` proves nothing and is sent once more with a larger budget.
+
+use std::collections::BTreeMap;
+use std::sync::mpsc;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::config::{Provider, Secret};
+use crate::schema::{Constraint, Validator, validator};
+
+use super::cache::CacheKey;
+use super::capabilities::{GuidedField, Outcome, WireForm};
+use super::errors::{CallError, ErrorClass, excerpt_chars};
+use super::fingerprint::{self, Fingerprint};
+use super::presets::{Preset, preset};
+use super::retry::{Jitter, RetryPolicy};
+use super::transport::{ChatMessage, ChatRequest, ChatResponse, Client};
+use crate::config::endpoint::{AZURE_JSON_SCHEMA_API_VERSION, Endpoint};
+
+/// The improbable value the probe schema's second property must have.
+pub const PROBE_MARKER: &str = "slm-7qz";
+
+/// The probe prompt: it describes neither property, and asks for no JSON (it contains the word
+/// JSON only because OpenAI refuses `json_object` when no message mentions it).
+pub const PROBE_PROMPT: &str = "Say hello in one short sentence. Do not use JSON.";
+
+/// The first completion budget. A byte-level tokenizer needs about 45 tokens for the answer.
+pub const FIRST_BUDGET: u32 = 64;
+
+/// The budget of the one re-send after an answer cut by `finish_reason: length`.
+pub const SECOND_BUDGET: u32 = 512;
+
+/// The name sent with json_schema probes.
+pub const PROBE_SCHEMA_NAME: &str = "slmcode_probe";
+
+/// A hand-written GBNF grammar for exactly the probe schema's instances (bounded whitespace).
+pub const PROBE_GRAMMAR: &str = r#"root ::= "{" ws "\"ok\"" ws ":" ws boolean ws "," ws "\"marker\"" ws ":" ws "\"slm-7qz\"" ws "}"
+boolean ::= "true" | "false"
+ws ::= [ \t\n]{0,2}
+"#;
+
+/// The probe schema: one boolean, one property whose only value is [`PROBE_MARKER`]. Simple
+/// enough for OpenAI's `strict: true`.
+pub fn probe_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "ok": {"type": "boolean"},
+            "marker": {"type": "string", "enum": [PROBE_MARKER]}
+        },
+        "required": ["ok", "marker"],
+        "additionalProperties": false
+    })
+}
+
+fn probe_validator() -> &'static Arc<Validator> {
+    static VALIDATOR: OnceLock<Arc<Validator>> = OnceLock::new();
+    VALIDATOR.get_or_init(|| validator(&probe_schema()).expect("the probe schema compiles"))
+}
+
+/// Whether `content` (after any leading reasoning block) satisfies what `form` asked for.
+pub fn is_enforced(form: WireForm, content: &str) -> bool {
+    let answer = strip_reasoning(content).trim();
+    let Ok(value) = serde_json::from_str::<Value>(answer) else {
+        return false;
+    };
+    match form {
+        WireForm::JsonObject => value.is_object(),
+        _ => probe_validator().validate(&value).is_ok(),
+    }
+}
+
+/// A reasoning model's `<think>...</think>` prefix is not part of the constrained answer.
+fn strip_reasoning(content: &str) -> &str {
+    let trimmed = content.trim_start();
+    match trimmed.strip_prefix("<think>") {
+        Some(rest) => rest
+            .split_once("</think>")
+            .map_or(trimmed, |(_, answer)| answer),
+        None => trimmed,
+    }
+}
+
+/// The constraint a probe of `form` sends, and the guided field it goes in.
+pub fn probe_constraint(form: WireForm) -> (Constraint, GuidedField) {
+    let schema = probe_schema();
+    match form {
+        WireForm::JsonSchemaStrict | WireForm::JsonSchema => (
+            Constraint::JsonSchema {
+                name: PROBE_SCHEMA_NAME.to_owned(),
+                schema,
+                strict: form == WireForm::JsonSchemaStrict,
+            },
+            GuidedField::StructuredOutputs,
+        ),
+        WireForm::StructuredOutputs => (
+            Constraint::GuidedJson { schema },
+            GuidedField::StructuredOutputs,
+        ),
+        WireForm::GuidedJson => (Constraint::GuidedJson { schema }, GuidedField::GuidedJson),
+        WireForm::Grammar => (
+            Constraint::Grammar {
+                gbnf: PROBE_GRAMMAR.to_owned(),
+            },
+            GuidedField::StructuredOutputs,
+        ),
+        WireForm::JsonObject => (Constraint::JsonObject, GuidedField::StructuredOutputs),
+    }
+}
+
+/// What to probe: an endpoint as one provider, one model, one key.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// The provider (decides the preset).
+    pub provider: Provider,
+    /// The normalised endpoint.
+    pub endpoint: Endpoint,
+    /// The model; `None` lets a single-model server choose.
+    pub model: Option<String>,
+    /// The key, if any (sent only in the auth header).
+    pub api_key: Option<Secret>,
+}
+
+impl Target {
+    /// The provider's preset.
+    pub fn preset(&self) -> &'static Preset {
+        preset(self.provider)
+    }
+
+    /// The cache key of this target.
+    pub fn key(&self) -> CacheKey {
+        CacheKey {
+            provider: self.provider,
+            endpoint: self.endpoint.to_string(),
+            model: self.model.clone().unwrap_or_default(),
+        }
+    }
+
+    /// A client for this target.
+    pub fn client(&self) -> Client {
+        Client::new(
+            self.endpoint.clone(),
+            self.preset().auth,
+            self.api_key.clone(),
+        )
+    }
+
+    /// Why json_schema cannot be probed here, if it cannot: Azure's dated API before
+    /// structured outputs.
+    fn json_schema_unavailable(&self) -> Option<String> {
+        let version = self.endpoint.api_version()?;
+        (self.provider == Provider::Azure && version < AZURE_JSON_SCHEMA_API_VERSION).then(|| {
+            format!(
+                "api-version {version} predates json_schema (needs {AZURE_JSON_SCHEMA_API_VERSION} or later)"
+            )
+        })
+    }
+}
+
+/// What one probe found.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ProbeReport {
+    /// Every wire form's outcome.
+    pub outcomes: BTreeMap<WireForm, Outcome>,
+    /// Whether the probe succeeded (the server answered with a 2xx); only then is it trusted.
+    pub probed: bool,
+    /// Whether the server answered at all (any HTTP status).
+    pub reachable: bool,
+    /// The plain request's round trip, in milliseconds.
+    pub latency_ms: Option<u64>,
+    /// Why the plain request failed, when it did.
+    pub baseline_error: Option<String>,
+    /// The server's fingerprint (unknown parts empty).
+    pub fingerprint: Fingerprint,
+    /// How long the probe took, in milliseconds.
+    pub elapsed_ms: u64,
+    /// The deadline it ran under, in milliseconds.
+    pub deadline_ms: u64,
+}
+
+/// How one form's probe ended, before the baseline is known.
+enum FormResult {
+    Enforced,
+    NotEnforced(String),
+    CutTwice,
+    Failed(CallError),
+}
+
+enum Job {
+    Baseline(Result<(ChatResponse, Duration), CallError>),
+    Form(WireForm, FormResult),
+    Fingerprint(Fingerprint),
+}
+
+/// Probes `target` under `timeout` (see the module docs). Never fails and never takes longer
+/// than `timeout` (plus the time to assemble the report).
+pub fn probe(target: &Target, timeout: Duration) -> ProbeReport {
+    let started = Instant::now();
+    let deadline = started + timeout;
+    let preset = target.preset();
+    let client = target.client();
+    let (sender, receiver) = mpsc::channel::<Job>();
+    let json_schema_unavailable = target.json_schema_unavailable();
+    let forms: Vec<WireForm> = WireForm::ALL
+        .into_iter()
+        .filter(|form| preset.worth_probing(*form))
+        .filter(|form| {
+            json_schema_unavailable.is_none()
+                || !matches!(form, WireForm::JsonSchemaStrict | WireForm::JsonSchema)
+        })
+        .collect();
+    let mut pending = forms.len() + 2;
+
+    {
+        let (client, sender, model) = (client.clone(), sender.clone(), target.model.clone());
+        std::thread::spawn(move || {
+            let request = probe_request(model, 16);
+            let sent = Instant::now();
+            let result = send_within(
+                &client,
+                &request,
+                &Constraint::None,
+                GuidedField::default(),
+                deadline,
+            )
+            .map(|response| (response, sent.elapsed()));
+            let _ = sender.send(Job::Baseline(result));
+        });
+    }
+    for form in forms.iter().copied() {
+        let (client, sender, model) = (client.clone(), sender.clone(), target.model.clone());
+        std::thread::spawn(move || {
+            let result = probe_form(&client, form, model, deadline);
+            let _ = sender.send(Job::Form(form, result));
+        });
+    }
+    {
+        let (client, sender, model) = (client.clone(), sender.clone(), target.model.clone());
+        let routes = preset.fingerprint;
+        std::thread::spawn(move || {
+            let found = fingerprint::fetch(&client, routes, model.as_deref(), deadline);
+            let _ = sender.send(Job::Fingerprint(found));
+        });
+    }
+    drop(sender);
+
+    let mut baseline = None;
+    let mut results = BTreeMap::new();
+    let mut found = Fingerprint::default();
+    while pending > 0 {
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        match receiver.recv_timeout(remaining) {
+            Ok(Job::Baseline(result)) => baseline = Some(result),
+            Ok(Job::Form(form, result)) => {
+                results.insert(form, result);
+            }
+            Ok(Job::Fingerprint(fingerprint)) => found = fingerprint,
+            Err(_) => break,
+        }
+        pending -= 1;
+    }
+
+    let deadline_text = format!(
+        "no answer within the {} s probe deadline",
+        timeout.as_secs_f64()
+    );
+    let baseline_error = match &baseline {
+        Some(Ok(_)) => None,
+        Some(Err(error)) => Some(error.to_string()),
+        None => Some(deadline_text.clone()),
+    };
+    let mut reachable = matches!(
+        &baseline,
+        Some(Ok(_))
+            | Some(Err(CallError {
+                status: Some(_),
+                ..
+            }))
+    );
+    let mut answered = matches!(&baseline, Some(Ok(_)));
+    let mut outcomes = BTreeMap::new();
+    for form in WireForm::ALL {
+        let outcome = if !preset.worth_probing(form) {
+            Outcome::Untested {
+                reason: preset.not_probed_reason(form),
+            }
+        } else if let (Some(reason), WireForm::JsonSchemaStrict | WireForm::JsonSchema) =
+            (&json_schema_unavailable, form)
+        {
+            Outcome::Untested {
+                reason: reason.clone(),
+            }
+        } else {
+            match results.remove(&form) {
+                None => Outcome::Untested {
+                    reason: deadline_text.clone(),
+                },
+                Some(FormResult::Enforced) => {
+                    (reachable, answered) = (true, true);
+                    Outcome::Supported
+                }
+                Some(FormResult::NotEnforced(answer)) => {
+                    (reachable, answered) = (true, true);
+                    Outcome::NotEnforced { answer }
+                }
+                Some(FormResult::CutTwice) => {
+                    (reachable, answered) = (true, true);
+                    Outcome::Untested {
+                        reason: format!(
+                            "inconclusive: the answer was cut by max_tokens at {FIRST_BUDGET} and {SECOND_BUDGET} tokens"
+                        ),
+                    }
+                }
+                Some(FormResult::Failed(error)) => {
+                    reachable |= error.status.is_some();
+                    failed_outcome(error, &baseline)
+                }
+            }
+        };
+        outcomes.insert(form, outcome);
+    }
+    ProbeReport {
+        outcomes,
+        probed: answered,
+        reachable,
+        latency_ms: match &baseline {
+            Some(Ok((_, latency))) => Some(latency.as_millis() as u64),
+            _ => None,
+        },
+        baseline_error,
+        fingerprint: found,
+        elapsed_ms: started.elapsed().as_millis() as u64,
+        deadline_ms: timeout.as_millis() as u64,
+    }
+}
+
+/// A failed form is the field's fault only when the plain request went through; otherwise the
+/// server (or the key, or the model name) is the problem and the form stays untested.
+fn failed_outcome(
+    error: CallError,
+    baseline: &Option<Result<(ChatResponse, Duration), CallError>>,
+) -> Outcome {
+    match (error.status, baseline) {
+        (Some(status), Some(Ok(_))) => Outcome::Rejected {
+            status,
+            body: error.detail,
+        },
+        (Some(_), Some(Err(plain))) => Outcome::Untested {
+            reason: format!("the plain request failed as well ({plain})"),
+        },
+        _ => Outcome::Untested {
+            reason: error.to_string(),
+        },
+    }
+}
+
+fn probe_request(model: Option<String>, max_tokens: u32) -> ChatRequest {
+    ChatRequest {
+        messages: vec![ChatMessage::user(PROBE_PROMPT)],
+        model,
+        max_tokens: Some(max_tokens),
+        temperature: Some(0.0),
+        ..ChatRequest::default()
+    }
+}
+
+fn probe_form(
+    client: &Client,
+    form: WireForm,
+    model: Option<String>,
+    deadline: Instant,
+) -> FormResult {
+    let (constraint, guided_field) = probe_constraint(form);
+    let mut request = probe_request(model, FIRST_BUDGET);
+    for budget in [FIRST_BUDGET, SECOND_BUDGET] {
+        request.max_tokens = Some(budget);
+        let response = match send_within(client, &request, &constraint, guided_field, deadline) {
+            Ok(response) => response,
+            Err(error) => return FormResult::Failed(error),
+        };
+        let content = response.content.as_deref().unwrap_or("");
+        if is_enforced(form, content) {
+            return FormResult::Enforced;
+        }
+        if !response.is_truncated() {
+            return FormResult::NotEnforced(excerpt_chars(content, 80));
+        }
+    }
+    FormResult::CutTwice
+}
+
+/// Sends one probe request, retrying within `deadline`: a server that is loading (no
+/// connection, 503, 429) is retried until the deadline with the policy's backoff; other
+/// transient failures (500, 502, 504) get the policy's 3 attempts.
+fn send_within(
+    client: &Client,
+    request: &ChatRequest,
+    constraint: &Constraint,
+    guided_field: GuidedField,
+    deadline: Instant,
+) -> Result<ChatResponse, CallError> {
+    let policy = RetryPolicy::default();
+    let mut jitter = Jitter::from_entropy();
+    let mut other_failures = 0;
+    let mut retry = 0;
+    loop {
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        if remaining < Duration::from_millis(10) {
+            return Err(CallError {
+                class: ErrorClass::Canceled,
+                status: None,
+                detail: "the probe deadline passed".to_owned(),
+                retry_after: None,
+                attempts: retry + 1,
+            });
+        }
+        let mut error = match client.chat(request, constraint, guided_field, remaining) {
+            Ok(response) => return Ok(response),
+            Err(error) => error,
+        };
+        error.attempts = retry + 1;
+        if !error.class.is_retried() {
+            return Err(error);
+        }
+        let loading = matches!(error.status, None | Some(503) | Some(429));
+        if !loading {
+            other_failures += 1;
+            if other_failures >= policy.attempts {
+                return Err(error);
+            }
+        }
+        retry += 1;
+        let wait = policy.delay(retry, error.retry_after, &mut jitter);
+        if Instant::now() + wait >= deadline {
+            return Err(error);
+        }
+        std::thread::sleep(wait);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_probe_instance_counts_as_enforced() {
+        let good = format!(r#"{{"ok": true, "marker": "{PROBE_MARKER}"}}"#);
+        for form in [
+            WireForm::JsonSchemaStrict,
+            WireForm::StructuredOutputs,
+            WireForm::Grammar,
+        ] {
+            assert!(is_enforced(form, &good), "{form}");
+            assert!(
+                is_enforced(form, &format!("  <think>hmm</think>\n{good}\n")),
+                "{form}"
+            );
+            assert!(
+                !is_enforced(form, r#"{"ok": true, "marker": "other"}"#),
+                "{form}"
+            );
+            assert!(
+                !is_enforced(form, &format!("```json\n{good}\n```")),
+                "{form}"
+            );
+            assert!(!is_enforced(form, "Hello there!"), "{form}");
+        }
+        assert!(is_enforced(
+            WireForm::JsonObject,
+            r#"{"greeting": "hello"}"#
+        ));
+        assert!(!is_enforced(WireForm::JsonObject, r#"["hello"]"#));
+        assert!(!is_enforced(WireForm::JsonObject, "Hello! {\"a\": 1}"));
+    }
+
+    #[test]
+    fn probe_constraints_use_the_form_and_a_strict_compatible_schema() {
+        let (constraint, field) = probe_constraint(WireForm::GuidedJson);
+        assert_eq!(constraint.mechanism(), crate::schema::Mechanism::GuidedJson);
+        assert_eq!(field, GuidedField::GuidedJson);
+        match probe_constraint(WireForm::JsonSchemaStrict).0 {
+            Constraint::JsonSchema { strict, schema, .. } => {
+                assert!(strict);
+                assert_eq!(schema["additionalProperties"], json!(false));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(PROBE_GRAMMAR.contains(PROBE_MARKER));
+        assert!(!PROBE_PROMPT.contains("ok") && !PROBE_PROMPT.contains("marker"));
+    }
+}

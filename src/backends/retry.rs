@@ -1,0 +1,279 @@
+//! The retry policy: 3 attempts, 500 ms base, 20 s ceiling, exponential backoff with full jitter;
+//! a server's `Retry-After` always wins, clamped to the ceiling.
+//!
+//! Full jitter (a delay drawn uniformly from zero to the exponential cap) matters with several
+//! requests against one local server that serialises inference: lockstep retries would turn a
+//! recovery into a thundering herd. The randomness is a small seeded generator ([`Jitter`]) so
+//! tests can fix it. Only transient and rate-limited failures are retried (see
+//! [`ErrorClass::is_retried`](super::errors::ErrorClass::is_retried)).
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use super::errors::CallError;
+
+/// A seeded source of jitter (SplitMix64): deterministic for a seed, cheap, and good enough to
+/// spread retries; not for anything secret.
+#[derive(Clone, Debug)]
+pub struct Jitter {
+    state: u64,
+}
+
+impl Jitter {
+    /// A generator with a fixed seed, for tests.
+    pub fn seeded(seed: u64) -> Jitter {
+        Jitter { state: seed }
+    }
+
+    /// A generator seeded from the clock, the process id and a per-process counter, so
+    /// concurrent callers (threads or processes) do not retry in lockstep.
+    pub fn from_entropy() -> Jitter {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|elapsed| elapsed.as_nanos() as u64)
+            .unwrap_or(0);
+        let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+        Jitter::seeded(
+            nanos
+                ^ u64::from(std::process::id()).rotate_left(32)
+                ^ count.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        )
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut mixed = self.state;
+        mixed = (mixed ^ (mixed >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        mixed = (mixed ^ (mixed >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        mixed ^ (mixed >> 31)
+    }
+
+    /// A duration drawn uniformly from `[0, cap]` (millisecond resolution).
+    pub fn up_to(&mut self, cap: Duration) -> Duration {
+        let millis = cap.as_millis() as u64;
+        Duration::from_millis(self.next_u64() % (millis + 1))
+    }
+}
+
+/// How failed calls are retried.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Attempts in all, the first included.
+    pub attempts: u32,
+    /// The cap of the first backoff; each retry doubles it.
+    pub base: Duration,
+    /// No backoff and no `Retry-After` wait exceeds this.
+    pub ceiling: Duration,
+}
+
+impl Default for RetryPolicy {
+    /// 3 attempts, 500 ms base, 20 s ceiling (DESIGN.md).
+    fn default() -> RetryPolicy {
+        RetryPolicy {
+            attempts: 3,
+            base: Duration::from_millis(500),
+            ceiling: Duration::from_secs(20),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The exponential cap before the `retry`-th retry (1 for the first): `base * 2^(retry-1)`,
+    /// never above the ceiling.
+    pub fn cap(&self, retry: u32) -> Duration {
+        let factor = 1_u32
+            .checked_shl(retry.saturating_sub(1))
+            .unwrap_or(u32::MAX);
+        self.base.saturating_mul(factor).min(self.ceiling)
+    }
+
+    /// How long to wait before the `retry`-th retry: the server's hint when it gave one
+    /// (clamped to the ceiling), otherwise a full-jitter draw from `[0, cap(retry)]`.
+    pub fn delay(
+        &self,
+        retry: u32,
+        retry_after: Option<Duration>,
+        jitter: &mut Jitter,
+    ) -> Duration {
+        match retry_after {
+            Some(hint) => hint.min(self.ceiling),
+            None => jitter.up_to(self.cap(retry)),
+        }
+    }
+
+    /// Runs `call` until it succeeds, fails with a class that is not retried, runs out of
+    /// attempts, or the next wait would pass `deadline`. `sleep` is injectable for tests. The
+    /// returned error carries the number of attempts made.
+    pub fn run<T>(
+        &self,
+        deadline: Option<Instant>,
+        jitter: &mut Jitter,
+        mut sleep: impl FnMut(Duration),
+        mut call: impl FnMut(u32) -> Result<T, CallError>,
+    ) -> Result<T, CallError> {
+        let mut attempt = 1;
+        loop {
+            match call(attempt) {
+                Ok(value) => return Ok(value),
+                Err(mut error) => {
+                    error.attempts = attempt;
+                    if !error.class.is_retried() || attempt >= self.attempts {
+                        return Err(error);
+                    }
+                    let wait = self.delay(attempt, error.retry_after, jitter);
+                    if deadline.is_some_and(|deadline| Instant::now() + wait >= deadline) {
+                        return Err(error);
+                    }
+                    sleep(wait);
+                    attempt += 1;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backends::errors::{ErrorClass, Failure};
+
+    #[test]
+    fn caps_double_up_to_the_ceiling() {
+        let policy = RetryPolicy::default();
+        assert_eq!(policy.cap(1), Duration::from_millis(500));
+        assert_eq!(policy.cap(2), Duration::from_millis(1000));
+        assert_eq!(policy.cap(3), Duration::from_millis(2000));
+        assert_eq!(policy.cap(7), Duration::from_secs(20));
+        assert_eq!(policy.cap(200), Duration::from_secs(20));
+    }
+
+    #[test]
+    fn full_jitter_stays_within_zero_and_the_cap_and_spreads() {
+        let policy = RetryPolicy::default();
+        let mut jitter = Jitter::seeded(42);
+        for retry in 1..=8 {
+            let cap = policy.cap(retry);
+            let draws: Vec<Duration> = (0..2000)
+                .map(|_| policy.delay(retry, None, &mut jitter))
+                .collect();
+            assert!(draws.iter().all(|delay| *delay <= cap), "retry {retry}");
+            let below_half = draws.iter().filter(|delay| **delay < cap / 2).count();
+            // Uniform: about half below the midpoint; far from all-or-nothing.
+            assert!(
+                (700..1300).contains(&below_half),
+                "retry {retry}: {below_half}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_delays() {
+        let policy = RetryPolicy::default();
+        let draw = |seed| {
+            let mut jitter = Jitter::seeded(seed);
+            (1..=3)
+                .map(|retry| policy.delay(retry, None, &mut jitter))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(draw(7), draw(7));
+        assert_ne!(draw(7), draw(8));
+    }
+
+    #[test]
+    fn retry_after_wins_and_is_clamped() {
+        let policy = RetryPolicy::default();
+        let mut jitter = Jitter::seeded(1);
+        assert_eq!(
+            policy.delay(1, Some(Duration::from_secs(7)), &mut jitter),
+            Duration::from_secs(7)
+        );
+        assert_eq!(
+            policy.delay(1, Some(Duration::from_secs(3600)), &mut jitter),
+            Duration::from_secs(20)
+        );
+    }
+
+    fn failure(status: u16) -> CallError {
+        CallError::from_failure(Failure::Status {
+            status,
+            body: String::new(),
+            retry_after: None,
+        })
+    }
+
+    #[test]
+    fn transient_failures_are_retried_three_times_in_all() {
+        let policy = RetryPolicy::default();
+        let mut slept = Vec::new();
+        let mut calls = 0;
+        let result: Result<(), CallError> = policy.run(
+            None,
+            &mut Jitter::seeded(3),
+            |wait| slept.push(wait),
+            |_| {
+                calls += 1;
+                Err(failure(503))
+            },
+        );
+        let error = result.unwrap_err();
+        assert_eq!(calls, 3);
+        assert_eq!(error.attempts, 3);
+        assert_eq!(error.class, ErrorClass::Transient);
+        assert_eq!(slept.len(), 2);
+        assert!(slept[0] <= Duration::from_millis(500));
+        assert!(slept[1] <= Duration::from_millis(1000));
+    }
+
+    #[test]
+    fn permanent_failures_are_not_retried_and_recovery_returns_the_value() {
+        let policy = RetryPolicy::default();
+        let mut calls = 0;
+        let result: Result<(), CallError> = policy.run(
+            None,
+            &mut Jitter::seeded(3),
+            |_| {},
+            |_| {
+                calls += 1;
+                Err(failure(400))
+            },
+        );
+        assert_eq!(result.unwrap_err().attempts, 1);
+        assert_eq!(calls, 1);
+
+        let value = policy.run(
+            None,
+            &mut Jitter::seeded(3),
+            |_| {},
+            |attempt| {
+                if attempt < 3 {
+                    Err(failure(502))
+                } else {
+                    Ok(attempt)
+                }
+            },
+        );
+        assert_eq!(value, Ok(3));
+    }
+
+    #[test]
+    fn a_wait_past_the_deadline_is_not_taken() {
+        let policy = RetryPolicy::default();
+        let deadline = Instant::now() + Duration::from_millis(100);
+        let mut error = failure(429);
+        error.retry_after = Some(Duration::from_secs(5));
+        let mut calls = 0;
+        let result: Result<(), CallError> = policy.run(
+            Some(deadline),
+            &mut Jitter::seeded(3),
+            |_| panic!("slept"),
+            |_| {
+                calls += 1;
+                Err(error.clone())
+            },
+        );
+        assert_eq!(result.unwrap_err().class, ErrorClass::RateLimited);
+        assert_eq!(calls, 1);
+    }
+}

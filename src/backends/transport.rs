@@ -1,0 +1,614 @@
+//! Transport: one chat-completions exchange over `ureq`, and the small GETs a fingerprint needs.
+//!
+//! [`build_body`] turns a [`ChatRequest`] and a [`Constraint`] into the JSON body: json_schema ->
+//! `response_format`, guided -> `structured_outputs.json` or the legacy `guided_json`, grammar ->
+//! `grammar`, json_object -> `response_format`, none -> nothing. [`Client`] sends it with a
+//! timeout and a response size cap, the key only in the auth header, and parses the answer
+//! (content, finish_reason, usage, tool_calls). Failures come back as a classified
+//! [`CallError`]; the key is masked out of every body excerpt and never appears in Debug output.
+//! Retrying is [`RetryPolicy`](super::retry::RetryPolicy)'s job, not this module's.
+
+use std::fmt;
+use std::io::ErrorKind;
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::config::Secret;
+use crate::schema::Constraint;
+
+use super::capabilities::GuidedField;
+use super::errors::{CallError, Failure};
+use super::presets::AuthHeader;
+use super::time::parse_http_date;
+use crate::config::endpoint::Endpoint;
+
+/// The default response size cap: 8 MiB is far above any structured answer and far below
+/// anything that would hurt.
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// One chat message. Only the fields a structured call needs; tool calls pass through as JSON.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ChatMessage {
+    /// `system`, `user`, `assistant` or `tool`.
+    pub role: String,
+    /// The text (absent on an assistant message that only calls tools).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// An assistant message's tool calls, as the server sent them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<Value>,
+    /// The call a `tool` message answers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+impl ChatMessage {
+    /// A message with a role and text.
+    pub fn new(role: &str, content: impl Into<String>) -> ChatMessage {
+        ChatMessage {
+            role: role.to_owned(),
+            content: Some(content.into()),
+            tool_calls: None,
+            tool_call_id: None,
+        }
+    }
+
+    /// A `system` message.
+    pub fn system(content: impl Into<String>) -> ChatMessage {
+        ChatMessage::new("system", content)
+    }
+
+    /// A `user` message.
+    pub fn user(content: impl Into<String>) -> ChatMessage {
+        ChatMessage::new("user", content)
+    }
+}
+
+/// What one chat-completions request asks for, apart from the constraint.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChatRequest {
+    /// The conversation.
+    pub messages: Vec<ChatMessage>,
+    /// The model id; omitted when `None` (local servers serve one model).
+    pub model: Option<String>,
+    /// The completion budget.
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature.
+    pub temperature: Option<f64>,
+    /// Stop sequences.
+    pub stop: Vec<String>,
+    /// A sampling seed, for repeatable answers.
+    pub seed: Option<u64>,
+    /// Tools, passed through as given (OpenAI `tools` array).
+    pub tools: Option<Value>,
+    /// `tool_choice`, passed through as given.
+    pub tool_choice: Option<Value>,
+}
+
+/// The JSON body for `request` constrained by `constraint`. `guided_field` says where vLLM
+/// guided decoding goes. Field names per engine: vLLM
+/// <https://docs.vllm.ai/en/latest/features/structured_outputs/>, llama-server
+/// <https://github.com/ggml-org/llama.cpp/tree/master/tools/server> (`grammar`), OpenAI
+/// <https://platform.openai.com/docs/guides/structured-outputs> (`response_format`).
+pub fn build_body(
+    request: &ChatRequest,
+    constraint: &Constraint,
+    guided_field: GuidedField,
+) -> Value {
+    let mut body = Map::new();
+    if let Some(model) = &request.model {
+        body.insert("model".to_owned(), json!(model));
+    }
+    body.insert(
+        "messages".to_owned(),
+        serde_json::to_value(&request.messages).unwrap_or(Value::Array(Vec::new())),
+    );
+    if let Some(max_tokens) = request.max_tokens {
+        body.insert("max_tokens".to_owned(), json!(max_tokens));
+    }
+    if let Some(temperature) = request.temperature {
+        body.insert("temperature".to_owned(), json!(temperature));
+    }
+    if !request.stop.is_empty() {
+        body.insert("stop".to_owned(), json!(request.stop));
+    }
+    if let Some(seed) = request.seed {
+        body.insert("seed".to_owned(), json!(seed));
+    }
+    if let Some(tools) = &request.tools {
+        body.insert("tools".to_owned(), tools.clone());
+    }
+    if let Some(tool_choice) = &request.tool_choice {
+        body.insert("tool_choice".to_owned(), tool_choice.clone());
+    }
+    body.insert("stream".to_owned(), json!(false));
+    match constraint {
+        Constraint::JsonSchema {
+            name,
+            schema,
+            strict,
+        } => {
+            let mut json_schema = json!({"name": name, "schema": schema});
+            if *strict {
+                json_schema["strict"] = json!(true);
+            }
+            body.insert(
+                "response_format".to_owned(),
+                json!({"type": "json_schema", "json_schema": json_schema}),
+            );
+        }
+        Constraint::GuidedJson { schema } => match guided_field {
+            GuidedField::StructuredOutputs => {
+                body.insert("structured_outputs".to_owned(), json!({"json": schema}));
+            }
+            GuidedField::GuidedJson => {
+                body.insert("guided_json".to_owned(), schema.clone());
+            }
+        },
+        Constraint::Grammar { gbnf } => {
+            body.insert("grammar".to_owned(), json!(gbnf));
+        }
+        Constraint::JsonObject => {
+            body.insert("response_format".to_owned(), json!({"type": "json_object"}));
+        }
+        Constraint::None => {}
+    }
+    Value::Object(body)
+}
+
+/// One tool call in an answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ToolCall {
+    /// The call id, when the server gives one.
+    pub id: Option<String>,
+    /// The function name.
+    pub name: String,
+    /// The arguments as the model wrote them (a JSON text, not yet parsed).
+    pub arguments: String,
+}
+
+/// Token counts the server reported.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    /// Tokens in the prompt.
+    pub prompt_tokens: Option<u64>,
+    /// Tokens generated.
+    pub completion_tokens: Option<u64>,
+    /// Both.
+    pub total_tokens: Option<u64>,
+}
+
+/// A parsed chat-completions answer (the first choice).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChatResponse {
+    /// The text; `None` when the message had none (a tool call only).
+    pub content: Option<String>,
+    /// `stop`, `length`, `tool_calls`, ...
+    pub finish_reason: Option<String>,
+    /// Token counts, when reported.
+    pub usage: Usage,
+    /// Tool calls, in order.
+    pub tool_calls: Vec<ToolCall>,
+    /// The model that answered, when reported.
+    pub model: Option<String>,
+}
+
+impl ChatResponse {
+    /// Whether the answer was cut by the token budget.
+    pub fn is_truncated(&self) -> bool {
+        self.finish_reason.as_deref() == Some("length")
+    }
+}
+
+/// Parses a chat-completions body (the first choice).
+pub fn parse_chat_response(body: &Value) -> Result<ChatResponse, String> {
+    let choice = body
+        .get("choices")
+        .and_then(|choices| choices.get(0))
+        .ok_or_else(|| "the answer has no choices".to_owned())?;
+    let message = choice.get("message").cloned().unwrap_or(Value::Null);
+    let content = match message.get("content") {
+        Some(Value::String(text)) => Some(text.clone()),
+        // Content parts: keep the text ones, in order.
+        Some(Value::Array(parts)) => Some(
+            parts
+                .iter()
+                .filter_map(|part| part.get("text").and_then(Value::as_str))
+                .collect::<String>(),
+        ),
+        _ => None,
+    };
+    let tool_calls = message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .map(|calls| {
+            calls
+                .iter()
+                .filter_map(|call| {
+                    let function = call.get("function")?;
+                    let arguments = match function.get("arguments") {
+                        Some(Value::String(text)) => text.clone(),
+                        Some(other) => other.to_string(),
+                        None => String::new(),
+                    };
+                    Some(ToolCall {
+                        id: call.get("id").and_then(Value::as_str).map(str::to_owned),
+                        name: function.get("name")?.as_str()?.to_owned(),
+                        arguments,
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let usage = body
+        .get("usage")
+        .map_or_else(Usage::default, |usage| Usage {
+            prompt_tokens: usage.get("prompt_tokens").and_then(Value::as_u64),
+            completion_tokens: usage.get("completion_tokens").and_then(Value::as_u64),
+            total_tokens: usage.get("total_tokens").and_then(Value::as_u64),
+        });
+    Ok(ChatResponse {
+        content,
+        finish_reason: choice
+            .get("finish_reason")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        usage,
+        tool_calls,
+        model: body.get("model").and_then(Value::as_str).map(str::to_owned),
+    })
+}
+
+/// Parses `Retry-After`: delta-seconds or an HTTP date (a date in the past means now).
+pub fn parse_retry_after(value: &str) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let when = parse_http_date(value)?;
+    Some(
+        when.duration_since(SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
+}
+
+/// Sends requests to one endpoint. Cloning is cheap (the connection pool is shared).
+#[derive(Clone)]
+pub struct Client {
+    agent: ureq::Agent,
+    endpoint: Endpoint,
+    auth: AuthHeader,
+    key: Option<Secret>,
+    max_response_bytes: u64,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("endpoint", &self.endpoint.to_string())
+            .field("auth", &self.auth)
+            .field("key", &self.key.as_ref().map(|_| "<redacted>"))
+            .field("max_response_bytes", &self.max_response_bytes)
+            .finish()
+    }
+}
+
+impl Client {
+    /// A client for `endpoint`, sending `key` (if any) the way `auth` says.
+    pub fn new(endpoint: Endpoint, auth: AuthHeader, key: Option<Secret>) -> Client {
+        let agent = ureq::Agent::config_builder()
+            // Statuses are answers to classify, not transport errors.
+            .http_status_as_error(false)
+            // A POST is never replayed to another host with our key.
+            .max_redirects(0)
+            .user_agent(concat!("slmcode/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .new_agent();
+        Client {
+            agent,
+            endpoint,
+            auth,
+            key: key.filter(|key| !key.expose().is_empty()),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+        }
+    }
+
+    /// The same client with another response size cap.
+    pub fn with_max_response_bytes(mut self, limit: u64) -> Client {
+        self.max_response_bytes = limit;
+        self
+    }
+
+    /// The endpoint this client talks to.
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    /// Sends one chat-completions request (no retry) with `timeout` for the whole exchange.
+    pub fn chat(
+        &self,
+        request: &ChatRequest,
+        constraint: &Constraint,
+        guided_field: GuidedField,
+        timeout: Duration,
+    ) -> Result<ChatResponse, CallError> {
+        let body = build_body(request, constraint, guided_field);
+        let value = self.post_json(&self.endpoint.chat_url(), &body, timeout)?;
+        parse_chat_response(&value)
+            .map_err(|detail| CallError::from_failure(Failure::Malformed(detail)))
+    }
+
+    /// POSTs `body` to `url` and returns the JSON answer of a 2xx.
+    pub fn post_json(
+        &self,
+        url: &str,
+        body: &Value,
+        timeout: Duration,
+    ) -> Result<Value, CallError> {
+        let bytes = serde_json::to_vec(body).unwrap_or_default();
+        let request = self
+            .agent
+            .post(url)
+            .config()
+            .timeout_global(Some(timeout))
+            .build()
+            .content_type("application/json");
+        let request = self.authorize_post(request);
+        self.finish(request.send(&bytes[..]), timeout)
+    }
+
+    /// GETs `url` and returns the JSON answer of a 2xx.
+    pub fn get_json(&self, url: &str, timeout: Duration) -> Result<Value, CallError> {
+        let request = self
+            .agent
+            .get(url)
+            .config()
+            .timeout_global(Some(timeout))
+            .build();
+        let request = match (&self.key, self.auth) {
+            (Some(key), AuthHeader::Bearer) => {
+                request.header("Authorization", format!("Bearer {}", key.expose()))
+            }
+            (Some(key), AuthHeader::AzureApiKey) => request.header("api-key", key.expose()),
+            (None, _) => request,
+        };
+        self.finish(request.call(), timeout)
+    }
+
+    fn authorize_post(
+        &self,
+        request: ureq::RequestBuilder<ureq::typestate::WithBody>,
+    ) -> ureq::RequestBuilder<ureq::typestate::WithBody> {
+        match (&self.key, self.auth) {
+            (Some(key), AuthHeader::Bearer) => {
+                request.header("Authorization", format!("Bearer {}", key.expose()))
+            }
+            (Some(key), AuthHeader::AzureApiKey) => request.header("api-key", key.expose()),
+            (None, _) => request,
+        }
+    }
+
+    fn finish(
+        &self,
+        sent: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+        timeout: Duration,
+    ) -> Result<Value, CallError> {
+        let mut response = sent.map_err(|error| self.transport_error(error, timeout))?;
+        let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get("retry-after")
+            .and_then(|value| value.to_str().ok())
+            .and_then(parse_retry_after);
+        let bytes = response
+            .body_mut()
+            .with_config()
+            .limit(self.max_response_bytes)
+            .read_to_vec()
+            .map_err(|error| self.transport_error(error, timeout))?;
+        let text = self.mask(&String::from_utf8_lossy(&bytes));
+        if !(200..300).contains(&status) {
+            return Err(CallError::from_failure(Failure::Status {
+                status,
+                body: text,
+                retry_after,
+            }));
+        }
+        serde_json::from_slice(&bytes).map_err(|error| {
+            CallError::from_failure(Failure::Malformed(format!(
+                "HTTP {status} but the body is not JSON ({error}): {text}"
+            )))
+        })
+    }
+
+    fn transport_error(&self, error: ureq::Error, timeout: Duration) -> CallError {
+        let failure = match error {
+            ureq::Error::Timeout(_) => {
+                Failure::TimedOut(format!("no answer within {:.1} s", timeout.as_secs_f64()))
+            }
+            ureq::Error::BodyExceedsLimit(limit) => Failure::TooLarge(limit),
+            ureq::Error::Io(io) if io.kind() == ErrorKind::TimedOut => {
+                Failure::TimedOut(format!("no answer within {:.1} s", timeout.as_secs_f64()))
+            }
+            ureq::Error::Io(io) => Failure::Connection(self.mask(&io.to_string())),
+            ureq::Error::HostNotFound => Failure::Connection("host not found".to_owned()),
+            ureq::Error::ConnectionFailed => Failure::Connection("connection failed".to_owned()),
+            other => Failure::Malformed(self.mask(&other.to_string())),
+        };
+        CallError::from_failure(failure)
+    }
+
+    /// `text` with the key replaced, in case a server echoes it back.
+    fn mask(&self, text: &str) -> String {
+        match &self.key {
+            Some(key) if key.expose().len() >= 4 => text.replace(key.expose(), "<redacted>"),
+            _ => text.to_owned(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request() -> ChatRequest {
+        ChatRequest {
+            messages: vec![ChatMessage::user("hi")],
+            model: Some("m".to_owned()),
+            max_tokens: Some(64),
+            temperature: Some(0.0),
+            stop: vec!["\n## ".to_owned()],
+            seed: Some(7),
+            tools: None,
+            tool_choice: None,
+        }
+    }
+
+    #[test]
+    fn each_constraint_goes_in_its_field() {
+        let schema = json!({"type": "object"});
+        let strict = build_body(
+            &request(),
+            &Constraint::JsonSchema {
+                name: "plan".to_owned(),
+                schema: schema.clone(),
+                strict: true,
+            },
+            GuidedField::StructuredOutputs,
+        );
+        assert_eq!(
+            strict["response_format"],
+            json!({"type": "json_schema", "json_schema": {"name": "plan", "schema": schema, "strict": true}})
+        );
+        let loose = build_body(
+            &request(),
+            &Constraint::JsonSchema {
+                name: "plan".to_owned(),
+                schema: schema.clone(),
+                strict: false,
+            },
+            GuidedField::StructuredOutputs,
+        );
+        assert!(
+            loose["response_format"]["json_schema"]
+                .get("strict")
+                .is_none()
+        );
+        let guided = Constraint::GuidedJson {
+            schema: schema.clone(),
+        };
+        assert_eq!(
+            build_body(&request(), &guided, GuidedField::StructuredOutputs)["structured_outputs"],
+            json!({"json": schema})
+        );
+        let legacy = build_body(&request(), &guided, GuidedField::GuidedJson);
+        assert_eq!(legacy["guided_json"], schema);
+        assert!(legacy.get("structured_outputs").is_none());
+        let grammar = build_body(
+            &request(),
+            &Constraint::Grammar {
+                gbnf: "root ::= \"x\"".to_owned(),
+            },
+            GuidedField::StructuredOutputs,
+        );
+        assert_eq!(grammar["grammar"], json!("root ::= \"x\""));
+        assert_eq!(
+            build_body(
+                &request(),
+                &Constraint::JsonObject,
+                GuidedField::StructuredOutputs
+            )["response_format"],
+            json!({"type": "json_object"})
+        );
+        let plain = build_body(
+            &request(),
+            &Constraint::None,
+            GuidedField::StructuredOutputs,
+        );
+        for field in [
+            "response_format",
+            "structured_outputs",
+            "guided_json",
+            "grammar",
+        ] {
+            assert!(plain.get(field).is_none(), "{field}");
+        }
+        assert_eq!(plain["model"], json!("m"));
+        assert_eq!(plain["max_tokens"], json!(64));
+        assert_eq!(plain["stop"], json!(["\n## "]));
+        assert_eq!(plain["seed"], json!(7));
+        assert_eq!(
+            plain["messages"],
+            json!([{"role": "user", "content": "hi"}])
+        );
+    }
+
+    #[test]
+    fn tools_pass_through_and_a_missing_model_is_omitted() {
+        let mut with_tools = request();
+        with_tools.model = None;
+        with_tools.tools = Some(json!([{"type": "function", "function": {"name": "read"}}]));
+        with_tools.tool_choice = Some(json!("required"));
+        let body = build_body(
+            &with_tools,
+            &Constraint::None,
+            GuidedField::StructuredOutputs,
+        );
+        assert!(body.get("model").is_none());
+        assert_eq!(body["tools"][0]["function"]["name"], json!("read"));
+        assert_eq!(body["tool_choice"], json!("required"));
+    }
+
+    #[test]
+    fn answers_parse_content_finish_reason_usage_and_tool_calls() {
+        let body = json!({
+            "model": "tiny",
+            "choices": [{"finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": null,
+                "tool_calls": [{"id": "c1", "type": "function",
+                    "function": {"name": "read", "arguments": "{\"path\":\"a\"}"}}]}}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8}
+        });
+        let parsed = parse_chat_response(&body).unwrap();
+        assert_eq!(parsed.content, None);
+        assert_eq!(parsed.finish_reason.as_deref(), Some("tool_calls"));
+        assert_eq!(parsed.usage.total_tokens, Some(8));
+        assert_eq!(parsed.tool_calls[0].name, "read");
+        assert_eq!(parsed.tool_calls[0].arguments, "{\"path\":\"a\"}");
+        assert_eq!(parsed.model.as_deref(), Some("tiny"));
+        let cut =
+            json!({"choices": [{"finish_reason": "length", "message": {"content": "{\"a\":"}}]});
+        assert!(parse_chat_response(&cut).unwrap().is_truncated());
+        assert!(parse_chat_response(&json!({"error": "x"})).is_err());
+    }
+
+    #[test]
+    fn retry_after_in_seconds_or_as_a_date() {
+        assert_eq!(parse_retry_after("3"), Some(Duration::from_secs(3)));
+        assert_eq!(
+            parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT"),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(parse_retry_after("soon"), None);
+    }
+
+    #[test]
+    fn debug_output_never_shows_the_key() {
+        let endpoint = crate::config::endpoint::normalize_endpoint(
+            crate::config::Provider::OpenAi,
+            "http://127.0.0.1:9/v1",
+        )
+        .unwrap()
+        .endpoint;
+        let client = Client::new(
+            endpoint,
+            AuthHeader::Bearer,
+            Some(Secret::new("sk-test-DEBUGKEY")),
+        );
+        let debug = format!("{client:?}");
+        assert!(!debug.contains("DEBUGKEY"), "{debug}");
+        assert_eq!(client.mask("echo sk-test-DEBUGKEY"), "echo <redacted>");
+    }
+}

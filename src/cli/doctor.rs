@@ -1,0 +1,466 @@
+//! `slmcode doctor [--refresh] [--no-probe]`: checks every step between the settings and a
+//! constrained answer (config, provider, endpoint, key, model, reachability, the model being
+//! served, the probe, the cache, demotions), each with what to do when it fails.
+//!
+//! The checks are collected first (probing included, behind a spinner on a terminal), then
+//! rendered as a table or as JSON; the exit code comes from the same list: 0 when nothing
+//! failed, 6 when the endpoint could not be reached, 1 for any other failed check.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use slmcode::backends::{Fingerprint, reachability};
+use slmcode::config::{Key, Resolved, Source, StructuredDecoding};
+use slmcode::schema::Mechanism;
+
+use super::config::plain_table;
+use super::exit::{CommandResult, Exit};
+use super::printer::Printer;
+use super::probe::{Connection, FormRow, form_rows, matrix, negotiate, options, target_from};
+use super::settings_args::{self, SettingsArgs};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Probe again even when the capabilities cache has a result.
+    #[arg(long)]
+    refresh: bool,
+
+    /// Send no probe: use the cached result, or the provider's prior guess.
+    #[arg(long, conflicts_with = "refresh")]
+    no_probe: bool,
+
+    #[command(flatten)]
+    settings: SettingsArgs,
+}
+
+/// How one check went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Fine.
+    Ok,
+    /// Works, but worth knowing (and acting on).
+    Warn,
+    /// Broken: doctor exits non-zero.
+    Fail,
+    /// Not checked (e.g. no model configured to look for).
+    Skip,
+}
+
+/// One check (`checks[]` in `doctor --json`).
+#[derive(Debug, Serialize)]
+pub struct Check {
+    /// What was checked: config, provider, endpoint, api_key, model, reachable, model_served,
+    /// mechanism, cache, demotion.
+    pub name: &'static str,
+    /// ok, warn, fail or skip.
+    pub status: Status,
+    /// What was found.
+    pub detail: String,
+    /// What to do about it (null when nothing needs doing).
+    pub remedy: Option<String>,
+}
+
+fn check(
+    name: &'static str,
+    status: Status,
+    detail: impl Into<String>,
+    remedy: Option<String>,
+) -> Check {
+    Check {
+        name,
+        status,
+        detail: detail.into(),
+        remedy,
+    }
+}
+
+/// `--json` output of `slmcode doctor`.
+#[derive(Debug, Serialize)]
+struct Report {
+    /// Whether no check failed.
+    ok: bool,
+    /// Every check, in order (see [`Check`]).
+    checks: Vec<Check>,
+    /// What slmcode talks to and how (the same object as `status --json | jq .connection`).
+    connection: Connection,
+    /// The capability matrix (see `probe --json`).
+    forms: Vec<FormRow>,
+    /// What the server said about itself, when known.
+    fingerprint: Option<Fingerprint>,
+    /// The settings file (whether or not it exists).
+    config_path: String,
+    /// The capabilities cache file.
+    cache_path: Option<String>,
+}
+
+pub fn run(args: Args, printer: &Printer) -> CommandResult {
+    let resolved = settings_args::resolve(&args.settings, printer)?;
+    let mut checks = Vec::new();
+    checks.push(config_check(&resolved));
+    checks.push(check(
+        "provider",
+        Status::Ok,
+        format!(
+            "{} ({})",
+            resolved.settings.provider,
+            resolved.source(Key::Provider)
+        ),
+        None,
+    ));
+    let (target, backend_note) = match target_from(&resolved) {
+        Ok(found) => found,
+        Err(error) => {
+            checks.push(check(
+                "endpoint",
+                Status::Fail,
+                error.error.to_string(),
+                error.hint.clone(),
+            ));
+            return finish_early(checks, &resolved, printer);
+        }
+    };
+    checks.push(endpoint_check(
+        &resolved,
+        &target.endpoint.to_string(),
+        backend_note,
+    ));
+    checks.push(key_check(&resolved));
+
+    let timeout = Duration::from_secs(resolved.settings.probe_timeout_s.clamp(1, 5));
+    let reach = reachability::check(&target, timeout);
+    checks.push(model_check(&resolved, &target, &reach.models));
+    checks.push(if reach.reachable {
+        let latency = reach.latency_ms.unwrap_or(0);
+        match reach.status {
+            None => check(
+                "reachable",
+                Status::Ok,
+                format!("answered in {latency} ms"),
+                None,
+            ),
+            Some(status) => check(
+                "reachable",
+                Status::Warn,
+                format!("answered GET /models with HTTP {status} in {latency} ms"),
+                Some(
+                    "some servers have no /models route; the probe below is what counts".to_owned(),
+                ),
+            ),
+        }
+    } else {
+        check(
+            "reachable",
+            Status::Fail,
+            reach
+                .error
+                .clone()
+                .unwrap_or_else(|| "no answer".to_owned()),
+            Some(format!(
+                "start the server at {} or fix the endpoint (`slmcode config set endpoint URL`)",
+                target.endpoint
+            )),
+        )
+    });
+    checks.push(match reach.model_listed {
+        Some(true) => check(
+            "model_served",
+            Status::Ok,
+            "the server lists the model",
+            None,
+        ),
+        Some(false) => check(
+            "model_served",
+            Status::Fail,
+            format!(
+                "the server does not list {}; it serves: {}",
+                target.model.as_deref().unwrap_or(""),
+                reach.models.join(", ")
+            ),
+            Some("`slmcode config set model NAME` with one of the served models".to_owned()),
+        ),
+        None => check(
+            "model_served",
+            Status::Skip,
+            "not checked (no model set, or no model list)",
+            None,
+        ),
+    });
+
+    let mut negotiate_options = options(&resolved, args.refresh, !args.no_probe);
+    if !reach.reachable {
+        // A server that refused a plain GET gets a short probe, not the whole deadline: enough
+        // to record that it did not answer (and so prompt_only), or to find it just came up.
+        negotiate_options.probe_timeout =
+            negotiate_options.probe_timeout.min(Duration::from_secs(3));
+    }
+    let negotiation = negotiate(&target, &negotiate_options, printer);
+    let mechanism = negotiation.capabilities.mechanism;
+    checks.push(if resolved.settings.structured_decoding == StructuredDecoding::Off {
+        check(
+            "mechanism",
+            Status::Warn,
+            format!("prompt_only: {}", negotiation.reason()),
+            Some("`slmcode config set structured_decoding auto` to negotiate constrained decoding".to_owned()),
+        )
+    } else if mechanism == Mechanism::PromptOnly {
+        check(
+            "mechanism",
+            Status::Warn,
+            format!("prompt_only: {}", negotiation.reason()),
+            Some("output will be repaired, not constrained; see the matrix for each form's reason".to_owned()),
+        )
+    } else {
+        let strict = if mechanism == Mechanism::JsonSchema && negotiation.capabilities.strict { " (strict)" } else { "" };
+        let status = if negotiation.capabilities.probed { Status::Ok } else { Status::Warn };
+        let remedy = (!negotiation.capabilities.probed)
+            .then(|| "`slmcode probe` to check it against the server".to_owned());
+        check("mechanism", status, format!("{mechanism}{strict}: {}", negotiation.reason()), remedy)
+    });
+    let cache_path = negotiate_options
+        .cache
+        .as_ref()
+        .map(|cache| cache.path().display().to_string());
+    let cache_detail = match (&cache_path, &negotiation.probed_at) {
+        (Some(path), Some(at)) => format!("{path} (probed at {at})"),
+        (Some(path), None) => format!("{path} (no probe result for this endpoint and model)"),
+        (None, _) => "no config directory: results are not cached".to_owned(),
+    };
+    let cache_status = if negotiation.warnings.is_empty() {
+        Status::Ok
+    } else {
+        Status::Warn
+    };
+    checks.push(check("cache", cache_status, cache_detail, None));
+    for warning in &negotiation.warnings {
+        checks.push(check("cache", Status::Warn, warning.clone(), None));
+    }
+    for demotion in &negotiation.demotions {
+        checks.push(check(
+            "demotion",
+            Status::Warn,
+            format!(
+                "{} demoted at {}{}: {}",
+                demotion.form,
+                demotion.at,
+                demotion
+                    .status
+                    .map(|status| format!(" (HTTP {status})"))
+                    .unwrap_or_default(),
+                demotion.body
+            ),
+            Some(format!(
+                "`slmcode probe --refresh` re-probes; delete {} to forget demotions",
+                cache_path.as_deref().unwrap_or("capabilities.json")
+            )),
+        ));
+    }
+
+    let connection = Connection::new(
+        &target,
+        &negotiation,
+        Some(reach.reachable),
+        reach.latency_ms,
+    );
+    let report = Report {
+        ok: !checks.iter().any(|check| check.status == Status::Fail),
+        forms: form_rows(&negotiation),
+        fingerprint: negotiation.fingerprint.clone(),
+        config_path: resolved.config_path.display().to_string(),
+        cache_path,
+        connection,
+        checks,
+    };
+    render(&report, printer)?;
+    Ok(exit_code(&report.checks))
+}
+
+fn exit_code(checks: &[Check]) -> Exit {
+    if checks
+        .iter()
+        .any(|check| check.name == "reachable" && check.status == Status::Fail)
+    {
+        Exit::Endpoint
+    } else if checks.iter().any(|check| check.status == Status::Fail) {
+        Exit::Failure
+    } else {
+        Exit::Success
+    }
+}
+
+/// Renders what was collected when no target could be built.
+fn finish_early(checks: Vec<Check>, resolved: &Resolved, printer: &Printer) -> CommandResult {
+    if printer.json() {
+        printer.json_value(&serde_json::json!({
+            "ok": false,
+            "checks": checks,
+            "connection": null,
+            "forms": [],
+            "fingerprint": null,
+            "config_path": resolved.config_path.display().to_string(),
+            "cache_path": null,
+        }))?;
+    } else {
+        printer.line(&checks_table(&checks))?;
+        print_remedies(&checks, printer);
+    }
+    Ok(exit_code(&checks))
+}
+
+fn config_check(resolved: &Resolved) -> Check {
+    let path = resolved.config_path.display();
+    if !resolved.warnings.is_empty() {
+        let detail = resolved
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; ");
+        return check(
+            "config",
+            Status::Warn,
+            detail,
+            Some(format!("edit {path} or use `slmcode config`")),
+        );
+    }
+    if resolved.config_exists {
+        check("config", Status::Ok, format!("{path}"), None)
+    } else {
+        check(
+            "config",
+            Status::Ok,
+            format!("{path} (not created yet: defaults, environment and flags apply)"),
+            None,
+        )
+    }
+}
+
+fn endpoint_check(resolved: &Resolved, endpoint: &str, backend_note: Option<String>) -> Check {
+    let source = resolved.source(Key::Endpoint);
+    let origin = match source {
+        Source::Default => format!("the {} preset's default", resolved.settings.provider),
+        other => other.to_string(),
+    };
+    let mut notes = Vec::new();
+    if let Some(note) = resolved.normalisation(Key::Endpoint) {
+        notes.push(format!("normalised from {}", note.given));
+    }
+    notes.extend(backend_note.map(|note| format!("normalised: {note}")));
+    let detail = if notes.is_empty() {
+        format!("{endpoint} ({origin})")
+    } else {
+        format!("{endpoint} ({origin}; {})", notes.join("; "))
+    };
+    let status = if notes.is_empty() {
+        Status::Ok
+    } else {
+        Status::Warn
+    };
+    let remedy = (!notes.is_empty())
+        .then(|| format!("write it as `slmcode config set endpoint {endpoint}` to silence this"));
+    check("endpoint", status, detail, remedy)
+}
+
+fn key_check(resolved: &Resolved) -> Check {
+    let provider = resolved.settings.provider;
+    match (&resolved.settings.api_key, resolved.source(Key::ApiKey)) {
+        (Some(_), source) => check("api_key", Status::Ok, format!("set ({source})"), None),
+        (None, _) if provider.is_hosted() => check(
+            "api_key",
+            Status::Fail,
+            format!("no key: {provider} needs one"),
+            Some(format!(
+                "export {}=... (or point api_key_env at the variable that holds it)",
+                provider.key_env().unwrap_or("SLMCODE_API_KEY")
+            )),
+        ),
+        (None, _) => check(
+            "api_key",
+            Status::Ok,
+            "none (a local server needs none unless started with --api-key)",
+            None,
+        ),
+    }
+}
+
+fn model_check(
+    resolved: &Resolved,
+    target: &slmcode::backends::Target,
+    served: &[String],
+) -> Check {
+    match &target.model {
+        Some(model) => check(
+            "model",
+            Status::Ok,
+            format!("{model} ({})", resolved.source(Key::Model)),
+            None,
+        ),
+        None if target.preset().requires_model => check(
+            "model",
+            Status::Fail,
+            format!(
+                "no model set: {} needs one in every request",
+                target.provider
+            ),
+            Some(if served.is_empty() {
+                "`slmcode config set model NAME`".to_owned()
+            } else {
+                format!(
+                    "`slmcode config set model NAME`; the server serves: {}",
+                    served.join(", ")
+                )
+            }),
+        ),
+        None => check(
+            "model",
+            Status::Ok,
+            "none set: the server uses the model it serves",
+            None,
+        ),
+    }
+}
+
+fn render(report: &Report, printer: &Printer) -> std::io::Result<()> {
+    if printer.json() {
+        return printer.json_value(report);
+    }
+    printer.line(&checks_table(&report.checks))?;
+    printer.line("")?;
+    printer.line(&matrix(&report.forms))?;
+    if let Some(fingerprint) = &report.fingerprint {
+        printer.line("")?;
+        printer.line(&format!("server: {}", fingerprint.summary()))?;
+    }
+    print_remedies(&report.checks, printer);
+    Ok(())
+}
+
+fn checks_table(checks: &[Check]) -> String {
+    plain_table(
+        &["CHECK", "STATUS", "DETAIL"],
+        checks.iter().map(|check| {
+            let status = match check.status {
+                Status::Ok => "ok",
+                Status::Warn => "warn",
+                Status::Fail => "FAIL",
+                Status::Skip => "skip",
+            };
+            vec![
+                check.name.to_owned(),
+                status.to_owned(),
+                check.detail.clone(),
+            ]
+        }),
+    )
+}
+
+fn print_remedies(checks: &[Check], printer: &Printer) {
+    for check in checks.iter().filter(|check| check.status == Status::Fail) {
+        if let Some(remedy) = &check.remedy {
+            printer.note(&format!("{}: {remedy}", check.name));
+        }
+    }
+    if checks.iter().any(|check| check.status == Status::Fail) {
+        printer.note("doctor: a check failed");
+    }
+}

@@ -1,0 +1,288 @@
+//! `slmcode probe [--refresh]`: the capability matrix of the configured endpoint: every wire
+//! form's outcome (supported / rejected / not enforced / untested) and the mechanism selected.
+//!
+//! A valid cached probe is shown as it is (its source says `cache`); `--refresh` probes again.
+//! Also the shared pieces `doctor` and `status` render: the target from settings, the
+//! `.connection` object and the matrix rows. Exit 6 when the endpoint did not answer the probe.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use slmcode::backends::{
+    CapabilityCache, Demotion, Fingerprint, NegotiateOptions, Negotiation, Negotiator, Outcome,
+    Target, WireForm,
+};
+use slmcode::config::{Resolved, StructuredDecoding};
+use slmcode::schema::Mechanism;
+
+use super::config::plain_table;
+use super::exit::{CliError, CommandResult, Exit};
+use super::printer::Printer;
+use super::settings_args::{self, SettingsArgs};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Probe again even when the capabilities cache has a result for this endpoint and model.
+    #[arg(long)]
+    refresh: bool,
+
+    #[command(flatten)]
+    settings: SettingsArgs,
+}
+
+/// One row of the capability matrix (`forms[]` in `probe`, `doctor` and `status` JSON).
+#[derive(Debug, Serialize)]
+pub struct FormRow {
+    /// The wire form: json_schema_strict, json_schema, structured_outputs, guided_json,
+    /// grammar, json_object.
+    pub form: WireForm,
+    /// The mechanism it belongs to.
+    pub mechanism: Mechanism,
+    /// What goes on the wire, in words.
+    pub wire: &'static str,
+    /// supported, rejected, not_enforced or untested.
+    pub outcome: &'static str,
+    /// The HTTP status of a rejection.
+    pub status: Option<u16>,
+    /// Why: the body excerpt, the ignored answer, or why it was not tested.
+    pub detail: String,
+    /// Whether a request-time demotion took this form out of the running.
+    pub demoted: bool,
+}
+
+/// The capability matrix rows of a negotiation.
+pub fn form_rows(negotiation: &Negotiation) -> Vec<FormRow> {
+    WireForm::ALL
+        .into_iter()
+        .map(|form| {
+            let outcome = negotiation
+                .capabilities
+                .outcomes
+                .get(&form)
+                .cloned()
+                .unwrap_or(Outcome::Untested {
+                    reason: "not probed".to_owned(),
+                });
+            FormRow {
+                form,
+                mechanism: form.mechanism(),
+                wire: form.wire(),
+                outcome: outcome.name(),
+                status: match &outcome {
+                    Outcome::Rejected { status, .. } => Some(*status),
+                    _ => None,
+                },
+                detail: outcome.detail(),
+                demoted: negotiation
+                    .demotions
+                    .iter()
+                    .any(|demotion| demotion.form == form),
+            }
+        })
+        .collect()
+}
+
+/// `.connection` in `status` and `doctor` JSON: what slmcode talks to and how.
+#[derive(Debug, Serialize)]
+pub struct Connection {
+    /// The provider.
+    pub provider: String,
+    /// The normalised endpoint.
+    pub endpoint: String,
+    /// The model; null when none is configured.
+    pub model: Option<String>,
+    /// Whether the server answered the reachability check or the probe; null when not checked
+    /// (`status --offline`).
+    pub reachable: Option<bool>,
+    /// The round trip of that check, in milliseconds.
+    pub latency_ms: Option<u64>,
+    /// The selected mechanism.
+    pub mechanism: Mechanism,
+    /// Whether json_schema requests carry `strict: true`.
+    pub strict: bool,
+    /// Whether a successful probe stands behind the mechanism.
+    pub probed: bool,
+    /// When that probe ran (RFC 3339 UTC).
+    pub probed_at: Option<String>,
+    /// probe, cache, prior or forced_off.
+    pub source: &'static str,
+    /// Why this mechanism.
+    pub reason: String,
+    /// Request-time demotions: `{form, status, at, body}`.
+    pub demotions: Vec<Demotion>,
+}
+
+impl Connection {
+    /// The connection of `negotiation` for `target`, with a reachability result if one ran.
+    pub fn new(
+        target: &Target,
+        negotiation: &Negotiation,
+        reachable: Option<bool>,
+        latency_ms: Option<u64>,
+    ) -> Connection {
+        Connection {
+            provider: target.provider.to_string(),
+            endpoint: target.endpoint.to_string(),
+            model: target.model.clone(),
+            reachable,
+            latency_ms,
+            mechanism: negotiation.capabilities.mechanism,
+            strict: negotiation.capabilities.strict,
+            probed: negotiation.capabilities.probed,
+            probed_at: negotiation.probed_at.clone(),
+            source: negotiation.source.as_str(),
+            reason: negotiation.reason(),
+            demotions: negotiation.demotions.clone(),
+        }
+    }
+}
+
+/// The probe target the settings describe, or a config error with what to set.
+pub fn target_from(resolved: &Resolved) -> Result<(Target, Option<String>), CliError> {
+    Target::from_settings(&resolved.settings).map_err(|error| {
+        CliError::new(Exit::Failure, error).with_hint(
+            "set one with `slmcode config set endpoint http://127.0.0.1:8080/v1` (or --endpoint)",
+        )
+    })
+}
+
+/// Negotiation options from the settings and a command's flags.
+pub fn options(resolved: &Resolved, refresh: bool, allow_probe: bool) -> NegotiateOptions {
+    NegotiateOptions {
+        structured_decoding: resolved.settings.structured_decoding,
+        refresh,
+        allow_probe,
+        check_fingerprint: allow_probe,
+        probe_timeout: Duration::from_secs(resolved.settings.probe_timeout_s.max(1)),
+        cache: resolved.config_path.parent().map(CapabilityCache::in_dir),
+    }
+}
+
+/// Negotiates with a spinner on stderr while a probe may run (only on a terminal).
+pub fn negotiate(target: &Target, options: &NegotiateOptions, printer: &Printer) -> Negotiation {
+    let spinner = (options.allow_probe && options.structured_decoding == StructuredDecoding::Auto)
+        .then(|| printer.spinner(&format!("probing {} ...", target.endpoint)));
+    let negotiation = Negotiator::global().negotiate(target, options);
+    if let Some(spinner) = spinner {
+        spinner.finish_and_clear();
+    }
+    negotiation
+}
+
+/// `--json` output of `slmcode probe`.
+#[derive(Debug, Serialize)]
+struct Report {
+    /// The provider.
+    provider: String,
+    /// The normalised endpoint.
+    endpoint: String,
+    /// The model, or null.
+    model: Option<String>,
+    /// The selected mechanism.
+    mechanism: Mechanism,
+    /// Whether json_schema requests carry `strict: true`.
+    strict: bool,
+    /// Whether a successful probe stands behind it.
+    probed: bool,
+    /// When that probe ran.
+    probed_at: Option<String>,
+    /// probe, cache, prior or forced_off.
+    source: &'static str,
+    /// Why this mechanism.
+    reason: String,
+    /// Whether the server answered (null when nothing was sent: cache or forced off).
+    reachable: Option<bool>,
+    /// How long the probe took, in milliseconds (null when nothing was probed).
+    elapsed_ms: Option<u64>,
+    /// The capability matrix: one row per wire form (see [`FormRow`]).
+    forms: Vec<FormRow>,
+    /// What the server said about itself, when known.
+    fingerprint: Option<Fingerprint>,
+    /// Request-time demotions.
+    demotions: Vec<Demotion>,
+    /// Warnings (corrupt cache replaced, server changed, cache not written).
+    warnings: Vec<String>,
+}
+
+pub fn run(args: Args, printer: &Printer) -> CommandResult {
+    let resolved = settings_args::resolve(&args.settings, printer)?;
+    let (target, _) = target_from(&resolved)?;
+    let options = options(&resolved, args.refresh, true);
+    let negotiation = negotiate(&target, &options, printer);
+    let reachable = negotiation.report.as_ref().map(|report| report.reachable);
+    let report = Report {
+        provider: target.provider.to_string(),
+        endpoint: target.endpoint.to_string(),
+        model: target.model.clone(),
+        mechanism: negotiation.capabilities.mechanism,
+        strict: negotiation.capabilities.strict,
+        probed: negotiation.capabilities.probed,
+        probed_at: negotiation.probed_at.clone(),
+        source: negotiation.source.as_str(),
+        reason: negotiation.reason(),
+        reachable,
+        elapsed_ms: negotiation.report.as_ref().map(|report| report.elapsed_ms),
+        forms: form_rows(&negotiation),
+        fingerprint: negotiation.fingerprint.clone(),
+        demotions: negotiation.demotions.clone(),
+        warnings: negotiation.warnings.clone(),
+    };
+    for warning in &report.warnings {
+        printer.warn(warning);
+    }
+    if printer.json() {
+        printer.json_value(&report)?;
+    } else {
+        render(&report, printer)?;
+    }
+    if reachable == Some(false) {
+        let error = negotiation
+            .report
+            .as_ref()
+            .and_then(|report| report.baseline_error.clone())
+            .unwrap_or_else(|| "no answer".to_owned());
+        printer.error(
+            &anyhow::anyhow!("the endpoint did not answer the probe: {error}"),
+            Some("start the server or fix the endpoint (`slmcode doctor` checks each step); until it answers, requests use prompt_only"),
+        );
+        return Ok(Exit::Endpoint);
+    }
+    Ok(Exit::Success)
+}
+
+fn render(report: &Report, printer: &Printer) -> std::io::Result<()> {
+    printer.line(&matrix(&report.forms))?;
+    printer.line("")?;
+    let strict = if report.mechanism == Mechanism::JsonSchema {
+        if report.strict {
+            " (strict)"
+        } else {
+            " (no strict)"
+        }
+    } else {
+        ""
+    };
+    printer.line(&format!(
+        "selected: {}{strict}, from {}: {}",
+        report.mechanism, report.source, report.reason
+    ))?;
+    if let Some(at) = &report.probed_at {
+        printer.line(&format!("probed at: {at}"))?;
+    }
+    Ok(())
+}
+
+/// The capability matrix as a table.
+pub fn matrix(forms: &[FormRow]) -> String {
+    plain_table(
+        &["FORM", "OUTCOME", "DETAIL"],
+        forms.iter().map(|row| {
+            let outcome = if row.demoted {
+                format!("{} (demoted)", row.outcome)
+            } else {
+                row.outcome.to_owned()
+            };
+            vec![row.form.to_string(), outcome, row.detail.clone()]
+        }),
+    )
+}

@@ -1,0 +1,176 @@
+//! `slmcode status [--offline]`: the settings in brief and `.connection`: what slmcode talks to,
+//! whether it answers (one quick GET, skipped with `--offline`), and the mechanism requests use,
+//! from the capabilities cache or the provider's prior, and the repair statistics (which rung
+//! fixed how many answers). Never probes. Exits 0 unless the settings cannot be read.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use slmcode::backends::reachability;
+use slmcode::config::{Key, StructuredDecoding};
+use slmcode::repair::{STATS_FILE, Stats};
+
+use super::exit::{CommandResult, Exit};
+use super::printer::Printer;
+use super::probe::{Connection, FormRow, form_rows, negotiate, options, target_from};
+use super::settings_args::{self, SettingsArgs};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Do not contact the endpoint at all (`.connection.reachable` is null).
+    #[arg(long)]
+    offline: bool,
+
+    #[command(flatten)]
+    settings: SettingsArgs,
+}
+
+/// `.config` in `status --json`: the settings that shape requests, and where they live.
+#[derive(Debug, Serialize)]
+struct ConfigSummary {
+    /// The settings file.
+    path: String,
+    /// Whether it exists.
+    exists: bool,
+    /// auto or off.
+    structured_decoding: StructuredDecoding,
+    /// The completion budget.
+    max_tokens: u32,
+    /// Sampling temperature.
+    temperature: f64,
+    /// One request's timeout, in seconds.
+    timeout_s: u64,
+    /// The probe's deadline, in seconds.
+    probe_timeout_s: u64,
+    /// Requests in flight at once.
+    max_parallel: u32,
+    /// Where the key comes from ("env OPENAI_API_KEY"), or null when there is none. Never the key.
+    api_key_source: Option<String>,
+}
+
+/// `--json` output of `slmcode status`.
+#[derive(Debug, Serialize)]
+struct Report {
+    /// The settings in brief (see [`ConfigSummary`]).
+    config: ConfigSummary,
+    /// provider, endpoint, model, reachable, latency_ms, mechanism, strict, probed, probed_at,
+    /// source (probe/cache/prior/forced_off), reason, demotions.
+    connection: Connection,
+    /// The capability matrix from the cache (untested rows when nothing is cached).
+    forms: Vec<FormRow>,
+    /// The capabilities cache file.
+    cache_path: Option<String>,
+    /// Repair statistics from `repair-stats.json` in the config directory: `{version, total,
+    /// outcomes: {name: count}, rungs: {rung: count}, changed: {rung: count}}`.
+    repair: Stats,
+    /// Warnings (a corrupt cache, unreadable repair stats).
+    warnings: Vec<String>,
+}
+
+pub fn run(args: Args, printer: &Printer) -> CommandResult {
+    let resolved = settings_args::resolve(&args.settings, printer)?;
+    let (target, _) = target_from(&resolved)?;
+    let negotiate_options = options(&resolved, false, false);
+    let negotiation = negotiate(&target, &negotiate_options, printer);
+    let (reachable, latency_ms) = if args.offline {
+        (None, None)
+    } else {
+        let timeout = Duration::from_secs(resolved.settings.probe_timeout_s.clamp(1, 3));
+        let reach = reachability::check(&target, timeout);
+        (Some(reach.reachable), reach.latency_ms)
+    };
+    let mut warnings = negotiation.warnings.clone();
+    let stats_path = resolved.config_path.with_file_name(STATS_FILE);
+    let repair = Stats::load(&stats_path).unwrap_or_else(|error| {
+        warnings.push(format!("repair stats: {error}"));
+        Stats::new()
+    });
+    let settings = &resolved.settings;
+    let report = Report {
+        config: ConfigSummary {
+            path: resolved.config_path.display().to_string(),
+            exists: resolved.config_exists,
+            structured_decoding: settings.structured_decoding,
+            max_tokens: settings.max_tokens,
+            temperature: settings.temperature,
+            timeout_s: settings.timeout_s,
+            probe_timeout_s: settings.probe_timeout_s,
+            max_parallel: settings.max_parallel,
+            api_key_source: settings
+                .api_key
+                .as_ref()
+                .map(|_| resolved.source(Key::ApiKey).to_string()),
+        },
+        connection: Connection::new(&target, &negotiation, reachable, latency_ms),
+        forms: form_rows(&negotiation),
+        cache_path: negotiate_options
+            .cache
+            .as_ref()
+            .map(|cache| cache.path().display().to_string()),
+        repair,
+        warnings,
+    };
+    for warning in &report.warnings {
+        printer.warn(warning);
+    }
+    if printer.json() {
+        printer.json_value(&report)?;
+        return Ok(Exit::Success);
+    }
+    let connection = &report.connection;
+    let reach = match (connection.reachable, connection.latency_ms) {
+        (None, _) => "not checked (--offline)".to_owned(),
+        (Some(true), Some(latency)) => format!("yes ({latency} ms)"),
+        (Some(true), None) => "yes".to_owned(),
+        (Some(false), _) => "NO".to_owned(),
+    };
+    let strict = if connection.strict { " (strict)" } else { "" };
+    let lines = [
+        format!("provider:   {}", connection.provider),
+        format!("endpoint:   {}", connection.endpoint),
+        format!(
+            "model:      {}",
+            connection.model.as_deref().unwrap_or("(server default)")
+        ),
+        format!("reachable:  {reach}"),
+        format!(
+            "mechanism:  {}{strict} (from {})",
+            connection.mechanism, connection.source
+        ),
+        format!(
+            "probed at:  {}",
+            connection.probed_at.as_deref().unwrap_or("never")
+        ),
+        format!("demotions:  {}", connection.demotions.len()),
+        format!(
+            "decoding:   structured_decoding = {}",
+            report.config.structured_decoding
+        ),
+        format!("config:     {}", report.config.path),
+    ];
+    for line in lines {
+        printer.line(&line)?;
+    }
+    let repair = &report.repair;
+    if repair.total == 0 {
+        printer.line("repairs:    none recorded")?;
+    } else {
+        let rungs: Vec<String> = repair
+            .rungs
+            .iter()
+            .map(|(rung, count)| format!("{rung} {count}"))
+            .collect();
+        let outcomes: Vec<String> = repair
+            .outcomes
+            .iter()
+            .map(|(outcome, count)| format!("{outcome} {count}"))
+            .collect();
+        printer.line(&format!(
+            "repairs:    {} ({})",
+            repair.total,
+            outcomes.join(", ")
+        ))?;
+        printer.line(&format!("rungs:      {}", rungs.join(", ")))?;
+    }
+    Ok(Exit::Success)
+}

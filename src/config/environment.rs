@@ -1,0 +1,155 @@
+//! The environment, as resolution sees it: a snapshot taken once (so resolution is a pure
+//! function of its inputs, and tests pass their own), and the one registry of every
+//! environment variable slmcode reads for its settings.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use super::keys::KEYS;
+use super::{CONFIG_DIR_ENV, Provider};
+
+/// A snapshot of environment variables. An empty value counts as unset, as shells make it easy
+/// to export `SLMCODE_MODEL=` by accident and hard to tell it from unset.
+#[derive(Clone, Default)]
+pub struct Environment {
+    variables: BTreeMap<String, String>,
+}
+
+impl Environment {
+    /// The current process's environment. Variables whose name or value is not UTF-8 are left
+    /// out: none of slmcode's variables can be like that and still be meaningful.
+    pub fn from_process() -> Environment {
+        let variables = std::env::vars_os()
+            .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+            .collect();
+        Environment { variables }
+    }
+
+    /// An environment holding exactly `pairs` (for tests and for programs that manage their own).
+    pub fn from_pairs<I, K, V>(pairs: I) -> Environment
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<String>,
+        V: Into<String>,
+    {
+        let variables = pairs
+            .into_iter()
+            .map(|(name, value)| (name.into(), value.into()))
+            .collect();
+        Environment { variables }
+    }
+
+    /// The value of `name`, or `None` when it is unset or empty.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.variables
+            .get(name)
+            .map(String::as_str)
+            .filter(|value| !value.is_empty())
+    }
+
+    /// Where `config.toml` lives under this environment: `$SLMCODE_CONFIG_DIR` when set, else
+    /// the platform's config directory for slmcode (which the platform derives from the
+    /// process's home directory). `None` only when there is no home directory.
+    pub fn config_dir(&self) -> Option<PathBuf> {
+        match self.get(CONFIG_DIR_ENV) {
+            Some(dir) => Some(PathBuf::from(dir)),
+            None => super::platform_config_dir(),
+        }
+    }
+}
+
+/// Values of the environment may be keys: the snapshot never prints them.
+impl std::fmt::Debug for Environment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Environment")
+            .field("variables", &self.variables.len())
+            .finish()
+    }
+}
+
+/// One environment variable slmcode reads, for the README and `--help` texts.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct EnvironmentVariable {
+    /// The variable's name.
+    pub name: &'static str,
+    /// What it does.
+    pub doc: String,
+}
+
+/// Every environment variable that affects settings: `SLMCODE_CONFIG_DIR`, one `SLMCODE_<KEY>`
+/// per key of the registry (so any setting can be given to one run, CI or a harness without
+/// touching the file), and each provider's conventional key variable.
+pub fn environment_variables() -> Vec<EnvironmentVariable> {
+    let mut variables = vec![EnvironmentVariable {
+        name: CONFIG_DIR_ENV,
+        doc: "the directory holding config.toml, capabilities.json and repair stats".to_owned(),
+    }];
+    variables.extend(KEYS.iter().map(|spec| EnvironmentVariable {
+        name: spec.environment,
+        doc: format!("sets {}: {}", spec.name, spec.doc),
+    }));
+    let mut provider_variables: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
+    for provider in Provider::ALL {
+        if let Some(name) = provider.key_env() {
+            match provider_variables
+                .iter_mut()
+                .find(|(known, _)| *known == name)
+            {
+                Some((_, providers)) => providers.push(provider.as_str()),
+                None => provider_variables.push((name, vec![provider.as_str()])),
+            }
+        }
+    }
+    variables.extend(
+        provider_variables
+            .into_iter()
+            .map(|(name, providers)| EnvironmentVariable {
+                name,
+                doc: format!(
+                    "the API key for provider {}, read after api_key_env and SLMCODE_API_KEY",
+                    providers.join(", ")
+                ),
+            }),
+    );
+    variables
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_values_count_as_unset() {
+        let environment = Environment::from_pairs([("A", "1"), ("B", "")]);
+        assert_eq!(environment.get("A"), Some("1"));
+        assert_eq!(environment.get("B"), None);
+        assert_eq!(environment.get("C"), None);
+    }
+
+    #[test]
+    fn the_config_directory_follows_slmcode_config_dir() {
+        let environment = Environment::from_pairs([(CONFIG_DIR_ENV, "/tmp/slm")]);
+        assert_eq!(environment.config_dir(), Some(PathBuf::from("/tmp/slm")));
+    }
+
+    #[test]
+    fn debug_never_shows_values() {
+        let environment = Environment::from_pairs([("OPENAI_API_KEY", "sk-secret")]);
+        assert!(!format!("{environment:?}").contains("sk-secret"));
+    }
+
+    #[test]
+    fn the_registry_lists_every_key_and_provider_variable_once() {
+        let variables = environment_variables();
+        let names: Vec<_> = variables.iter().map(|variable| variable.name).collect();
+        for spec in &KEYS {
+            assert!(names.contains(&spec.environment), "{}", spec.name);
+        }
+        for provider in Provider::ALL {
+            if let Some(name) = provider.key_env() {
+                assert_eq!(names.iter().filter(|known| **known == name).count(), 1);
+            }
+        }
+        assert!(names.contains(&"SLMCODE_CONFIG_DIR"));
+    }
+}

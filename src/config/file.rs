@@ -1,0 +1,415 @@
+//! `config.toml`: reading it with positions for messages, editing it without losing the
+//! user's comments, formatting or other tools' tables, and writing it atomically.
+//!
+//! What the file may hold: the keys of the registry at the top level. A top-level key slmcode
+//! does not know is an error (a misspelt `max_token = 4096` silently ignored is worse than a
+//! refusal), but tables (`[other_tool]`) are left alone, read by nobody here and kept intact by
+//! every edit.
+//!
+//! Edits are pure functions on a [`toml_edit::DocumentMut`] ([`set_value`], [`unset_value`]);
+//! [`write_atomic`] is the thin I/O step: a temporary file in the same directory, fsync,
+//! rename, so a reader sees the old file or the new one and never half of one.
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use toml_edit::{DocumentMut, Item};
+
+use super::error::ConfigError;
+use super::keys::{InvalidValue, Key};
+use super::values::{Secret, Value};
+
+/// The settings file's name inside the config directory.
+pub const CONFIG_FILE_NAME: &str = "config.toml";
+
+/// One key as the file gives it: its value as text and the line it is on.
+#[derive(Clone, Debug)]
+pub(crate) struct FileEntry {
+    pub key: Key,
+    pub text: String,
+    pub line: usize,
+}
+
+/// Reads the file for resolution: every known key with its text and line, or the first
+/// problem (syntax, unknown key, a value of the wrong TOML type). A missing file is `None`.
+pub(crate) fn read_entries(path: &Path) -> Result<Option<Vec<FileEntry>>, ConfigError> {
+    let Some(text) = read_text(path)? else {
+        return Ok(None);
+    };
+    let document = toml_edit::Document::parse(text.as_str()).map_err(|error| {
+        let (line, column) = position(&text, error.span().map_or(0, |span| span.start));
+        ConfigError::Syntax {
+            path: path.to_owned(),
+            line,
+            column,
+            message: error.message().trim_end().to_owned(),
+        }
+    })?;
+    let mut entries = Vec::new();
+    for (name, item) in document.as_table().iter() {
+        let line = document
+            .as_table()
+            .get_key_value(name)
+            .and_then(|(key, _)| key.span())
+            .map_or(1, |span| position(&text, span.start).0);
+        let key = match Key::from_name(name) {
+            Ok(key) => key,
+            // A table is another tool's namespace (or a future one of ours): not our business.
+            Err(_) if item.is_table_like() || item.is_array_of_tables() => continue,
+            Err(error) => {
+                return Err(ConfigError::UnknownKeyInFile {
+                    path: path.to_owned(),
+                    line,
+                    error,
+                });
+            }
+        };
+        let text = item_text(item).map_err(|found| ConfigError::InvalidInFile {
+            path: path.to_owned(),
+            line,
+            error: InvalidValue {
+                key,
+                given: None,
+                reason: format!("found {found}"),
+            },
+        })?;
+        entries.push(FileEntry { key, text, line });
+    }
+    Ok(Some(entries))
+}
+
+/// The file's text, or `None` when it does not exist.
+fn read_text(path: &Path) -> Result<Option<String>, ConfigError> {
+    match fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn position(text: &str, offset: usize) -> (usize, usize) {
+    let mut end = offset.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let before = &text[..end];
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rsplit('\n')
+        .next()
+        .map_or(0, |last| last.chars().count())
+        + 1;
+    (line, column)
+}
+
+/// A scalar TOML value as the text a key parser reads; the kind of value found otherwise.
+/// Strings are taken as written, so `max_tokens = "4096"` works as well as `max_tokens = 4096`,
+/// and `structured_decoding = false` reads as the alias `false`.
+fn item_text(item: &Item) -> Result<String, &'static str> {
+    match item {
+        Item::Value(toml_edit::Value::String(text)) => Ok(text.value().clone()),
+        Item::Value(toml_edit::Value::Integer(number)) => Ok(number.value().to_string()),
+        Item::Value(toml_edit::Value::Float(number)) => Ok(number.value().to_string()),
+        Item::Value(toml_edit::Value::Boolean(flag)) => Ok(flag.value().to_string()),
+        Item::Value(toml_edit::Value::Datetime(_)) => Err("a date"),
+        Item::Value(toml_edit::Value::Array(_)) => Err("an array"),
+        Item::Value(toml_edit::Value::InlineTable(_)) | Item::Table(_) => Err("a table"),
+        Item::ArrayOfTables(_) => Err("an array of tables"),
+        Item::None => Err("nothing"),
+    }
+}
+
+/// The settings file loaded for editing: the document as the user wrote it.
+#[derive(Clone, Debug)]
+pub struct ConfigFile {
+    path: PathBuf,
+    document: DocumentMut,
+    exists: bool,
+}
+
+impl ConfigFile {
+    /// Loads `path` for editing; a missing file is an empty document. Only the TOML syntax is
+    /// checked here, so that a file with a bad value can still be repaired with `config set`.
+    pub fn load(path: &Path) -> Result<ConfigFile, ConfigError> {
+        let text = read_text(path)?;
+        let exists = text.is_some();
+        let text = text.unwrap_or_default();
+        let document = text.parse::<DocumentMut>().map_err(|error| {
+            let (line, column) = position(&text, error.span().map_or(0, |span| span.start));
+            ConfigError::Syntax {
+                path: path.to_owned(),
+                line,
+                column,
+                message: error.message().trim_end().to_owned(),
+            }
+        })?;
+        Ok(ConfigFile {
+            path: path.to_owned(),
+            document,
+            exists,
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether the file existed when it was loaded.
+    pub fn exists(&self) -> bool {
+        self.exists
+    }
+
+    /// The document, as edited so far.
+    pub fn document(&self) -> &DocumentMut {
+        &self.document
+    }
+
+    /// The document, to edit with [`set_value`] and [`unset_value`].
+    pub fn document_mut(&mut self) -> &mut DocumentMut {
+        &mut self.document
+    }
+
+    /// What the file says for `key` (not the resolved value), if anything. A value the key
+    /// does not accept comes back as it was written, as text (a secret stays a secret).
+    pub fn value(&self, key: Key) -> Option<Value> {
+        let item = self.document.as_table().get(key.name())?;
+        let text = item_text(item).ok()?;
+        Some(match key.parse(&text) {
+            Ok(value) => value,
+            Err(_) if key.spec().secret => Value::Secret(Secret::new(text)),
+            Err(_) => Value::Text(text),
+        })
+    }
+
+    /// Whether the file holds a literal API key (and must be private).
+    pub fn holds_literal_key(&self) -> bool {
+        holds_literal_key(&self.document)
+    }
+
+    /// Writes the document atomically: mode 0600 when it holds a literal key, otherwise the
+    /// existing file's mode (a new file gets the default mode under the umask).
+    pub fn save(&self) -> Result<(), ConfigError> {
+        write_atomic(
+            &self.path,
+            self.document.to_string().as_bytes(),
+            self.holds_literal_key(),
+        )
+        .map_err(|source| ConfigError::Write {
+            path: self.path.clone(),
+            source,
+        })
+    }
+}
+
+/// Whether a settings document holds a literal `api_key`.
+pub fn holds_literal_key(document: &DocumentMut) -> bool {
+    document.as_table().contains_key(Key::ApiKey.name())
+}
+
+/// Sets `key` to `value` at the top level, keeping the key's comments and a trailing comment on
+/// the value. [`Value::Unset`] removes the key. Returns whether the document changed.
+pub fn set_value(document: &mut DocumentMut, key: Key, value: &Value) -> bool {
+    let Some(mut new) = value.to_toml() else {
+        return unset_value(document, key.name());
+    };
+    let table = document.as_table_mut();
+    // In place, not `insert`: inserting replaces the key too, and the comments above a key
+    // belong to the key.
+    if let Some(Item::Value(old)) = table.get_mut(key.name()) {
+        let mut bare = old.clone();
+        bare.decor_mut().clear();
+        if bare.to_string().trim() == new.to_string().trim() {
+            return false;
+        }
+        *new.decor_mut() = old.decor().clone();
+        *old = new;
+        return true;
+    }
+    let had_values = table.iter().any(|(_, item)| item.is_value());
+    table.insert(key.name(), Item::Value(new));
+    if !had_values {
+        // A file of comments only: they stay above the first key rather than drifting below it.
+        let trailing = document.trailing().as_str().unwrap_or_default().to_owned();
+        if !trailing.trim().is_empty() && !has_tables(document) {
+            document.set_trailing("");
+            if let Some(mut inserted) = document.as_table_mut().key_mut(key.name()) {
+                inserted.leaf_decor_mut().set_prefix(trailing);
+            }
+        }
+    }
+    true
+}
+
+/// Removes the top-level key `name` (any name, so a misspelt key can be removed too). The
+/// comments above it are kept: they move onto whatever follows, because the first key's
+/// comments are often the file's own header. Returns whether the key was there.
+pub fn unset_value(document: &mut DocumentMut, name: &str) -> bool {
+    let table = document.as_table_mut();
+    let Some((removed_key, removed)) = table.get_key_value(name) else {
+        return false;
+    };
+    if removed.is_table_like() || removed.is_array_of_tables() {
+        // A table is not a setting; `unset` never deletes another tool's section.
+        return false;
+    }
+    let comments = removed_key
+        .leaf_decor()
+        .prefix()
+        .and_then(|prefix| prefix.as_str())
+        .unwrap_or_default()
+        .to_owned();
+    let names: Vec<(String, bool)> = table
+        .iter()
+        .map(|(key, item)| (key.to_owned(), item.is_value()))
+        .collect();
+    table.remove(name);
+    if comments.trim().is_empty() {
+        return true;
+    }
+    let position = names.iter().position(|(key, _)| key == name).unwrap_or(0);
+    let next_value = names[position + 1..]
+        .iter()
+        .find(|(_, is_value)| *is_value)
+        .map(|(key, _)| key.clone());
+    if let Some(next) = next_value
+        && let Some(mut key) = document.as_table_mut().key_mut(&next)
+    {
+        let existing = key
+            .leaf_decor()
+            .prefix()
+            .and_then(|prefix| prefix.as_str())
+            .unwrap_or_default()
+            .to_owned();
+        key.leaf_decor_mut()
+            .set_prefix(format!("{comments}{existing}"));
+        return true;
+    }
+    if let Some(first) = first_table_mut(document) {
+        let existing = first
+            .decor()
+            .prefix()
+            .and_then(|prefix| prefix.as_str())
+            .unwrap_or_default()
+            .to_owned();
+        first
+            .decor_mut()
+            .set_prefix(format!("{comments}{existing}"));
+        return true;
+    }
+    let trailing = document.trailing().as_str().unwrap_or_default().to_owned();
+    document.set_trailing(format!("{comments}{trailing}"));
+    true
+}
+
+fn has_tables(document: &DocumentMut) -> bool {
+    document
+        .as_table()
+        .iter()
+        .any(|(_, item)| item.is_table() || item.is_array_of_tables())
+}
+
+/// The table written first after the top-level values (the lowest position).
+fn first_table_mut(document: &mut DocumentMut) -> Option<&mut toml_edit::Table> {
+    document
+        .as_table_mut()
+        .iter_mut()
+        .filter_map(|(_, item)| item.as_table_mut())
+        .filter(|table| !table.is_dotted())
+        .min_by_key(|table| table.position().unwrap_or(isize::MAX))
+}
+
+/// Writes `contents` to `path` so that readers see the old file or the new one, never a mix:
+/// a temporary file in the same directory (created 0600 when `private`), written and fsynced,
+/// then renamed over `path`, then the directory fsynced. A symlinked file (dotfile managers)
+/// is written through the link. On failure the temporary file is removed and `path` is as it
+/// was.
+pub fn write_atomic(path: &Path, contents: &[u8], private: bool) -> io::Result<()> {
+    let target = match fs::symlink_metadata(path) {
+        Ok(metadata) if metadata.file_type().is_symlink() => fs::canonicalize(path)?,
+        _ => path.to_owned(),
+    };
+    let directory = match target.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&directory)?;
+    let existing_permissions = fs::metadata(&target)
+        .ok()
+        .map(|metadata| metadata.permissions());
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let temporary = directory.join(format!(
+        ".{}.{}.{}.tmp",
+        target
+            .file_name()
+            .and_then(|name| name.to_str())
+            .unwrap_or("config"),
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed),
+    ));
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(if private { 0o600 } else { 0o666 });
+    }
+    let written = (|| {
+        let mut file = options.open(&temporary)?;
+        file.write_all(contents)?;
+        if private {
+            set_private(&file)?;
+        } else if let Some(permissions) = existing_permissions {
+            file.set_permissions(permissions)?;
+        }
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&temporary, &target)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    written?;
+    // The rename is durable only once the directory entry is; not every platform can open a
+    // directory, and the file is already complete either way.
+    if let Ok(directory) = fs::File::open(&directory) {
+        let _ = directory.sync_all();
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn set_private(file: &fs::File) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(fs::Permissions::from_mode(0o600))
+}
+
+#[cfg(not(unix))]
+fn set_private(_file: &fs::File) -> io::Result<()> {
+    Ok(())
+}
+
+/// The permission bits of `path` (unix), for warnings about a key in a readable file.
+#[cfg(unix)]
+pub(crate) fn mode(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path)
+        .ok()
+        .map(|metadata| metadata.permissions().mode() & 0o777)
+}
+
+/// The permission bits of `path`: not meaningful off unix.
+#[cfg(not(unix))]
+pub(crate) fn mode(_path: &Path) -> Option<u32> {
+    None
+}
+
+#[cfg(test)]
+#[path = "file_tests.rs"]
+mod tests;

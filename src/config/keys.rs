@@ -1,0 +1,469 @@
+//! The key registry: every setting's name, what it is for, the values it accepts, its default,
+//! its environment variable and flag, and the one function that parses and normalises its text.
+//!
+//! [`KEYS`] is the single table that resolution, `config get/set/unset/list`, `readiness`, the
+//! README and error messages read. Adding a setting means adding a field to
+//! [`Settings`](super::Settings), a [`Key`] variant and a row here.
+
+use std::fmt;
+
+use super::parse;
+use super::values::{Secret, StructuredDecoding, Value};
+use super::{Provider, Settings};
+
+/// A setting's name, as a type: the keys of `config.toml`, `config get KEY` and so on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Key {
+    /// `provider`
+    Provider,
+    /// `endpoint`
+    Endpoint,
+    /// `model`
+    Model,
+    /// `api_key_env`
+    ApiKeyEnv,
+    /// `api_key` (a literal key in the file: accepted, with a warning)
+    ApiKey,
+    /// `structured_decoding`
+    StructuredDecoding,
+    /// `max_tokens`
+    MaxTokens,
+    /// `temperature`
+    Temperature,
+    /// `timeout_s`
+    TimeoutS,
+    /// `probe_timeout_s`
+    ProbeTimeoutS,
+    /// `max_parallel`
+    MaxParallel,
+    /// `llm_retry_count`
+    LlmRetryCount,
+    /// `llm_retry_delay_ms`
+    LlmRetryDelayMs,
+    /// `reask`
+    Reask,
+    /// `record_stats`
+    RecordStats,
+}
+
+/// One row of the registry. The parse and read functions are private: use [`Key::parse`],
+/// [`Key::apply`] and [`Key::read`].
+pub struct KeySpec {
+    /// Which key this row describes.
+    pub key: Key,
+    /// The name in `config.toml` and on the command line.
+    pub name: &'static str,
+    /// What the setting is for, in one line (README, `config list`, help).
+    pub doc: &'static str,
+    /// The values it accepts, as error messages list them.
+    pub accepted: &'static str,
+    /// The default, as a person reads it.
+    pub default: &'static str,
+    /// The environment variable that sets it (`SLMCODE_<NAME>`).
+    pub environment: &'static str,
+    /// The flag that sets it, for commands that take it (provenance reads "flag --model").
+    pub flag: &'static str,
+    /// Whether the value is a secret, never to be shown or echoed in an error.
+    pub secret: bool,
+    apply: fn(&mut Settings, &str) -> Result<(), String>,
+    read: fn(&Settings) -> Value,
+}
+
+/// The registry, in [`Key`] order (a test holds that).
+pub static KEYS: [KeySpec; 15] = [
+    KeySpec {
+        key: Key::Provider,
+        name: "provider",
+        doc: "the kind of server: decides the default endpoint, the key variable and which mechanisms are probed",
+        accepted: "openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible",
+        default: "openai-compatible",
+        environment: "SLMCODE_PROVIDER",
+        flag: "--provider",
+        secret: false,
+        apply: |settings, text| {
+            settings.provider = text
+                .parse::<Provider>()
+                .map_err(|_| "unknown provider".to_owned())?;
+            Ok(())
+        },
+        read: |settings| Value::Text(settings.provider.as_str().to_owned()),
+    },
+    KeySpec {
+        key: Key::Endpoint,
+        name: "endpoint",
+        doc: "the OpenAI-style base URL; a bare server address gets /v1 appended (azure: /openai/v1)",
+        accepted: "an http(s) base URL such as http://127.0.0.1:8080/v1",
+        default: "(unset: the provider's default)",
+        environment: "SLMCODE_ENDPOINT",
+        flag: "--endpoint",
+        secret: false,
+        apply: |settings, text| {
+            settings.endpoint = Some(parse::endpoint(text)?);
+            Ok(())
+        },
+        read: |settings| optional_text(settings.endpoint.as_deref()),
+    },
+    KeySpec {
+        key: Key::Model,
+        name: "model",
+        doc: "the model id to request (an Azure deployment name on azure)",
+        accepted: "a model id such as qwen2.5-coder:7b",
+        default: "(unset: the server chooses)",
+        environment: "SLMCODE_MODEL",
+        flag: "--model",
+        secret: false,
+        apply: |settings, text| {
+            settings.model = Some(parse::model(text)?);
+            Ok(())
+        },
+        read: |settings| optional_text(settings.model.as_deref()),
+    },
+    KeySpec {
+        key: Key::ApiKeyEnv,
+        name: "api_key_env",
+        doc: "the NAME of the environment variable that holds the API key",
+        accepted: "an environment variable name such as MY_API_KEY",
+        default: "(unset)",
+        environment: "SLMCODE_API_KEY_ENV",
+        flag: "--api-key-env",
+        secret: false,
+        apply: |settings, text| {
+            settings.api_key_env = Some(parse::variable_name(text)?);
+            Ok(())
+        },
+        read: |settings| optional_text(settings.api_key_env.as_deref()),
+    },
+    KeySpec {
+        key: Key::ApiKey,
+        name: "api_key",
+        doc: "the API key itself: accepted in the file with a warning (mode 0600); prefer api_key_env",
+        accepted: "a key without spaces",
+        default: "(unset)",
+        environment: "SLMCODE_API_KEY",
+        flag: "--api-key",
+        secret: true,
+        apply: |settings, text| {
+            settings.api_key = Some(Secret::new(parse::api_key(text)?));
+            Ok(())
+        },
+        read: |settings| match &settings.api_key {
+            Some(secret) => Value::Secret(secret.clone()),
+            None => Value::Unset,
+        },
+    },
+    KeySpec {
+        key: Key::StructuredDecoding,
+        name: "structured_decoding",
+        doc: "auto negotiates the strongest enforced mechanism; off sends prompt-only requests and repairs",
+        accepted: "auto, off (aliases for off: none, false, 0, prompt, prompt-only)",
+        default: "auto",
+        environment: "SLMCODE_STRUCTURED_DECODING",
+        flag: "--structured-decoding",
+        secret: false,
+        apply: |settings, text| {
+            settings.structured_decoding = text
+                .parse::<StructuredDecoding>()
+                .map_err(|_| "unknown mode".to_owned())?;
+            Ok(())
+        },
+        read: |settings| Value::Text(settings.structured_decoding.as_str().to_owned()),
+    },
+    KeySpec {
+        key: Key::MaxTokens,
+        name: "max_tokens",
+        doc: "the completion budget of one structured request, in tokens",
+        accepted: "a whole number from 1 to 1000000",
+        default: "2048",
+        environment: "SLMCODE_MAX_TOKENS",
+        flag: "--max-tokens",
+        secret: false,
+        apply: |settings, text| {
+            settings.max_tokens = narrow(parse::integer(text, 1, 1_000_000)?);
+            Ok(())
+        },
+        read: |settings| Value::Integer(settings.max_tokens.into()),
+    },
+    KeySpec {
+        key: Key::Temperature,
+        name: "temperature",
+        doc: "sampling temperature of structured requests",
+        accepted: "a number from 0 to 2",
+        default: "0",
+        environment: "SLMCODE_TEMPERATURE",
+        flag: "--temperature",
+        secret: false,
+        apply: |settings, text| {
+            settings.temperature = parse::float(text, 0.0, 2.0)?;
+            Ok(())
+        },
+        read: |settings| Value::Float(settings.temperature),
+    },
+    KeySpec {
+        key: Key::TimeoutS,
+        name: "timeout_s",
+        doc: "timeout of one request, in seconds (a cold local model loads within it)",
+        accepted: "a whole number of seconds from 1 to 86400",
+        default: "120",
+        environment: "SLMCODE_TIMEOUT_S",
+        flag: "--timeout",
+        secret: false,
+        apply: |settings, text| {
+            settings.timeout_s = parse::integer(text, 1, 86_400)?;
+            Ok(())
+        },
+        read: |settings| Value::Integer(settings.timeout_s),
+    },
+    KeySpec {
+        key: Key::ProbeTimeoutS,
+        name: "probe_timeout_s",
+        doc: "the whole probe's deadline, in seconds",
+        accepted: "a whole number of seconds from 1 to 3600",
+        default: "20",
+        environment: "SLMCODE_PROBE_TIMEOUT_S",
+        flag: "--probe-timeout",
+        secret: false,
+        apply: |settings, text| {
+            settings.probe_timeout_s = parse::integer(text, 1, 3_600)?;
+            Ok(())
+        },
+        read: |settings| Value::Integer(settings.probe_timeout_s),
+    },
+    KeySpec {
+        key: Key::MaxParallel,
+        name: "max_parallel",
+        doc: "how many requests may be in flight against the endpoint at once",
+        accepted: "a whole number from 1 to 256",
+        default: "1",
+        environment: "SLMCODE_MAX_PARALLEL",
+        flag: "--max-parallel",
+        secret: false,
+        apply: |settings, text| {
+            settings.max_parallel = narrow(parse::integer(text, 1, 256)?);
+            Ok(())
+        },
+        read: |settings| Value::Integer(settings.max_parallel.into()),
+    },
+    KeySpec {
+        key: Key::LlmRetryCount,
+        name: "llm_retry_count",
+        doc: "fixed-delay retries of the ordinary (unstructured) path; structured requests never use them",
+        accepted: "a whole number from 0 to 10",
+        default: "2",
+        environment: "SLMCODE_LLM_RETRY_COUNT",
+        flag: "--llm-retry-count",
+        secret: false,
+        apply: |settings, text| {
+            settings.llm_retry_count = narrow(parse::integer(text, 0, 10)?);
+            Ok(())
+        },
+        read: |settings| Value::Integer(settings.llm_retry_count.into()),
+    },
+    KeySpec {
+        key: Key::LlmRetryDelayMs,
+        name: "llm_retry_delay_ms",
+        doc: "the delay between those retries, in milliseconds",
+        accepted: "a whole number of milliseconds from 0 to 600000",
+        default: "1000",
+        environment: "SLMCODE_LLM_RETRY_DELAY_MS",
+        flag: "--llm-retry-delay-ms",
+        secret: false,
+        apply: |settings, text| {
+            settings.llm_retry_delay_ms = parse::integer(text, 0, 600_000)?;
+            Ok(())
+        },
+        read: |settings| Value::Integer(settings.llm_retry_delay_ms),
+    },
+    KeySpec {
+        key: Key::Reask,
+        name: "reask",
+        doc: "how many failure-matched repair prompts one structured call may send",
+        accepted: "a whole number from 0 to 5",
+        default: "1",
+        environment: "SLMCODE_REASK",
+        flag: "--reask",
+        secret: false,
+        apply: |settings, text| {
+            settings.reask = narrow(parse::integer(text, 0, 5)?);
+            Ok(())
+        },
+        read: |settings| Value::Integer(settings.reask.into()),
+    },
+    KeySpec {
+        key: Key::RecordStats,
+        name: "record_stats",
+        doc: "whether repair statistics are counted and kept in the config directory",
+        accepted: "true or false (also yes/no, on/off, 1/0)",
+        default: "true",
+        environment: "SLMCODE_RECORD_STATS",
+        flag: "--record-stats",
+        secret: false,
+        apply: |settings, text| {
+            settings.record_stats = parse::boolean(text)?;
+            Ok(())
+        },
+        read: |settings| Value::Bool(settings.record_stats),
+    },
+];
+
+fn optional_text(text: Option<&str>) -> Value {
+    text.map_or(Value::Unset, |text| Value::Text(text.to_owned()))
+}
+
+/// Every range above fits in a `u32`; the parsers already enforced it.
+fn narrow(number: u64) -> u32 {
+    u32::try_from(number).unwrap_or(u32::MAX)
+}
+
+impl Key {
+    /// Every key, in registry order.
+    pub const ALL: [Key; 15] = [
+        Key::Provider,
+        Key::Endpoint,
+        Key::Model,
+        Key::ApiKeyEnv,
+        Key::ApiKey,
+        Key::StructuredDecoding,
+        Key::MaxTokens,
+        Key::Temperature,
+        Key::TimeoutS,
+        Key::ProbeTimeoutS,
+        Key::MaxParallel,
+        Key::LlmRetryCount,
+        Key::LlmRetryDelayMs,
+        Key::Reask,
+        Key::RecordStats,
+    ];
+
+    /// This key's row in [`KEYS`].
+    pub fn spec(self) -> &'static KeySpec {
+        &KEYS[self as usize]
+    }
+
+    /// The name in `config.toml`.
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// The key called `name` exactly (keys are lower-case with underscores), or an error that
+    /// suggests the nearest one.
+    pub fn from_name(name: &str) -> Result<Key, UnknownKey> {
+        KEYS.iter()
+            .find(|spec| spec.name == name)
+            .map(|spec| spec.key)
+            .ok_or_else(|| UnknownKey {
+                given: name.to_owned(),
+                suggestion: nearest(name),
+            })
+    }
+
+    /// Parses and normalises `text` as this key's value, without touching any settings.
+    /// For `endpoint`, the result is tidied but `/v1` is not yet appended (that depends on the
+    /// provider; see [`super::resolve`]).
+    pub fn parse(self, text: &str) -> Result<Value, InvalidValue> {
+        let mut scratch = Settings::default();
+        self.apply(&mut scratch, text)?;
+        Ok(self.read(&scratch))
+    }
+
+    /// Parses `text` and stores it in `settings`.
+    pub fn apply(self, settings: &mut Settings, text: &str) -> Result<(), InvalidValue> {
+        (self.spec().apply)(settings, text).map_err(|reason| InvalidValue {
+            key: self,
+            given: (!self.hides_given()).then(|| text.to_owned()),
+            reason,
+        })
+    }
+
+    /// This key's current value in `settings`.
+    pub fn read(self, settings: &Settings) -> Value {
+        (self.spec().read)(settings)
+    }
+
+    /// A secret, and a variable name that may be a pasted secret, are never echoed.
+    fn hides_given(self) -> bool {
+        self.spec().secret || self == Key::ApiKeyEnv
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl serde::Serialize for Key {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+/// The nearest key to a misspelt name: the smallest edit distance within a third of the
+/// name's length (at least 2), else the first key that contains the name or is contained in it.
+fn nearest(name: &str) -> Option<Key> {
+    let folded = name.trim().to_ascii_lowercase().replace('-', "_");
+    let allowed = (folded.len() / 3).max(2);
+    let closest = KEYS
+        .iter()
+        .map(|spec| (edit_distance(&folded, spec.name), spec.key))
+        .min_by_key(|(distance, _)| *distance)
+        .filter(|(distance, _)| *distance <= allowed)
+        .map(|(_, key)| key);
+    closest.or_else(|| {
+        (folded.len() >= 3)
+            .then(|| {
+                KEYS.iter()
+                    .find(|spec| spec.name.contains(&folded) || folded.contains(spec.name))
+                    .map(|spec| spec.key)
+            })
+            .flatten()
+    })
+}
+
+/// Levenshtein distance over bytes (key names are ASCII).
+fn edit_distance(left: &str, right: &str) -> usize {
+    let right = right.as_bytes();
+    let mut previous: Vec<usize> = (0..=right.len()).collect();
+    let mut current = vec![0; right.len() + 1];
+    for (row, left_byte) in left.bytes().enumerate() {
+        current[0] = row + 1;
+        for (column, right_byte) in right.iter().enumerate() {
+            let substitution = previous[column] + usize::from(left_byte != *right_byte);
+            current[column + 1] = substitution
+                .min(previous[column + 1] + 1)
+                .min(current[column] + 1);
+        }
+        std::mem::swap(&mut previous, &mut current);
+    }
+    previous[right.len()]
+}
+
+/// A name that is not a key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown key `{given}`{}", match suggestion { Some(key) => format!("; did you mean `{key}`?"), None => String::new() })]
+pub struct UnknownKey {
+    /// The name as given.
+    pub given: String,
+    /// The nearest valid key, when one is near.
+    pub suggestion: Option<Key>,
+}
+
+/// A value a key does not accept. The message names the key, the reason and the accepted
+/// values; it quotes the value except for secrets.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "invalid value {}for {key}: {reason}; expected {}",
+    match given { Some(text) => format!("`{text}` "), None => String::new() },
+    key.spec().accepted
+)]
+pub struct InvalidValue {
+    /// The key the value was for.
+    pub key: Key,
+    /// The text as given; `None` for values that must not be echoed.
+    pub given: Option<String>,
+    /// Why it was refused (`out of range`, `the scheme must be http or https`).
+    pub reason: String,
+}
+
+#[cfg(test)]
+#[path = "keys_tests.rs"]
+mod tests;

@@ -1,0 +1,427 @@
+//! Readiness: how safe the resolved settings are for a small local model, as a score out of
+//! 100 and the changes that would raise it.
+//!
+//! [`CHECKS`] is the one table of checks, points and thresholds (the README copies it). Each
+//! check is all or nothing. [`assess`] is a pure function of a [`Resolved`]; applying the
+//! changes to the file is the caller's job (`slmcode readiness --fix`), and only changes with
+//! one right value are offered: a model, an endpoint or where a key lives are for the user to
+//! decide, so those checks say what to run instead.
+
+use super::keys::Key;
+use super::resolve::{ConfigWarning, Resolved, Source};
+use super::values::{StructuredDecoding, Value};
+use super::{Provider, Settings};
+
+/// The smallest `max_tokens` that fits the largest contract's answer. The largest shipped
+/// contract examples (`examples/contracts/architect.json` and `plan.json`) are about 1.2 KB of
+/// pretty JSON, roughly 400 tokens at 3 bytes a token; 2048 leaves room for an answer five
+/// times that size. (At their schema bounds the contracts allow far more, up to megabytes, so
+/// the bounds cannot be the measure.) Below this a full answer is cut by `finish_reason:
+/// length` and arrives truncated.
+pub const MIN_MAX_TOKENS: u32 = 2048;
+/// The largest `max_tokens` worth allowing: a small model that loops (repeating a list item
+/// until the budget ends) burns the whole budget, and small local context windows (4k-8k)
+/// must still hold the prompt.
+pub const MAX_MAX_TOKENS: u32 = 8192;
+/// The shortest request timeout that survives a cold local load: llama-server, Ollama and LM
+/// Studio load a several-GB model on the first request, which takes tens of seconds on a
+/// laptop disk, and then generate a 2,000-token answer at a few tokens per second on CPU.
+pub const MIN_TIMEOUT_S: u64 = 120;
+/// The longest request timeout worth waiting: past this a hung server holds a run for good.
+pub const MAX_TIMEOUT_S: u64 = 600;
+/// The shortest probe deadline: the probe's first request may wait for the same cold load.
+pub const MIN_PROBE_TIMEOUT_S: u64 = 20;
+/// The longest probe deadline: the probe must never become the slow path.
+pub const MAX_PROBE_TIMEOUT_S: u64 = 60;
+/// The highest temperature for JSON roles: above it a small model drifts from the format.
+pub const MAX_TEMPERATURE: f64 = 0.2;
+/// The most parallel requests for a server that batches (vLLM, SGLang) or a hosted API.
+pub const MAX_PARALLEL_BATCHING: u32 = 8;
+/// The most re-asks per structured call: each one is a full generation on a slow model.
+pub const MAX_REASK: u32 = 1;
+/// The most fixed-delay retries of the ordinary path.
+pub const MAX_LLM_RETRY_COUNT: u32 = 2;
+
+/// One row of the checks table: what is checked, what it is worth, what passes.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct CheckSpec {
+    /// The check's name (`structured_decoding`, `retries`, `api_key`).
+    pub name: &'static str,
+    /// What passing is worth.
+    pub points: u32,
+    /// What passes, in words.
+    pub passes_when: &'static str,
+    /// Why it matters for a small model.
+    pub why: &'static str,
+}
+
+/// Every check, in the order the table shows them. The points add up to 100.
+pub static CHECKS: [CheckSpec; 10] = [
+    CheckSpec {
+        name: "structured_decoding",
+        points: 20,
+        passes_when: "auto",
+        why: "off sends every request unconstrained and leaves it all to repair",
+    },
+    CheckSpec {
+        name: "model",
+        points: 10,
+        passes_when: "set",
+        why: "capabilities are probed and cached per model; an unset model is whatever the server loaded",
+    },
+    CheckSpec {
+        name: "endpoint",
+        points: 10,
+        passes_when: "set (openai: its default is fine)",
+        why: "the preset's default port is a guess about how the server was started",
+    },
+    CheckSpec {
+        name: "timeout_s",
+        points: 10,
+        passes_when: "120 to 600",
+        why: "a cold local load plus a long answer takes minutes; a hung server should not hold a run for good",
+    },
+    CheckSpec {
+        name: "probe_timeout_s",
+        points: 5,
+        passes_when: "20 to 60",
+        why: "the probe's first request may wait for a cold load, but the probe must never be the slow path",
+    },
+    CheckSpec {
+        name: "max_parallel",
+        points: 10,
+        passes_when: "1 for llamacpp, lmstudio, ollama, omlx, openai-compatible; at most 8 otherwise",
+        why: "a server that runs one generation at a time only queues parallel requests into timeouts",
+    },
+    CheckSpec {
+        name: "retries",
+        points: 10,
+        passes_when: "reask at most 1, llm_retry_count at most 2, and 0 when max_parallel > 1",
+        why: "each re-ask is a full generation; fixed-delay retries from parallel requests hit a recovering server in lockstep",
+    },
+    CheckSpec {
+        name: "max_tokens",
+        points: 10,
+        passes_when: "2048 to 8192",
+        why: "too few cuts the largest contract's answer; too many lets a looping model run for minutes",
+    },
+    CheckSpec {
+        name: "temperature",
+        points: 10,
+        passes_when: "at most 0.2",
+        why: "JSON roles need the most likely token, not a creative one",
+    },
+    CheckSpec {
+        name: "api_key",
+        points: 5,
+        passes_when: "from an environment variable, or none for a local provider",
+        why: "a key in a file ends up in backups, dotfile repositories and screen shares",
+    },
+];
+
+/// The outcome of one check.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Check {
+    /// The check's name, as in [`CHECKS`].
+    pub name: &'static str,
+    /// Whether it passed.
+    pub passed: bool,
+    /// The current setting(s), as a person reads them.
+    pub current: String,
+    /// What would pass, for these settings.
+    pub recommended: String,
+    /// The points earned: all or nothing.
+    pub points: u32,
+    /// The points it is worth.
+    pub max_points: u32,
+    /// What `readiness --fix` writes for it (empty when it passed or cannot be fixed for you).
+    pub changes: Vec<Change>,
+    /// What to do by hand when it failed and no change can fix it.
+    pub advice: Option<String>,
+}
+
+/// One value `readiness --fix` would write.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Change {
+    /// The key.
+    pub key: Key,
+    /// Its value now.
+    pub before: Value,
+    /// The recommended value.
+    pub after: Value,
+}
+
+/// Every check's outcome and the total.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Assessment {
+    /// The checks, in [`CHECKS`] order.
+    pub checks: Vec<Check>,
+    /// The points earned, out of 100.
+    pub score: u32,
+}
+
+impl Assessment {
+    /// Every change the failing checks recommend, in check order.
+    pub fn changes(&self) -> impl Iterator<Item = &Change> {
+        self.checks.iter().flat_map(|check| check.changes.iter())
+    }
+}
+
+/// Scores `resolved`.
+pub fn assess(resolved: &Resolved) -> Assessment {
+    let settings = &resolved.settings;
+    let target_parallel = recommended_parallel(settings);
+    let checks: Vec<Check> = CHECKS
+        .iter()
+        .map(|spec| {
+            let outcome = match spec.name {
+                "structured_decoding" => structured_decoding(settings),
+                "model" => model(settings),
+                "endpoint" => endpoint(settings),
+                "timeout_s" => in_range(
+                    Key::TimeoutS,
+                    settings.timeout_s,
+                    MIN_TIMEOUT_S,
+                    MAX_TIMEOUT_S,
+                ),
+                "probe_timeout_s" => in_range(
+                    Key::ProbeTimeoutS,
+                    settings.probe_timeout_s,
+                    MIN_PROBE_TIMEOUT_S,
+                    MAX_PROBE_TIMEOUT_S,
+                ),
+                "max_parallel" => max_parallel(settings, target_parallel),
+                "retries" => retries(settings, target_parallel),
+                "max_tokens" => in_range(
+                    Key::MaxTokens,
+                    settings.max_tokens.into(),
+                    MIN_MAX_TOKENS.into(),
+                    MAX_MAX_TOKENS.into(),
+                ),
+                "temperature" => temperature(settings),
+                _ => api_key(resolved),
+            };
+            Check {
+                name: spec.name,
+                passed: outcome.passed,
+                current: outcome.current,
+                recommended: outcome.recommended,
+                points: if outcome.passed { spec.points } else { 0 },
+                max_points: spec.points,
+                changes: if outcome.passed {
+                    Vec::new()
+                } else {
+                    outcome.changes
+                },
+                advice: if outcome.passed { None } else { outcome.advice },
+            }
+        })
+        .collect();
+    let score = checks.iter().map(|check| check.points).sum();
+    Assessment { checks, score }
+}
+
+/// What one check found, before points are attached.
+struct Outcome {
+    passed: bool,
+    current: String,
+    recommended: String,
+    changes: Vec<Change>,
+    advice: Option<String>,
+}
+
+fn change(key: Key, settings: &Settings, after: Value) -> Change {
+    Change {
+        key,
+        before: key.read(settings),
+        after,
+    }
+}
+
+fn structured_decoding(settings: &Settings) -> Outcome {
+    let passed = settings.structured_decoding == StructuredDecoding::Auto;
+    Outcome {
+        passed,
+        current: settings.structured_decoding.as_str().to_owned(),
+        recommended: "auto".to_owned(),
+        changes: vec![change(
+            Key::StructuredDecoding,
+            settings,
+            Value::Text("auto".to_owned()),
+        )],
+        advice: None,
+    }
+}
+
+fn model(settings: &Settings) -> Outcome {
+    Outcome {
+        passed: settings.model.is_some(),
+        current: settings
+            .model
+            .clone()
+            .unwrap_or_else(|| "(unset)".to_owned()),
+        recommended: "set".to_owned(),
+        changes: Vec::new(),
+        advice: Some(
+            "run `slmcode config set model MODEL`, with the id the server lists at /v1/models"
+                .to_owned(),
+        ),
+    }
+}
+
+fn endpoint(settings: &Settings) -> Outcome {
+    let passed = settings.endpoint.is_some() || settings.provider == Provider::OpenAi;
+    Outcome {
+        passed,
+        current: settings
+            .endpoint
+            .clone()
+            .unwrap_or_else(|| "(unset: the provider's default)".to_owned()),
+        recommended: "set".to_owned(),
+        changes: Vec::new(),
+        advice: Some(
+            "run `slmcode config set endpoint URL`, the server's base URL such as \
+             http://127.0.0.1:8080/v1"
+                .to_owned(),
+        ),
+    }
+}
+
+fn in_range(key: Key, value: u64, min: u64, max: u64) -> Outcome {
+    Outcome {
+        passed: (min..=max).contains(&value),
+        current: value.to_string(),
+        recommended: format!("{min} to {max}"),
+        changes: vec![Change {
+            key,
+            before: Value::Integer(value),
+            after: Value::Integer(value.clamp(min, max)),
+        }],
+        advice: None,
+    }
+}
+
+fn recommended_parallel(settings: &Settings) -> u32 {
+    if settings.provider.serialises_requests() {
+        1
+    } else {
+        settings.max_parallel.min(MAX_PARALLEL_BATCHING)
+    }
+}
+
+fn max_parallel(settings: &Settings, target: u32) -> Outcome {
+    let recommended = if settings.provider.serialises_requests() {
+        format!("1 ({} serialises requests)", settings.provider)
+    } else {
+        format!("1 to {MAX_PARALLEL_BATCHING}")
+    };
+    Outcome {
+        passed: settings.max_parallel == target,
+        current: settings.max_parallel.to_string(),
+        recommended,
+        changes: vec![change(
+            Key::MaxParallel,
+            settings,
+            Value::Integer(target.into()),
+        )],
+        advice: None,
+    }
+}
+
+fn retries(settings: &Settings, target_parallel: u32) -> Outcome {
+    let retry_limit = if target_parallel > 1 {
+        0
+    } else {
+        MAX_LLM_RETRY_COUNT
+    };
+    let passes = |parallel: u32| {
+        settings.reask <= MAX_REASK
+            && settings.llm_retry_count <= MAX_LLM_RETRY_COUNT
+            && (parallel <= 1 || settings.llm_retry_count == 0)
+    };
+    let mut changes = Vec::new();
+    if settings.reask > MAX_REASK {
+        changes.push(change(
+            Key::Reask,
+            settings,
+            Value::Integer(MAX_REASK.into()),
+        ));
+    }
+    if settings.llm_retry_count > retry_limit {
+        changes.push(change(
+            Key::LlmRetryCount,
+            settings,
+            Value::Integer(retry_limit.into()),
+        ));
+    }
+    Outcome {
+        passed: passes(settings.max_parallel),
+        current: format!(
+            "reask {}, llm_retry_count {}, max_parallel {}",
+            settings.reask, settings.llm_retry_count, settings.max_parallel
+        ),
+        recommended: format!("reask <= {MAX_REASK}, llm_retry_count <= {retry_limit}"),
+        changes,
+        advice: None,
+    }
+}
+
+fn temperature(settings: &Settings) -> Outcome {
+    Outcome {
+        passed: settings.temperature <= MAX_TEMPERATURE,
+        current: Value::Float(settings.temperature).display(),
+        recommended: format!("at most {MAX_TEMPERATURE}"),
+        changes: vec![change(Key::Temperature, settings, Value::Float(0.0))],
+        advice: None,
+    }
+}
+
+fn api_key(resolved: &Resolved) -> Outcome {
+    let settings = &resolved.settings;
+    let in_file = resolved
+        .warnings
+        .iter()
+        .any(|warning| matches!(warning, ConfigWarning::LiteralKeyInFile { .. }));
+    let variable = settings
+        .api_key_env
+        .as_deref()
+        .or(settings.provider.key_env())
+        .unwrap_or("SLMCODE_API_KEY");
+    let current = match resolved.source(Key::ApiKey) {
+        Source::Environment { name } if in_file => {
+            format!("from env {name}, and a literal in the file")
+        }
+        Source::Environment { name } => format!("from env {name}"),
+        Source::File { .. } => "literal in the file".to_owned(),
+        Source::Flag { name } => format!("from {name}"),
+        Source::Default if settings.provider.is_hosted() => "missing".to_owned(),
+        Source::Default => format!("none (not needed by {})", settings.provider),
+    };
+    let (passed, advice) = if in_file {
+        (
+            false,
+            format!(
+                "move the key to a variable: export {variable}=..., then `slmcode config set \
+                 api_key_env {variable}` and `slmcode config unset api_key`"
+            ),
+        )
+    } else if settings.api_key.is_none() && settings.provider.is_hosted() {
+        (
+            false,
+            format!("{} needs a key: export {variable}=...", settings.provider),
+        )
+    } else {
+        (true, String::new())
+    };
+    Outcome {
+        passed,
+        current,
+        recommended: "from an environment variable".to_owned(),
+        changes: Vec::new(),
+        advice: Some(advice),
+    }
+}
+
+#[cfg(test)]
+#[path = "readiness_tests.rs"]
+mod tests;

@@ -1,0 +1,248 @@
+//! Readiness: the table adds up, each check passes and fails where documented, and applying
+//! the changes it offers makes every fixable check pass.
+
+use super::*;
+use crate::config::{Environment, Overrides, Resolved, resolve};
+
+fn resolved(file: &str, pairs: &[(&str, &str)]) -> Resolved {
+    let directory = tempfile::tempdir().unwrap();
+    std::fs::write(directory.path().join("config.toml"), file).unwrap();
+    let mut all = vec![(
+        "SLMCODE_CONFIG_DIR".to_owned(),
+        directory.path().display().to_string(),
+    )];
+    all.extend(
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+    );
+    resolve(&Environment::from_pairs(all), &Overrides::new()).unwrap()
+}
+
+fn check<'a>(assessment: &'a Assessment, name: &str) -> &'a Check {
+    assessment
+        .checks
+        .iter()
+        .find(|check| check.name == name)
+        .unwrap()
+}
+
+fn failing(assessment: &Assessment) -> Vec<&'static str> {
+    assessment
+        .checks
+        .iter()
+        .filter(|check| !check.passed)
+        .map(|check| check.name)
+        .collect()
+}
+
+const READY: &str =
+    "provider = \"llamacpp\"\nendpoint = \"http://127.0.0.1:8080/v1\"\nmodel = \"qwen\"\n";
+
+#[test]
+fn the_table_adds_up_to_100_and_every_check_is_assessed_in_order() {
+    assert_eq!(CHECKS.iter().map(|spec| spec.points).sum::<u32>(), 100);
+    let assessment = assess(&resolved(READY, &[]));
+    let names: Vec<_> = assessment.checks.iter().map(|check| check.name).collect();
+    let table: Vec<_> = CHECKS.iter().map(|spec| spec.name).collect();
+    assert_eq!(names, table);
+    assert_eq!(assessment.score, 100, "{assessment:#?}");
+    assert!(assessment.changes().next().is_none());
+}
+
+#[test]
+fn the_defaults_lose_only_model_and_endpoint() {
+    let assessment = assess(&resolved("", &[]));
+    assert_eq!(failing(&assessment), ["model", "endpoint"]);
+    assert_eq!(assessment.score, 80);
+    let model = check(&assessment, "model");
+    assert_eq!(model.current, "(unset)");
+    assert!(model.changes.is_empty());
+    assert_eq!(
+        model.advice.as_deref(),
+        Some("run `slmcode config set model MODEL`, with the id the server lists at /v1/models")
+    );
+}
+
+#[test]
+fn openai_needs_no_endpoint_but_a_key() {
+    let assessment = assess(&resolved(
+        "provider = \"openai\"\nmodel = \"gpt-4o-mini\"\n",
+        &[],
+    ));
+    assert_eq!(failing(&assessment), ["api_key"]);
+    let key = check(&assessment, "api_key");
+    assert_eq!(key.current, "missing");
+    assert_eq!(
+        key.advice.as_deref(),
+        Some("openai needs a key: export OPENAI_API_KEY=...")
+    );
+    let with_key = assess(&resolved(
+        "provider = \"openai\"\nmodel = \"gpt-4o-mini\"\n",
+        &[("OPENAI_API_KEY", "sk-env")],
+    ));
+    assert_eq!(with_key.score, 100);
+    assert_eq!(
+        check(&with_key, "api_key").current,
+        "from env OPENAI_API_KEY"
+    );
+}
+
+#[test]
+fn a_literal_key_in_the_file_fails_even_when_a_variable_wins() {
+    let file = format!("{READY}api_key = \"sk-file\"\n");
+    let assessment = assess(&resolved(&file, &[("LLAMA_API_KEY", "sk-env")]));
+    let key = check(&assessment, "api_key");
+    assert!(!key.passed);
+    assert_eq!(
+        key.current,
+        "from env LLAMA_API_KEY, and a literal in the file"
+    );
+    assert_eq!(
+        key.advice.as_deref(),
+        Some(
+            "move the key to a variable: export LLAMA_API_KEY=..., then `slmcode config set \
+             api_key_env LLAMA_API_KEY` and `slmcode config unset api_key`"
+        )
+    );
+    assert!(
+        key.changes.is_empty(),
+        "a key is never moved or deleted for the user"
+    );
+    let current = check(&assess(&resolved(&file, &[])), "api_key")
+        .current
+        .clone();
+    assert_eq!(current, "literal in the file");
+}
+
+#[test]
+fn a_local_provider_needs_no_key() {
+    let assessment = assess(&resolved(READY, &[]));
+    assert_eq!(
+        check(&assessment, "api_key").current,
+        "none (not needed by llamacpp)"
+    );
+}
+
+#[test]
+fn numeric_checks_recommend_the_nearest_passing_value() {
+    for (file, name, before, after) in [
+        ("timeout_s = 30\n", "timeout_s", 30, 120),
+        ("timeout_s = 3600\n", "timeout_s", 3600, 600),
+        ("probe_timeout_s = 5\n", "probe_timeout_s", 5, 20),
+        ("probe_timeout_s = 300\n", "probe_timeout_s", 300, 60),
+        ("max_tokens = 512\n", "max_tokens", 512, 2048),
+        ("max_tokens = 32768\n", "max_tokens", 32768, 8192),
+    ] {
+        let assessment = assess(&resolved(&format!("{READY}{file}"), &[]));
+        assert_eq!(failing(&assessment), [name], "{file}");
+        let check = check(&assessment, name);
+        assert_eq!(check.current, before.to_string());
+        assert_eq!(check.changes.len(), 1);
+        assert_eq!(check.changes[0].before, Value::Integer(before));
+        assert_eq!(check.changes[0].after, Value::Integer(after));
+        assert_eq!(check.points, 0);
+        assert_eq!(assessment.score, 100 - check.max_points);
+    }
+}
+
+#[test]
+fn a_serialising_server_gets_one_request_at_a_time() {
+    let assessment = assess(&resolved(&format!("{READY}max_parallel = 4\n"), &[]));
+    // Four parallel requests with fixed-delay retries also fail the retries check; fixing
+    // max_parallel fixes both, so only max_parallel changes.
+    assert_eq!(failing(&assessment), ["max_parallel", "retries"]);
+    let parallel = check(&assessment, "max_parallel");
+    assert_eq!(parallel.recommended, "1 (llamacpp serialises requests)");
+    let changes: Vec<_> = assessment.changes().map(|change| change.key).collect();
+    assert_eq!(changes, [Key::MaxParallel]);
+}
+
+#[test]
+fn a_batching_server_may_run_parallel_requests_without_fixed_retries() {
+    let file = "provider = \"vllm\"\nendpoint = \"http://127.0.0.1:8000/v1\"\nmodel = \"m\"\n\
+                max_parallel = 4\n";
+    let assessment = assess(&resolved(file, &[]));
+    assert_eq!(failing(&assessment), ["retries"]);
+    let retries = check(&assessment, "retries");
+    assert_eq!(
+        retries.current,
+        "reask 1, llm_retry_count 2, max_parallel 4"
+    );
+    assert_eq!(retries.recommended, "reask <= 1, llm_retry_count <= 0");
+    assert_eq!(
+        retries.changes,
+        [Change {
+            key: Key::LlmRetryCount,
+            before: Value::Integer(2),
+            after: Value::Integer(0)
+        }]
+    );
+    let capped = assess(&resolved(
+        &format!("{file}max_parallel = 64\n").replace("max_parallel = 4\n", ""),
+        &[],
+    ));
+    assert_eq!(
+        check(&capped, "max_parallel").changes[0].after,
+        Value::Integer(8)
+    );
+}
+
+#[test]
+fn too_many_reasks_fail_the_retries_check() {
+    let assessment = assess(&resolved(&format!("{READY}reask = 3\n"), &[]));
+    assert_eq!(failing(&assessment), ["retries"]);
+    let changes: Vec<_> = assessment.changes().cloned().collect();
+    assert_eq!(
+        changes,
+        [Change {
+            key: Key::Reask,
+            before: Value::Integer(3),
+            after: Value::Integer(1)
+        }]
+    );
+}
+
+#[test]
+fn structured_decoding_off_and_a_warm_temperature_are_fixable() {
+    let file = format!("{READY}structured_decoding = \"none\"\ntemperature = 0.7\n");
+    let assessment = assess(&resolved(&file, &[]));
+    assert_eq!(failing(&assessment), ["structured_decoding", "temperature"]);
+    assert_eq!(assessment.score, 70);
+    let changes: Vec<_> = assessment
+        .changes()
+        .map(|change| (change.key, change.before.display(), change.after.display()))
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            (Key::StructuredDecoding, "off".to_owned(), "auto".to_owned()),
+            (Key::Temperature, "0.7".to_owned(), "0".to_owned()),
+        ]
+    );
+    // 0.2 is the documented limit: it passes.
+    let limit = assess(&resolved(&format!("{READY}temperature = 0.2\n"), &[]));
+    assert_eq!(limit.score, 100);
+}
+
+#[test]
+fn applying_every_change_passes_every_fixable_check() {
+    let file = "provider = \"ollama\"\nstructured_decoding = \"off\"\nmax_tokens = 100\n\
+                temperature = 1.5\ntimeout_s = 5\nprobe_timeout_s = 2000\nmax_parallel = 16\n\
+                llm_retry_count = 9\nreask = 5\n";
+    let before = resolved(file, &[]);
+    let assessment = assess(&before);
+    // Only the key check passes: ollama needs none.
+    assert_eq!(failing(&assessment).len(), 9, "{assessment:#?}");
+    assert_eq!(assessment.score, 5);
+    let mut after = before.clone();
+    for change in assessment.changes() {
+        change
+            .key
+            .apply(&mut after.settings, &change.after.display())
+            .unwrap();
+    }
+    let fixed = assess(&after);
+    assert_eq!(failing(&fixed), ["model", "endpoint"]);
+    assert_eq!(fixed.score, 80);
+}

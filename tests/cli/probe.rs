@@ -1,0 +1,229 @@
+//! `slmcode probe`: the capability matrix, the cache shared by concurrent processes, and no key
+//! anywhere a user (or another program) can read it.
+
+use std::process::Stdio;
+
+use serde_json::Value;
+
+use crate::emulator::{Emulator, Fault, Profile};
+use crate::util::Slm;
+
+fn outcome(json: &Value, form: &str) -> String {
+    json["forms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["form"] == form)
+        .unwrap()["outcome"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn vllm_matrix_tells_new_and_legacy_guided_fields_apart() {
+    let emulator = Emulator::start(Profile::vllm());
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", "vllm")
+        .env("SLMCODE_ENDPOINT", &emulator.base_url());
+    let json = slm.run(["probe", "--json"], "").code(0).json();
+    assert_eq!(json["mechanism"], "json_schema");
+    assert_eq!(json["source"], "probe");
+    assert_eq!(json["reachable"], true);
+    assert_eq!(outcome(&json, "structured_outputs"), "supported");
+    assert_eq!(outcome(&json, "guided_json"), "not_enforced");
+    assert_eq!(outcome(&json, "grammar"), "untested");
+    assert_eq!(json["fingerprint"]["server"], "vllm 0.12.0");
+    let human = slm.run(["probe"], "");
+    human.code(0);
+    assert!(human.stdout.starts_with("FORM "), "{}", human.stdout);
+    assert!(
+        human
+            .stdout
+            .contains("selected: json_schema (strict), from cache"),
+        "{}",
+        human.stdout
+    );
+}
+
+#[test]
+fn refresh_probes_again_and_the_cache_otherwise_answers() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", "llamacpp")
+        .env("SLMCODE_ENDPOINT", &emulator.base_url());
+    slm.run(["probe"], "").code(0);
+    let once = emulator.chat_count();
+    assert_eq!(once, 5);
+    assert_eq!(
+        slm.run(["probe", "--json"], "").code(0).json()["source"],
+        "cache"
+    );
+    assert_eq!(emulator.chat_count(), once);
+    assert_eq!(
+        slm.run(["probe", "--json", "--refresh"], "").code(0).json()["source"],
+        "probe"
+    );
+    assert_eq!(emulator.chat_count(), 2 * once);
+}
+
+#[test]
+fn a_dead_endpoint_exits_6_and_degrades_to_prompt_only() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", "llamacpp")
+        .env("SLMCODE_ENDPOINT", &format!("http://127.0.0.1:{port}/v1"))
+        .env("SLMCODE_PROBE_TIMEOUT_S", "2");
+    let run = slm.run(["probe", "--json"], "");
+    run.code(6);
+    let json = run.json();
+    assert_eq!(json["mechanism"], "prompt_only");
+    assert_eq!(json["reachable"], false);
+    assert!(
+        run.stderr
+            .contains("error: the endpoint did not answer the probe"),
+        "{}",
+        run.stderr
+    );
+    // Nothing unsuccessful is cached.
+    assert!(!slm.config_dir().join("capabilities.json").exists());
+}
+
+#[test]
+fn eight_concurrent_processes_share_the_cache_without_losing_an_entry() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", "llamacpp")
+        .env("SLMCODE_ENDPOINT", &emulator.base_url());
+    let children: Vec<_> = (0..8)
+        .map(|index| {
+            slm.command(["probe", "--json", "--model", &format!("model-{index}")])
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let output = child.wait_with_output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(
+            output.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let text = std::fs::read_to_string(slm.config_dir().join("capabilities.json")).unwrap();
+    let file: Value = serde_json::from_str(&text).unwrap();
+    let mut models: Vec<&str> = file["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| {
+            assert_eq!(entry["mechanism"], "json_schema");
+            assert_eq!(entry["probed"], true);
+            entry["model"].as_str().unwrap()
+        })
+        .collect();
+    models.sort();
+    let expected: Vec<String> = (0..8).map(|index| format!("model-{index}")).collect();
+    assert_eq!(models, expected);
+    // No stray temp files next to it.
+    let leftovers: Vec<_> = std::fs::read_dir(slm.config_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn a_corrupt_cache_is_reported_and_replaced() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", "llamacpp")
+        .env("SLMCODE_ENDPOINT", &emulator.base_url());
+    std::fs::write(
+        slm.config_dir().join("capabilities.json"),
+        "{\"version\": 1, \"entries\": [",
+    )
+    .unwrap();
+    let run = slm.run(["probe"], "");
+    run.code(0);
+    assert!(
+        run.stderr.contains("warning: capabilities cache"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("is corrupt"), "{}", run.stderr);
+    let again = slm.run(["probe"], "");
+    again.code(0);
+    assert_eq!(again.stderr, "");
+}
+
+const FAKE_KEY: &str = "sk-test-SCANME-7f3a9c1e5b";
+
+#[test]
+fn the_key_is_sent_in_the_header_and_appears_nowhere_else() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", "llamacpp")
+        .env("SLMCODE_ENDPOINT", &emulator.base_url())
+        .env("LLAMA_API_KEY", FAKE_KEY);
+    let mut seen = String::new();
+    for args in [
+        vec!["doctor"],
+        vec!["doctor", "--json"],
+        vec!["probe", "--json", "--refresh"],
+        vec!["probe"],
+        vec!["status", "--json"],
+        vec!["status"],
+    ] {
+        let run = slm.run(&args, "");
+        run.code(0);
+        seen.push_str(&run.stdout);
+        seen.push_str(&run.stderr);
+    }
+    // A server that echoes the key back in its errors.
+    let echo = format!("{{\"error\": \"invalid api key {FAKE_KEY}\"}}");
+    emulator.faults(vec![Fault::Status(401, echo, None); 40]);
+    for args in [
+        vec!["probe", "--json", "--refresh"],
+        vec!["doctor", "--refresh"],
+    ] {
+        let run = slm.run(&args, "");
+        seen.push_str(&run.stdout);
+        seen.push_str(&run.stderr);
+    }
+    assert!(
+        seen.contains("<redacted>"),
+        "the echoed key was never shown at all: {seen}"
+    );
+    assert!(
+        !seen.contains(FAKE_KEY),
+        "the key leaked into output:\n{seen}"
+    );
+    for entry in std::fs::read_dir(slm.config_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(FAKE_KEY),
+            "the key is in {}",
+            path.display()
+        );
+    }
+    let sent = emulator.requests();
+    assert!(
+        sent.iter()
+            .any(|request| request.header("authorization") == Some(&format!("Bearer {FAKE_KEY}")))
+    );
+}

@@ -1,0 +1,517 @@
+//! An engine emulator for tests: a real HTTP/1.1 server on 127.0.0.1 (std::net, one thread per
+//! connection, `Connection: close`), started per test on a free port, whose profiles follow what
+//! each engine documents (and, for llama-server, what shared/real-engine/README.md measured):
+//! which body fields it enforces, which it ignores (200, unconstrained), which it rejects with
+//! which status and body. Scripted faults cover the rest: 5xx then recovery, 429 with
+//! `Retry-After`, a server that is still loading (connection refused until it binds), slow
+//! answers, context overflow, oversized bodies; `finish_reason: length` comes from the token
+//! budget (one token per character, like a byte-level tokenizer).
+//!
+//! Content obeys the constraint when the profile enforces it (the shortest instance of a schema,
+//! the shortest member of a GBNF grammar) and is what a small model writes when it does not:
+//! prose around a fenced object with a trailing comma. Every request is recorded.
+//!
+//! Used by integration tests (`mod support`) and by the library's unit tests
+//! (`#[path = "../../tests/support/emulator.rs"] mod emulator;`).
+#![allow(dead_code)]
+
+#[path = "engine_profiles.rs"]
+mod engine_profiles;
+#[path = "gbnf_sample.rs"]
+mod gbnf_sample;
+
+pub use engine_profiles::{Field, OPENAI_FIELDS, Profile};
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// A fault applied to the next chat request instead of (or before) the normal answer.
+#[derive(Clone, Debug)]
+pub enum Fault {
+    /// Answer this status and body, with an optional `Retry-After` header value.
+    Status(u16, String, Option<String>),
+    /// Wait this long, then answer normally.
+    Delay(Duration),
+    /// Answer 200 with a body of this many bytes.
+    Oversized(usize),
+    /// The profile's context-overflow error.
+    ContextOverflow,
+}
+
+/// One request the emulator received.
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    pub method: String,
+    pub path: String,
+    /// The query string, without `?`.
+    pub query: String,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Recorded {
+    /// The body as JSON (`Null` when it is not).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or(Value::Null)
+    }
+
+    /// A header's value (case-insensitive name).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+struct Shared {
+    profile: Mutex<Profile>,
+    faults: Mutex<VecDeque<Fault>>,
+    always_delay: Mutex<Option<Duration>>,
+    log: Mutex<Vec<Recorded>>,
+    stop: AtomicBool,
+}
+
+/// A running emulator. Dropping it stops accepting connections.
+pub struct Emulator {
+    port: u16,
+    shared: Arc<Shared>,
+}
+
+impl Emulator {
+    /// Starts `profile` on a free port now.
+    pub fn start(profile: Profile) -> Emulator {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        let port = listener.local_addr().unwrap().port();
+        let emulator = Emulator::new(profile, port);
+        emulator.serve(listener);
+        emulator
+    }
+
+    /// Reserves a free port and binds it only after `delay`: until then connections are
+    /// refused, as with a server that is still loading its model.
+    pub fn start_after(profile: Profile, delay: Duration) -> Emulator {
+        let port = {
+            let probe = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+            probe.local_addr().unwrap().port()
+        };
+        let emulator = Emulator::new(profile, port);
+        let shared = emulator.shared.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(delay);
+            if let Ok(listener) = TcpListener::bind(("127.0.0.1", port)) {
+                accept_loop(listener, shared);
+            }
+        });
+        emulator
+    }
+
+    fn new(profile: Profile, port: u16) -> Emulator {
+        Emulator {
+            port,
+            shared: Arc::new(Shared {
+                profile: Mutex::new(profile),
+                faults: Mutex::new(VecDeque::new()),
+                always_delay: Mutex::new(None),
+                log: Mutex::new(Vec::new()),
+                stop: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    fn serve(&self, listener: TcpListener) {
+        let shared = self.shared.clone();
+        std::thread::spawn(move || accept_loop(listener, shared));
+    }
+
+    /// The OpenAI-style base URL: `http://127.0.0.1:PORT/v1`.
+    pub fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    /// The server root: `http://127.0.0.1:PORT`.
+    pub fn root_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Queues faults for the next chat requests, in order.
+    pub fn faults(&self, faults: impl IntoIterator<Item = Fault>) -> &Emulator {
+        self.shared.faults.lock().unwrap().extend(faults);
+        self
+    }
+
+    /// Delays every chat answer by `delay`.
+    pub fn always_delay(&self, delay: Duration) -> &Emulator {
+        *self.shared.always_delay.lock().unwrap() = Some(delay);
+        self
+    }
+
+    /// Changes the profile (a server upgraded in place).
+    pub fn set_profile(&self, profile: Profile) {
+        *self.shared.profile.lock().unwrap() = profile;
+    }
+
+    /// Every request received so far.
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.shared.log.lock().unwrap().clone()
+    }
+
+    /// The JSON bodies of the chat-completions requests received so far.
+    pub fn chat_bodies(&self) -> Vec<Value> {
+        self.requests()
+            .iter()
+            .filter(|request| request.path.ends_with("/chat/completions"))
+            .map(Recorded::json)
+            .collect()
+    }
+
+    /// How many chat-completions requests arrived.
+    pub fn chat_count(&self) -> usize {
+        self.chat_bodies().len()
+    }
+}
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        // Wake the accept loop so it sees the flag.
+        let _ = TcpStream::connect_timeout(
+            &([127, 0, 0, 1], self.port).into(),
+            Duration::from_millis(200),
+        );
+    }
+}
+
+fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+    for stream in listener.incoming() {
+        if shared.stop.load(Ordering::SeqCst) {
+            break;
+        }
+        let Ok(stream) = stream else { continue };
+        let shared = shared.clone();
+        std::thread::spawn(move || {
+            let _ = handle(stream, &shared);
+        });
+    }
+}
+
+fn handle(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    let mut parts = line.split_whitespace();
+    let method = parts.next().unwrap_or("").to_owned();
+    let (path, query) = match parts.next().unwrap_or("").split_once('?') {
+        Some((path, query)) => (path.to_owned(), query.to_owned()),
+        None => (
+            line.split_whitespace().nth(1).unwrap_or("").to_owned(),
+            String::new(),
+        ),
+    };
+    let mut headers = Vec::new();
+    let mut length = 0;
+    loop {
+        let mut header = String::new();
+        reader.read_line(&mut header)?;
+        let header = header.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().unwrap_or(0);
+            }
+            headers.push((name.trim().to_owned(), value.trim().to_owned()));
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body)?;
+    let recorded = Recorded {
+        method,
+        path,
+        query,
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    };
+    shared.log.lock().unwrap().push(recorded.clone());
+    let profile = shared.profile.lock().unwrap().clone();
+    let (status, body, extra) = route(&recorded, &profile, shared);
+    respond(stream, status, &body, extra)
+}
+
+fn respond(
+    mut stream: TcpStream,
+    status: u16,
+    body: &str,
+    extra: Option<String>,
+) -> std::io::Result<()> {
+    let reason = match status {
+        200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        _ => "Status",
+    };
+    let mut head = format!(
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if let Some(extra) = extra {
+        head.push_str(&extra);
+        head.push_str("\r\n");
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body.as_bytes())?;
+    stream.flush()
+}
+
+fn not_found() -> (u16, String, Option<String>) {
+    (
+        404,
+        json!({"error": {"code": 404, "message": "File Not Found", "type": "not_found_error"}})
+            .to_string(),
+        None,
+    )
+}
+
+fn route(request: &Recorded, profile: &Profile, shared: &Shared) -> (u16, String, Option<String>) {
+    let found = |value: &Option<Value>| match value {
+        Some(value) => (200, value.to_string(), None),
+        None => not_found(),
+    };
+    match (request.method.as_str(), request.path.as_str()) {
+        ("GET", "/v1/models") => {
+            let data: Vec<Value> = profile
+                .models
+                .iter()
+                .map(|id| json!({"id": id, "object": "model", "owned_by": profile.name}))
+                .collect();
+            (
+                200,
+                json!({"object": "list", "data": data}).to_string(),
+                None,
+            )
+        }
+        ("GET", "/props") => found(&profile.props),
+        ("GET", "/version") => found(&profile.version),
+        ("GET", "/api/version") => found(&profile.ollama_version),
+        ("POST", "/api/show") => found(&profile.ollama_show),
+        ("POST", "/v1/chat/completions") => chat(request, profile, shared),
+        _ => not_found(),
+    }
+}
+
+fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> (u16, String, Option<String>) {
+    let delay = *shared.always_delay.lock().unwrap();
+    if let Some(delay) = delay {
+        std::thread::sleep(delay);
+    }
+    let fault = shared.faults.lock().unwrap().pop_front();
+    match fault {
+        Some(Fault::Status(status, body, retry_after)) => {
+            return (
+                status,
+                body,
+                retry_after.map(|value| format!("Retry-After: {value}")),
+            );
+        }
+        Some(Fault::Delay(delay)) => std::thread::sleep(delay),
+        Some(Fault::Oversized(bytes)) => {
+            let filler = "x".repeat(bytes);
+            return (
+                200,
+                json!({"choices": [{"message": {"content": filler}, "finish_reason": "stop"}]})
+                    .to_string(),
+                None,
+            );
+        }
+        Some(Fault::ContextOverflow) => {
+            return (profile.overflow.0, profile.overflow.1.clone(), None);
+        }
+        None => {}
+    }
+    let Ok(Value::Object(body)) = serde_json::from_str::<Value>(&request.body) else {
+        return (
+            400,
+            json!({"error": {"message": "invalid JSON body"}}).to_string(),
+            None,
+        );
+    };
+    if let Some(reject) = profile.reject_unknown
+        && let Some(field) = body
+            .keys()
+            .find(|key| !OPENAI_FIELDS.contains(&key.as_str()))
+    {
+        let (status, text) = reject(field);
+        return (status, text, None);
+    }
+    let response_format = body.get("response_format");
+    let format_type = response_format
+        .and_then(|format| format.get("type"))
+        .and_then(Value::as_str);
+    let strict = response_format
+        .and_then(|format| format.pointer("/json_schema/strict"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    // (field present, behaviour, what it constrains to)
+    let mut present: Vec<(&Field, Option<Constraint>)> = Vec::new();
+    if let Some(grammar) = body.get("grammar").and_then(Value::as_str) {
+        present.push((
+            &profile.grammar,
+            Some(Constraint::Grammar(grammar.to_owned())),
+        ));
+    }
+    if let Some(schema) = body.get("json_schema") {
+        present.push((
+            &profile.top_level_json_schema,
+            Some(Constraint::Schema(schema.clone())),
+        ));
+    }
+    if let Some(schema) = body
+        .get("structured_outputs")
+        .and_then(|outputs| outputs.get("json"))
+    {
+        present.push((
+            &profile.structured_outputs,
+            Some(Constraint::Schema(schema.clone())),
+        ));
+    }
+    if let Some(schema) = body.get("guided_json") {
+        present.push((
+            &profile.guided_json,
+            Some(Constraint::Schema(schema.clone())),
+        ));
+    }
+    match format_type {
+        Some("json_schema") => {
+            let schema = response_format
+                .and_then(|format| format.pointer("/json_schema/schema"))
+                .cloned()
+                .unwrap_or(json!({}));
+            if strict {
+                present.push((&profile.strict, None));
+            }
+            present.push((&profile.json_schema, Some(Constraint::Schema(schema))));
+        }
+        Some("json_object") => {
+            let mentions_json = request.body.to_ascii_lowercase().contains("json");
+            if profile.json_word_required && !mentions_json {
+                return (400, json!({"error": {"message": "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.", "type": "invalid_request_error"}}).to_string(), None);
+            }
+            present.push((&profile.json_object, Some(Constraint::AnyObject)));
+        }
+        _ => {}
+    }
+    for (field, _) in &present {
+        if let Field::Reject(status, text) = field {
+            return (*status, text.clone(), None);
+        }
+    }
+    let constraint = present
+        .into_iter()
+        .find(|(field, constraint)| **field == Field::Enforce && constraint.is_some())
+        .and_then(|(_, constraint)| constraint);
+    let content = match constraint {
+        Some(Constraint::Grammar(grammar)) => match gbnf_sample::shortest(&grammar) {
+            Ok(text) => pad(&text, profile.pad),
+            Err(_) => {
+                return (400, json!({"error": {"code": 400, "message": "Failed to initialize samplers: failed to parse grammar", "type": "invalid_request_error"}}).to_string(), None);
+            }
+        },
+        Some(Constraint::Schema(schema)) => pad(&instance(&schema).to_string(), profile.pad),
+        Some(Constraint::AnyObject) => pad(&json!({"answer": "hello"}).to_string(), profile.pad),
+        None => "Sure! Here is a short greeting for you:\n```json\n{\"greeting\": \"Hello there!\", \"ok\": True,}\n```\nLet me know if you need anything else.".to_owned(),
+    };
+    let budget = body
+        .get("max_tokens")
+        .and_then(Value::as_u64)
+        .unwrap_or(u64::MAX) as usize;
+    let tokens = content.chars().count();
+    let (content, finish) = if tokens > budget {
+        (content.chars().take(budget).collect::<String>(), "length")
+    } else {
+        (content, "stop")
+    };
+    let used = content.chars().count();
+    let model = body
+        .get("model")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .unwrap_or_else(|| profile.models[0].clone());
+    let answer = json!({
+        "id": "chatcmpl-emulated", "object": "chat.completion", "created": 0, "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 20, "completion_tokens": used, "total_tokens": 20 + used}
+    });
+    (200, answer.to_string(), None)
+}
+
+enum Constraint {
+    Schema(Value),
+    Grammar(String),
+    AnyObject,
+}
+
+/// Spaces after the opening brace, as a padding model would write them.
+fn pad(text: &str, spaces: usize) -> String {
+    match text.strip_prefix('{') {
+        Some(rest) if spaces > 0 => format!("{{{}{rest}", " ".repeat(spaces)),
+        _ => text.to_owned(),
+    }
+}
+
+/// The shortest instance of a (simple) JSON Schema: enums' first value, minimum-length strings,
+/// minimum integers, `minItems` items, every property.
+pub fn instance(schema: &Value) -> Value {
+    if let Some(constant) = schema.get("const") {
+        return constant.clone();
+    }
+    if let Some(first) = schema.get("enum").and_then(|values| values.get(0)) {
+        return first.clone();
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(first) = schema.get(key).and_then(|branches| branches.get(0)) {
+            return instance(first);
+        }
+    }
+    let kind = match schema.get("type") {
+        Some(Value::String(kind)) => kind.as_str(),
+        Some(Value::Array(kinds)) => kinds
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|kind| *kind != "null")
+            .unwrap_or("null"),
+        _ if schema.get("properties").is_some() => "object",
+        _ => "object",
+    };
+    let number = |key: &str| schema.get(key).and_then(Value::as_i64).unwrap_or(0);
+    match kind {
+        "object" => {
+            let mut object = serde_json::Map::new();
+            if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+                for (name, property) in properties {
+                    object.insert(name.clone(), instance(property));
+                }
+            }
+            Value::Object(object)
+        }
+        "array" => {
+            let item = instance(schema.get("items").unwrap_or(&json!({"type": "string"})));
+            Value::Array(vec![item; number("minItems").max(0) as usize])
+        }
+        "string" => Value::String("a".repeat(number("minLength").max(0) as usize)),
+        "integer" | "number" => json!(number("minimum")),
+        "boolean" => json!(true),
+        _ => Value::Null,
+    }
+}

@@ -1,0 +1,255 @@
+//! The engine emulator's profiles: what each engine documents (and, for llama-server, what
+//! shared/real-engine/README.md measured) about each body field: enforced, ignored (200,
+//! unconstrained) or rejected with which status and body; its fingerprint routes; how it
+//! reports a context overflow.
+
+use serde_json::{Value, json};
+
+/// What a profile does with one body field.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Field {
+    /// Accepted and enforced by the decoder.
+    Enforce,
+    /// Accepted (200) and ignored: the answer is unconstrained.
+    Ignore,
+    /// Refused with this status and body.
+    Reject(u16, String),
+}
+
+/// How a server refuses a field it does not know: the status and body for a field name.
+pub type Refusal = fn(&str) -> (u16, String);
+
+/// One engine's documented behaviour.
+#[derive(Clone, Debug)]
+pub struct Profile {
+    pub name: &'static str,
+    /// `response_format: {"type": "json_schema"}`.
+    pub json_schema: Field,
+    /// `strict: true` inside it (Enforce/Ignore: accepted; Reject: refused).
+    pub strict: Field,
+    /// `response_format: {"type": "json_object"}`.
+    pub json_object: Field,
+    /// OpenAI refuses json_object unless a message mentions JSON.
+    pub json_word_required: bool,
+    /// `grammar` (GBNF).
+    pub grammar: Field,
+    /// llama-server's top-level `json_schema`.
+    pub top_level_json_schema: Field,
+    /// vLLM >= 0.10.2 `structured_outputs`.
+    pub structured_outputs: Field,
+    /// vLLM < 0.12 `guided_json`.
+    pub guided_json: Field,
+    /// Refuse any other field OpenAI does not know (OpenAI, strict proxies).
+    pub reject_unknown: Option<Refusal>,
+    /// `GET /props`, `GET /version`, `GET /api/version`, `POST /api/show` answers.
+    pub props: Option<Value>,
+    pub version: Option<Value>,
+    pub ollama_version: Option<Value>,
+    pub ollama_show: Option<Value>,
+    /// Served model ids (`GET /v1/models`).
+    pub models: Vec<String>,
+    /// Spaces added inside enforced answers (a model that pads its JSON).
+    pub pad: usize,
+    /// How this engine reports a context overflow.
+    pub overflow: (u16, String),
+}
+
+pub const OPENAI_FIELDS: [&str; 22] = [
+    "model",
+    "messages",
+    "max_tokens",
+    "max_completion_tokens",
+    "temperature",
+    "top_p",
+    "n",
+    "stop",
+    "seed",
+    "stream",
+    "stream_options",
+    "tools",
+    "tool_choice",
+    "parallel_tool_calls",
+    "response_format",
+    "presence_penalty",
+    "frequency_penalty",
+    "logit_bias",
+    "logprobs",
+    "top_logprobs",
+    "user",
+    "metadata",
+];
+
+fn openai_unknown(field: &str) -> (u16, String) {
+    // https://platform.openai.com/docs/api-reference/chat/create : unknown arguments are a 400
+    // invalid_request_error "Unrecognized request argument supplied: <name>".
+    (
+        400,
+        json!({"error": {"message": format!("Unrecognized request argument supplied: {field}"),
+            "type": "invalid_request_error", "param": null, "code": null}})
+        .to_string(),
+    )
+}
+
+fn proxy_unknown(field: &str) -> (u16, String) {
+    (
+        400,
+        json!({"error": {"message": format!("unsupported parameter: {field}"), "type": "invalid_request_error"}})
+            .to_string(),
+    )
+}
+
+impl Profile {
+    fn base(name: &'static str) -> Profile {
+        Profile {
+            name,
+            json_schema: Field::Ignore,
+            strict: Field::Ignore,
+            json_object: Field::Ignore,
+            json_word_required: false,
+            grammar: Field::Ignore,
+            top_level_json_schema: Field::Ignore,
+            structured_outputs: Field::Ignore,
+            guided_json: Field::Ignore,
+            reject_unknown: None,
+            props: None,
+            version: None,
+            ollama_version: None,
+            ollama_show: None,
+            models: vec!["emulated".to_owned()],
+            pad: 0,
+            overflow: (
+                400,
+                json!({"error": {"message": "This model's maximum context length is 4096 tokens. However, your messages resulted in 5000 tokens. Please reduce the length of the messages.",
+                    "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}})
+                .to_string(),
+            ),
+        }
+    }
+
+    /// OpenAI: structured outputs with strict, JSON mode (needs the word JSON in a message),
+    /// 400 on any unknown field. https://platform.openai.com/docs/guides/structured-outputs
+    pub fn openai() -> Profile {
+        Profile {
+            json_schema: Field::Enforce,
+            strict: Field::Enforce,
+            json_object: Field::Enforce,
+            json_word_required: true,
+            reject_unknown: Some(openai_unknown),
+            models: vec!["gpt-4o-mini".to_owned()],
+            ..Profile::base("openai")
+        }
+    }
+
+    /// A proxy that validates parameters (400 on unknown fields) in front of a server that
+    /// ignores `response_format` json_schema but honours json_object.
+    pub fn strict_proxy() -> Profile {
+        Profile {
+            json_object: Field::Enforce,
+            reject_unknown: Some(proxy_unknown),
+            ..Profile::base("strict-proxy")
+        }
+    }
+
+    /// A server with json_schema that refuses `strict: true`.
+    pub fn no_strict() -> Profile {
+        Profile {
+            json_schema: Field::Enforce,
+            strict: Field::Reject(
+                400,
+                json!({"error": {"message": "response_format.json_schema.strict: strict mode is not supported", "type": "invalid_request_error"}})
+                    .to_string(),
+            ),
+            json_object: Field::Enforce,
+            ..Profile::base("no-strict")
+        }
+    }
+
+    /// vLLM 0.12: response_format json_schema and `structured_outputs`; `guided_json` was removed
+    /// in 0.12, so like every unknown field it is logged and ignored (200, unconstrained).
+    /// https://docs.vllm.ai/en/latest/features/structured_outputs/
+    pub fn vllm() -> Profile {
+        Profile {
+            json_schema: Field::Enforce,
+            json_object: Field::Enforce,
+            structured_outputs: Field::Enforce,
+            version: Some(json!({"version": "0.12.0"})),
+            overflow: (
+                400,
+                json!({"object": "error", "message": "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",
+                    "type": "BadRequestError", "param": null, "code": 400})
+                .to_string(),
+            ),
+            models: vec!["Qwen/Qwen2.5-7B-Instruct".to_owned()],
+            ..Profile::base("vllm")
+        }
+    }
+
+    /// vLLM 0.9: `guided_json` enforced, `structured_outputs` unknown (ignored).
+    /// https://docs.vllm.ai/en/v0.9.1/features/structured_outputs.html
+    pub fn vllm_legacy() -> Profile {
+        Profile {
+            structured_outputs: Field::Ignore,
+            guided_json: Field::Enforce,
+            version: Some(json!({"version": "0.9.2"})),
+            ..Profile::vllm()
+        }
+    }
+
+    /// llama.cpp's llama-server: grammar, top-level json_schema, response_format json_schema and
+    /// json_object enforced; unknown fields ignored; invalid GBNF is a 400; `/props` has
+    /// build_info and n_ctx. Measured: shared/real-engine/README.md.
+    pub fn llama_server() -> Profile {
+        Profile {
+            json_schema: Field::Enforce,
+            json_object: Field::Enforce,
+            grammar: Field::Enforce,
+            top_level_json_schema: Field::Enforce,
+            props: Some(json!({"build_info": "b6500-emulated", "model_alias": "tiny",
+                "default_generation_settings": {"n_ctx": 4096}, "total_slots": 1})),
+            overflow: (
+                400,
+                json!({"error": {"code": 400, "message": "request (5000 tokens) exceeds the available context size (4096 tokens), try increasing it",
+                    "type": "exceed_context_size_error", "n_prompt_tokens": 5000, "n_ctx": 4096}})
+                .to_string(),
+            ),
+            models: vec!["tiny".to_owned()],
+            ..Profile::base("llama-server")
+        }
+    }
+
+    /// Ollama's `/v1`: response_format json_object and json_schema; `/api/version`, `/api/show`
+    /// with capabilities. https://docs.ollama.com/api/openai-compatibility
+    pub fn ollama() -> Profile {
+        Profile {
+            json_schema: Field::Enforce,
+            json_object: Field::Enforce,
+            ollama_version: Some(json!({"version": "0.12.6"})),
+            ollama_show: Some(json!({"capabilities": ["completion", "tools"]})),
+            models: vec!["qwen3:4b".to_owned()],
+            ..Profile::base("ollama")
+        }
+    }
+
+    /// A server that accepts everything and enforces nothing.
+    pub fn liar() -> Profile {
+        Profile::base("liar")
+    }
+
+    /// llama-cpp-python's server: HTTP 500 to response_format json_schema (pydantic accepts only
+    /// text/json_object), json_object and grammar honoured, top-level json_schema ignored, no
+    /// `/props`. Measured: shared/real-engine/README.md.
+    pub fn llama_cpp_python() -> Profile {
+        Profile {
+            json_schema: Field::Reject(
+                500,
+                json!({"error": {"message": "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n  Input should be 'text' or 'json_object'", "type": "internal_server_error"}})
+                    .to_string(),
+            ),
+            json_object: Field::Enforce,
+            grammar: Field::Enforce,
+            overflow: (500, json!({"error": {"message": "Requested tokens (5000) exceed context window of 4096"}}).to_string()),
+            models: vec!["tiny".to_owned()],
+            ..Profile::base("llama-cpp-python")
+        }
+    }
+}
