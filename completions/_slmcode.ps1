@@ -59,6 +59,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'Validate (and coerce) against this contract (`slmcode schema list` shows them all); `none` repairs without a schema')
             [CompletionResult]::new('--schema-file', '--schema-file', [CompletionResultType]::ParameterName, 'Validate (and coerce) against the JSON Schema in this file')
             [CompletionResult]::new('--finish-reason', '--finish-reason', [CompletionResultType]::ParameterName, 'How the server said the answer ended; `length` means it was cut off, so the result is always "truncated"')
+            [CompletionResult]::new('--record-stats', '--record-stats', [CompletionResultType]::ParameterName, 'Whether to count this run in the repair stats (overrides `record_stats`)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Print the repaired JSON indented instead of compact')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')

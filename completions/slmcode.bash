@@ -853,7 +853,7 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__repair)
-            opts="-q -h -V --schema --schema-file --finish-reason --pretty --json --quiet --color --help --version"
+            opts="-q -h -V --schema --schema-file --finish-reason --pretty --record-stats --json --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -869,6 +869,10 @@ _slmcode() {
                     ;;
                 --finish-reason)
                     COMPREPLY=($(compgen -W "stop length" -- "${cur}"))
+                    return 0
+                    ;;
+                --record-stats)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -54,6 +54,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand --schema 'Validate (and coerce) against this contract (`slmcode schema list` shows them all); `none` repairs without a schema'
             cand --schema-file 'Validate (and coerce) against the JSON Schema in this file'
             cand --finish-reason 'How the server said the answer ended; `length` means it was cut off, so the result is always "truncated"'
+            cand --record-stats 'Whether to count this run in the repair stats (overrides `record_stats`)'
             cand --color 'When to colour messages on stderr'
             cand --pretty 'Print the repaired JSON indented instead of compact'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'

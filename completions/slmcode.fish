@@ -55,6 +55,7 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l schema -d 'Va
 complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l schema-file -d 'Validate (and coerce) against the JSON Schema in this file' -r -F
 complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l finish-reason -d 'How the server said the answer ended; `length` means it was cut off, so the result is always "truncated"' -r -f -a "stop\t'The model ended its answer itself'
 length\t'The server stopped the model at `max_tokens`'"
+complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l record-stats -d 'Whether to count this run in the repair stats (overrides `record_stats`)' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use serde::Serialize;
 use serde_json::Value;
+use slmcode::config::{self, ConfigError, Environment, Key, Overrides};
 use slmcode::repair::{
     self, Coercion, FailureClass, RepairFailure, RepairOptions, Repaired, STATS_FILE, Stats,
 };
@@ -20,6 +21,7 @@ use slmcode::schema::ValidationError;
 use super::exit::{CliError, CommandResult, Exit};
 use super::input::{Source, load_schema_file};
 use super::printer::Printer;
+use super::settings_args;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -44,6 +46,10 @@ pub struct Args {
     /// Print the repaired JSON indented instead of compact.
     #[arg(long)]
     pretty: bool,
+
+    /// Whether to count this run in the repair stats (overrides `record_stats`).
+    #[arg(long, value_name = "BOOL")]
+    record_stats: Option<String>,
 }
 
 /// The finish reasons an OpenAI-compatible server reports.
@@ -88,6 +94,7 @@ struct Report<'a> {
 
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
     let schema = resolve_schema(&args)?;
+    let count = counts_stats(args.record_stats.as_deref(), printer)?;
     let source = Source::from_arg(args.input.as_deref());
     let bytes = source.read_bytes()?;
     let text = match String::from_utf8(bytes) {
@@ -108,7 +115,9 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             .map_err(|error| CliError::new(Exit::Failure, anyhow!("schema {name}: {error}")))?;
     }
     let result = repair::repair(&text, &options);
-    record_stats(&result, printer);
+    if count {
+        record_stats(&result, printer);
+    }
     if printer.json() {
         return json_report(result, printer);
     }
@@ -293,6 +302,27 @@ fn json_report(result: Result<Repaired, RepairFailure>, printer: &Printer) -> Co
 
 fn names(rungs: &[repair::Rung]) -> Vec<&'static str> {
     rungs.iter().map(|rung| rung.as_str()).collect()
+}
+
+/// Whether the `record_stats` setting (flag > environment > file > default) is on. A bad flag
+/// is a usage error; settings that cannot be resolved otherwise are a warning, and the run is
+/// then not counted.
+fn counts_stats(flag: Option<&str>, printer: &Printer) -> Result<bool, CliError> {
+    let mut overrides = Overrides::new();
+    if let Some(value) = flag {
+        overrides.set(Key::RecordStats, value.to_owned());
+    }
+    match config::resolve(&Environment::from_process(), &overrides) {
+        Ok(resolved) => Ok(resolved.settings.record_stats),
+        Err(error @ ConfigError::InvalidOverride { .. }) => Err(settings_args::config_error(error)),
+        Err(error) => {
+            printer.warn(&format!(
+                "{}; this run is not counted in the repair stats",
+                error_chain(&error)
+            ));
+            Ok(false)
+        }
+    }
 }
 
 /// Counts this run in the stats file; any problem is a warning.

@@ -341,3 +341,29 @@ fn ten_thousand_levels_through_the_binary() {
         run.stderr
     );
 }
+
+#[test]
+fn record_stats_off_counts_nothing() {
+    let mut slm = Slm::new();
+    let stats = slm.config_dir().join("repair-stats.json");
+    slm.run(["repair", "--record-stats", "false"], "[1,]")
+        .code(0);
+    assert!(!stats.exists());
+    std::fs::write(
+        slm.config_dir().join("config.toml"),
+        "record_stats = false\n",
+    )
+    .unwrap();
+    slm.run(["repair"], "[1,]").code(0);
+    assert!(!stats.exists());
+    slm.run(["repair", "--record-stats", "yes"], "[1,]").code(0);
+    assert!(stats.exists());
+    std::fs::remove_file(&stats).unwrap();
+    std::fs::remove_file(slm.config_dir().join("config.toml")).unwrap();
+    slm.env("SLMCODE_RECORD_STATS", "0");
+    slm.run(["repair"], "[1,]").code(0);
+    assert!(!stats.exists());
+    let run = slm.run(["repair", "--record-stats", "maybe"], "[1,]");
+    run.code(2);
+    assert_eq!(run.stdout, "");
+}
