@@ -55,6 +55,7 @@ mod locate;
 mod outcome;
 mod parse;
 mod rung;
+mod scalar;
 mod scan;
 mod stats;
 mod string;
@@ -62,6 +63,8 @@ mod write;
 
 #[cfg(test)]
 mod corpus_tests;
+#[cfg(test)]
+mod corpus_tests_loose;
 #[cfg(test)]
 mod corpus_tests_more;
 #[cfg(test)]
