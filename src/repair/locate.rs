@@ -40,7 +40,9 @@ pub(super) fn reasoning(text: &str) -> Reasoning {
             };
         }
     }
-    for (offset, _) in text.match_indices("</") {
+    // memmem, not `str::match_indices`: this runs over every malformed answer, and the
+    // standard two-way search is slow for a two-byte needle.
+    for offset in memchr::memmem::find_iter(text.as_bytes(), b"</") {
         let after = &text[offset + 2..];
         for tag in REASONING_TAGS {
             if after.starts_with(tag) && after[tag.len()..].starts_with('>') {

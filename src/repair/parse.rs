@@ -135,6 +135,8 @@ pub(super) struct Parser<'a> {
     pub(super) number_budget: usize,
     /// The first fix of a rung the caller did not allow, and where it was.
     needs: Option<(Rung, usize)>,
+    /// The top-level value, once it is complete.
+    finished: Option<Value>,
 }
 
 impl Drop for Parser<'_> {
@@ -166,6 +168,7 @@ impl<'a> Parser<'a> {
             numbers: Vec::new(),
             number_budget: NUMBER_TEXT_BUDGET,
             needs: None,
+            finished: None,
         }
     }
 
@@ -206,14 +209,18 @@ impl<'a> Parser<'a> {
                     At::Byte(b':') => {
                         self.pos += 1;
                         expect = Expect::Value;
-                        None
+                        false
                     }
                     At::Byte(_) => return Err(self.broken(self.pos, "':' after the key")),
                     At::End | At::Marker => return Err(Stop::Cut(Cut::AfterKey, self.pos)),
                 },
                 Expect::Next => self.on_next(at, &mut expect)?,
             };
-            if let Some(value) = done {
+            if done {
+                let value = self
+                    .finished
+                    .take()
+                    .expect("a finished parse holds its value");
                 return match self.needs {
                     None => Ok(value),
                     Some((rung, at)) => {
@@ -241,7 +248,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn on_value(&mut self, at: At, expect: &mut Expect) -> Result<Option<Value>, Stop> {
+    fn on_value(&mut self, at: At, expect: &mut Expect) -> Result<bool, Stop> {
         let byte = match at {
             At::Byte(byte) => byte,
             At::End | At::Marker => {
@@ -257,17 +264,17 @@ impl<'a> Parser<'a> {
             b'{' => {
                 self.open(Frame::Object(Map::new(), None))?;
                 *expect = Expect::FirstKey;
-                Ok(None)
+                Ok(false)
             }
             b'[' => {
                 self.open(Frame::Array(Vec::new()))?;
                 *expect = Expect::FirstValue;
-                Ok(None)
+                Ok(false)
             }
             b',' if self.in_array() => {
                 self.fix(Rung::EmptyElements, self.pos)?;
                 self.pos += 1;
-                Ok(None)
+                Ok(false)
             }
             b']' | b'}' if self.in_array() => {
                 if *expect == Expect::Value {
@@ -283,7 +290,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn on_key(&mut self, at: At, expect: &mut Expect) -> Result<Option<Value>, Stop> {
+    fn on_key(&mut self, at: At, expect: &mut Expect) -> Result<bool, Stop> {
         let byte = match at {
             At::Byte(byte) => byte,
             At::End | At::Marker => {
@@ -305,7 +312,7 @@ impl<'a> Parser<'a> {
             b',' => {
                 self.fix(Rung::EmptyElements, self.pos)?;
                 self.pos += 1;
-                return Ok(None);
+                return Ok(false);
             }
             b'"' => self.string(None, Role::Key)?,
             b'\'' => {
@@ -326,14 +333,14 @@ impl<'a> Parser<'a> {
             *pending = Some(key);
         }
         *expect = Expect::Colon;
-        Ok(None)
+        Ok(false)
     }
 
-    fn on_next(&mut self, at: At, expect: &mut Expect) -> Result<Option<Value>, Stop> {
+    fn on_next(&mut self, at: At, expect: &mut Expect) -> Result<bool, Stop> {
         let byte = match at {
             At::Byte(byte) => byte,
             // A complete final value: the closers are all that is missing.
-            At::End | At::Marker => return self.close_all().map(Some),
+            At::End | At::Marker => return self.close_all().map(|()| true),
         };
         match byte {
             b',' => {
@@ -343,18 +350,18 @@ impl<'a> Parser<'a> {
                 } else {
                     Expect::Key
                 };
-                Ok(None)
+                Ok(false)
             }
             b']' | b'}' => self.close(byte, expect),
             _ if self.in_array() && self.starts_value(self.pos) => {
                 self.fix(Rung::MissingCommas, self.pos)?;
                 *expect = Expect::Value;
-                Ok(None)
+                Ok(false)
             }
             _ if !self.in_array() && self.starts_key(self.pos) => {
                 self.fix(Rung::MissingCommas, self.pos)?;
                 *expect = Expect::Key;
-                Ok(None)
+                Ok(false)
             }
             _ => Err(self.broken(self.pos, "',' or a closing bracket")),
         }
@@ -448,20 +455,25 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Puts a complete value into its container; returns it when it is the top-level value.
+    /// Puts a complete value into its container; when it is the top-level value, keeps it in
+    /// `finished` and says so. (Returning the value itself through every token's `Result` would
+    /// copy a large `Value` around per token.)
     #[inline]
-    fn attach(&mut self, value: Value, expect: &mut Expect) -> Option<Value> {
+    fn attach(&mut self, value: Value, expect: &mut Expect) -> bool {
         *expect = Expect::Next;
         match self.stack.last_mut() {
-            None => Some(value),
+            None => {
+                self.finished = Some(value);
+                true
+            }
             Some(Frame::Array(items)) => {
                 items.push(value);
-                None
+                false
             }
             Some(Frame::Object(members, pending)) => {
                 let key = pending.take().unwrap_or_default();
                 members.insert(key, value);
-                None
+                false
             }
         }
     }
@@ -469,7 +481,7 @@ impl<'a> Parser<'a> {
     /// Handles `closer` (`]` or `}`) at `self.pos`. A closer that matches an outer container
     /// closes the inner ones first (their closers were missing); a closer that matches no open
     /// container closes the innermost one anyway (the wrong bracket was typed).
-    fn close(&mut self, closer: u8, expect: &mut Expect) -> Result<Option<Value>, Stop> {
+    fn close(&mut self, closer: u8, expect: &mut Expect) -> Result<bool, Stop> {
         let wants_array = closer == b']';
         loop {
             if self.in_array() == wants_array {
@@ -490,18 +502,18 @@ impl<'a> Parser<'a> {
             }
             let value = self.pop();
             // The matching container is further out, so this is never the top level.
-            let _ = self.attach(value, expect);
+            self.attach(value, expect);
         }
     }
 
     /// At the end of the text after a complete value: supplies every missing closer.
-    fn close_all(&mut self) -> Result<Value, Stop> {
+    fn close_all(&mut self) -> Result<(), Stop> {
         self.fix(Rung::CloseBraces, self.pos)?;
         let mut expect = Expect::Next;
         loop {
             let value = self.pop();
-            if let Some(top) = self.attach(value, &mut expect) {
-                return Ok(top);
+            if self.attach(value, &mut expect) {
+                return Ok(());
             }
         }
     }
