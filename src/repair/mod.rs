@@ -36,7 +36,8 @@
 //!   with "nested too deep" (class `malformed`). Values are written and dropped without
 //!   recursion ([`to_compact`], [`to_pretty`], [`drop_deep`]); drop a value that may be deep
 //!   with [`drop_deep`], since `serde_json` drops recursively. Schema validation of a value
-//!   deeper than 64 levels runs on a helper thread with a stack sized for it.
+//!   deeper than 128 levels (deeper than `serde_json` itself parses) runs on a helper thread
+//!   with a stack sized for it.
 //! - Text: the input is a `&str`; the CLI replaces invalid UTF-8 with U+FFFD and says so.
 //! - A document is an object or an array. A top-level scalar is accepted only when the whole
 //!   input is valid JSON (rung `none`).

@@ -145,6 +145,11 @@ fn the_depth_limit_is_a_clear_error_up_to_a_million() {
 fn deep_values_validate_against_recursive_schemas() {
     let schema = json!({"type": "array", "items": {"$ref": "#"}});
     let options = RepairOptions::new().schema(&schema).unwrap();
+    // 127 levels is as deep as serde_json parses: validated on this (small) test thread.
+    let result = repair(&nested_arrays(127, ""), &options).unwrap();
+    assert_eq!(result.rung, Rung::None);
+    let result = repair(&nested_arrays(128, "1"), &options).unwrap_err();
+    assert_eq!(result.class, FailureClass::WrongShape);
     let result = repair(&nested_arrays(10_000, ""), &options).unwrap();
     assert!(equal_deep(&result.value, &result.value));
     drop_deep(result.value);
