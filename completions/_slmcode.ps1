@@ -39,6 +39,8 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism''s probe outcome and the one selected. Exits non-zero when a check fails')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)')
+            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Ask the endpoint for JSON that satisfies a contract or a schema file, through the structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and print the validated value')
+            [CompletionResult]::new('tools', 'tools', [CompletionResultType]::ParameterValue, 'Tools as a constraint: compile a tool set into one constraint for a call (JSON Schema, GBNF, request fields), and extract a tool call a model wrote as text')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -83,6 +85,8 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the contracts: name, whether they are Strict, title, property counts')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a contract''s JSON Schema, or with `--prompt` the prompt that describes its fields')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer')
+            [CompletionResult]::new('gbnf', 'gbnf', [CompletionResultType]::ParameterValue, 'Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what it cannot express is reported on stderr')
+            [CompletionResult]::new('match', 'match', [CompletionResultType]::ParameterValue, 'Check whether a document is in the language of a schema''s grammar, and if not, where it leaves it')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -121,10 +125,36 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'slmcode;schema;gbnf' {
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'A JSON Schema file instead of a contract')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'slmcode;schema;match' {
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'A JSON Schema file instead of a contract')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'slmcode;schema;help' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the contracts: name, whether they are Strict, title, property counts')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a contract''s JSON Schema, or with `--prompt` the prompt that describes its fields')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer')
+            [CompletionResult]::new('gbnf', 'gbnf', [CompletionResultType]::ParameterValue, 'Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what it cannot express is reported on stderr')
+            [CompletionResult]::new('match', 'match', [CompletionResultType]::ParameterValue, 'Check whether a document is in the language of a schema''s grammar, and if not, where it leaves it')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -135,6 +165,12 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;schema;help;check' {
+            break
+        }
+        'slmcode;schema;help;gbnf' {
+            break
+        }
+        'slmcode;schema;help;match' {
             break
         }
         'slmcode;schema;help;help' {
@@ -344,6 +380,96 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'slmcode;generate' {
+            [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'The contract to produce, such as `plan` (`slmcode schema list` shows them all)')
+            [CompletionResult]::new('--schema-file', '--schema-file', [CompletionResultType]::ParameterName, 'A JSON Schema file to produce an instance of')
+            [CompletionResult]::new('--role', '--role', [CompletionResultType]::ParameterName, 'The agent role asking (`planner`, `go-worker`): its stop sequences, and its contract when neither --schema nor --schema-file is given')
+            [CompletionResult]::new('--prompt', '--prompt', [CompletionResultType]::ParameterName, 'The request; without it, the request is read from stdin')
+            [CompletionResult]::new('--system', '--system', [CompletionResultType]::ParameterName, 'A system message, sent before the contract''s instructions')
+            [CompletionResult]::new('--max-tokens', '--max-tokens', [CompletionResultType]::ParameterName, 'The first request''s completion budget (a truncation re-ask doubles it, up to 8192)')
+            [CompletionResult]::new('--reask', '--reask', [CompletionResultType]::ParameterName, 'How many failure-matched re-asks may be sent (0: none)')
+            [CompletionResult]::new('--mechanism', '--mechanism', [CompletionResultType]::ParameterName, 'Force a mechanism for this call: json_schema, guided_json, gbnf_grammar, json_object or prompt_only. Nothing is probed and recorded demotions are ignored; a rejection still walks down to prompt_only (and is recorded)')
+            [CompletionResult]::new('--seed', '--seed', [CompletionResultType]::ParameterName, 'A sampling seed, for repeatable answers with a temperature above 0')
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible')
+            [CompletionResult]::new('--endpoint', '--endpoint', [CompletionResultType]::ParameterName, 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model id to request')
+            [CompletionResult]::new('--api-key-env', '--api-key-env', [CompletionResultType]::ParameterName, 'The NAME of the environment variable holding the API key (never the key itself)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Timeout of one request, in seconds')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
+            [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Print the value indented')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'slmcode;tools' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('compile', 'compile', [CompletionResultType]::ParameterValue, 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`')
+            [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'slmcode;tools;compile' {
+            [CompletionResult]::new('--tool-choice', '--tool-choice', [CompletionResultType]::ParameterName, 'none, auto, required (or any), a tool''s name, or a tool_choice JSON object [default: the file''s tool_choice, else required]')
+            [CompletionResult]::new('--answer-schema', '--answer-schema', [CompletionResultType]::ParameterName, 'Under auto, the JSON Schema of the plain answer (an object that requires a member other than `name` and `arguments`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'What to print on stdout')
+            [CompletionResult]::new('--mechanism', '--mechanism', [CompletionResultType]::ParameterName, 'With --format request: plan for this mechanism (json_schema, guided_json, gbnf_grammar, json_object, prompt_only) instead of the one selected for the endpoint')
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible')
+            [CompletionResult]::new('--endpoint', '--endpoint', [CompletionResultType]::ParameterName, 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model id to request')
+            [CompletionResult]::new('--api-key-env', '--api-key-env', [CompletionResultType]::ParameterName, 'The NAME of the environment variable holding the API key (never the key itself)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Timeout of one request, in seconds')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
+            [CompletionResult]::new('--answer', '--answer', [CompletionResultType]::ParameterName, 'Under auto, allow a plain answer `{"answer": "<text>"}` instead of a call, so that auto can be constrained')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'slmcode;tools;extract' {
+            [CompletionResult]::new('--finish-reason', '--finish-reason', [CompletionResultType]::ParameterName, 'How the server said the answer ended; `length` means the last call is cut off')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Keep every call in the text instead of only the first')
+            [CompletionResult]::new('--serial', '--serial', [CompletionResultType]::ParameterName, 'Keep only the first call (serial tools). The default')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'slmcode;tools;help' {
+            [CompletionResult]::new('compile', 'compile', [CompletionResultType]::ParameterValue, 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`')
+            [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'slmcode;tools;help;compile' {
+            break
+        }
+        'slmcode;tools;help;extract' {
+            break
+        }
+        'slmcode;tools;help;help' {
+            break
+        }
         'slmcode;help' {
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer')
             [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Repair a model''s answer into JSON (fences, prose, trailing commas, quotes, truncation detection, ...) and validate it, printing the value or a failure with its own exit code')
@@ -355,6 +481,8 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism''s probe outcome and the one selected. Exits non-zero when a check fails')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)')
+            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Ask the endpoint for JSON that satisfies a contract or a schema file, through the structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and print the validated value')
+            [CompletionResult]::new('tools', 'tools', [CompletionResultType]::ParameterValue, 'Tools as a constraint: compile a tool set into one constraint for a call (JSON Schema, GBNF, request fields), and extract a tool call a model wrote as text')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -368,6 +496,8 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the contracts: name, whether they are Strict, title, property counts')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a contract''s JSON Schema, or with `--prompt` the prompt that describes its fields')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer')
+            [CompletionResult]::new('gbnf', 'gbnf', [CompletionResultType]::ParameterValue, 'Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what it cannot express is reported on stderr')
+            [CompletionResult]::new('match', 'match', [CompletionResultType]::ParameterValue, 'Check whether a document is in the language of a schema''s grammar, and if not, where it leaves it')
             break
         }
         'slmcode;help;schema;list' {
@@ -377,6 +507,12 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;help;schema;check' {
+            break
+        }
+        'slmcode;help;schema;gbnf' {
+            break
+        }
+        'slmcode;help;schema;match' {
             break
         }
         'slmcode;help;roles' {
@@ -418,6 +554,20 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;help;probe' {
+            break
+        }
+        'slmcode;help;generate' {
+            break
+        }
+        'slmcode;help;tools' {
+            [CompletionResult]::new('compile', 'compile', [CompletionResultType]::ParameterValue, 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`')
+            [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call')
+            break
+        }
+        'slmcode;help;tools;compile' {
+            break
+        }
+        'slmcode;help;tools;extract' {
             break
         }
         'slmcode;help;help' {

@@ -25,6 +25,9 @@ _slmcode() {
             slmcode,doctor)
                 cmd="slmcode__subcmd__doctor"
                 ;;
+            slmcode,generate)
+                cmd="slmcode__subcmd__generate"
+                ;;
             slmcode,help)
                 cmd="slmcode__subcmd__help"
                 ;;
@@ -45,6 +48,9 @@ _slmcode() {
                 ;;
             slmcode,status)
                 cmd="slmcode__subcmd__status"
+                ;;
+            slmcode,tools)
+                cmd="slmcode__subcmd__tools"
                 ;;
             slmcode,validate)
                 cmd="slmcode__subcmd__validate"
@@ -94,6 +100,9 @@ _slmcode() {
             slmcode__subcmd__help,doctor)
                 cmd="slmcode__subcmd__help__subcmd__doctor"
                 ;;
+            slmcode__subcmd__help,generate)
+                cmd="slmcode__subcmd__help__subcmd__generate"
+                ;;
             slmcode__subcmd__help,help)
                 cmd="slmcode__subcmd__help__subcmd__help"
                 ;;
@@ -114,6 +123,9 @@ _slmcode() {
                 ;;
             slmcode__subcmd__help,status)
                 cmd="slmcode__subcmd__help__subcmd__status"
+                ;;
+            slmcode__subcmd__help,tools)
+                cmd="slmcode__subcmd__help__subcmd__tools"
                 ;;
             slmcode__subcmd__help,validate)
                 cmd="slmcode__subcmd__help__subcmd__validate"
@@ -136,14 +148,29 @@ _slmcode() {
             slmcode__subcmd__help__subcmd__schema,check)
                 cmd="slmcode__subcmd__help__subcmd__schema__subcmd__check"
                 ;;
+            slmcode__subcmd__help__subcmd__schema,gbnf)
+                cmd="slmcode__subcmd__help__subcmd__schema__subcmd__gbnf"
+                ;;
             slmcode__subcmd__help__subcmd__schema,list)
                 cmd="slmcode__subcmd__help__subcmd__schema__subcmd__list"
+                ;;
+            slmcode__subcmd__help__subcmd__schema,match)
+                cmd="slmcode__subcmd__help__subcmd__schema__subcmd__match"
                 ;;
             slmcode__subcmd__help__subcmd__schema,show)
                 cmd="slmcode__subcmd__help__subcmd__schema__subcmd__show"
                 ;;
+            slmcode__subcmd__help__subcmd__tools,compile)
+                cmd="slmcode__subcmd__help__subcmd__tools__subcmd__compile"
+                ;;
+            slmcode__subcmd__help__subcmd__tools,extract)
+                cmd="slmcode__subcmd__help__subcmd__tools__subcmd__extract"
+                ;;
             slmcode__subcmd__schema,check)
                 cmd="slmcode__subcmd__schema__subcmd__check"
+                ;;
+            slmcode__subcmd__schema,gbnf)
+                cmd="slmcode__subcmd__schema__subcmd__gbnf"
                 ;;
             slmcode__subcmd__schema,help)
                 cmd="slmcode__subcmd__schema__subcmd__help"
@@ -151,11 +178,17 @@ _slmcode() {
             slmcode__subcmd__schema,list)
                 cmd="slmcode__subcmd__schema__subcmd__list"
                 ;;
+            slmcode__subcmd__schema,match)
+                cmd="slmcode__subcmd__schema__subcmd__match"
+                ;;
             slmcode__subcmd__schema,show)
                 cmd="slmcode__subcmd__schema__subcmd__show"
                 ;;
             slmcode__subcmd__schema__subcmd__help,check)
                 cmd="slmcode__subcmd__schema__subcmd__help__subcmd__check"
+                ;;
+            slmcode__subcmd__schema__subcmd__help,gbnf)
+                cmd="slmcode__subcmd__schema__subcmd__help__subcmd__gbnf"
                 ;;
             slmcode__subcmd__schema__subcmd__help,help)
                 cmd="slmcode__subcmd__schema__subcmd__help__subcmd__help"
@@ -163,8 +196,29 @@ _slmcode() {
             slmcode__subcmd__schema__subcmd__help,list)
                 cmd="slmcode__subcmd__schema__subcmd__help__subcmd__list"
                 ;;
+            slmcode__subcmd__schema__subcmd__help,match)
+                cmd="slmcode__subcmd__schema__subcmd__help__subcmd__match"
+                ;;
             slmcode__subcmd__schema__subcmd__help,show)
                 cmd="slmcode__subcmd__schema__subcmd__help__subcmd__show"
+                ;;
+            slmcode__subcmd__tools,compile)
+                cmd="slmcode__subcmd__tools__subcmd__compile"
+                ;;
+            slmcode__subcmd__tools,extract)
+                cmd="slmcode__subcmd__tools__subcmd__extract"
+                ;;
+            slmcode__subcmd__tools,help)
+                cmd="slmcode__subcmd__tools__subcmd__help"
+                ;;
+            slmcode__subcmd__tools__subcmd__help,compile)
+                cmd="slmcode__subcmd__tools__subcmd__help__subcmd__compile"
+                ;;
+            slmcode__subcmd__tools__subcmd__help,extract)
+                cmd="slmcode__subcmd__tools__subcmd__help__subcmd__extract"
+                ;;
+            slmcode__subcmd__tools__subcmd__help,help)
+                cmd="slmcode__subcmd__tools__subcmd__help__subcmd__help"
                 ;;
             *)
                 ;;
@@ -173,7 +227,7 @@ _slmcode() {
 
     case "${cmd}" in
         slmcode)
-            opts="-q -h -V --json --quiet --color --help --version validate repair schema roles config readiness assets doctor status probe help"
+            opts="-q -h -V --json --quiet --color --help --version validate repair schema roles config readiness assets doctor status probe generate tools help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -496,8 +550,82 @@ _slmcode() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slmcode__subcmd__generate)
+            opts="-q -h -V --schema --schema-file --role --prompt --system --max-tokens --reask --mechanism --seed --pretty --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --schema)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --schema-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --role)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prompt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --system)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reask)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mechanism)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --seed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slmcode__subcmd__help)
-            opts="validate repair schema roles config readiness assets doctor status probe help"
+            opts="validate repair schema roles config readiness assets doctor status probe generate tools help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -622,6 +750,20 @@ _slmcode() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slmcode__subcmd__help__subcmd__generate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slmcode__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -693,7 +835,7 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__help__subcmd__schema)
-            opts="list show check"
+            opts="list show check gbnf match"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -720,7 +862,35 @@ _slmcode() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slmcode__subcmd__help__subcmd__schema__subcmd__gbnf)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slmcode__subcmd__help__subcmd__schema__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__help__subcmd__schema__subcmd__match)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -751,6 +921,48 @@ _slmcode() {
         slmcode__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__help__subcmd__tools)
+            opts="compile extract"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__help__subcmd__tools__subcmd__compile)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__help__subcmd__tools__subcmd__extract)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -913,7 +1125,7 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__schema)
-            opts="-q -h -V --json --quiet --color --help --version list show check help"
+            opts="-q -h -V --json --quiet --color --help --version list show check gbnf match help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -952,8 +1164,30 @@ _slmcode() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slmcode__subcmd__schema__subcmd__gbnf)
+            opts="-q -h -V --file --json --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slmcode__subcmd__schema__subcmd__help)
-            opts="list show check help"
+            opts="list show check gbnf match help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -967,6 +1201,20 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__schema__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__schema__subcmd__help__subcmd__gbnf)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1008,6 +1256,20 @@ _slmcode() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slmcode__subcmd__schema__subcmd__help__subcmd__match)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slmcode__subcmd__schema__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1029,6 +1291,28 @@ _slmcode() {
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__schema__subcmd__match)
+            opts="-q -h -V --file --json --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -1089,6 +1373,156 @@ _slmcode() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__tools)
+            opts="-q -h -V --json --quiet --color --help --version compile extract help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__tools__subcmd__compile)
+            opts="-q -h -V --tool-choice --answer --answer-schema --format --mechanism --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tool-choice)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --answer-schema)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json-schema gbnf request" -- "${cur}"))
+                    return 0
+                    ;;
+                --mechanism)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__tools__subcmd__extract)
+            opts="-q -h -V --all --serial --finish-reason --json --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --finish-reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__tools__subcmd__help)
+            opts="compile extract help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__tools__subcmd__help__subcmd__compile)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__tools__subcmd__help__subcmd__extract)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__tools__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

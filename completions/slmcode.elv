@@ -36,6 +36,8 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand doctor 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism''s probe outcome and the one selected. Exits non-zero when a check fails'
             cand status 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes'
             cand probe 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
+            cand generate 'Ask the endpoint for JSON that satisfies a contract or a schema file, through the structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and print the validated value'
+            cand tools 'Tools as a constraint: compile a tool set into one constraint for a call (JSON Schema, GBNF, request fields), and extract a tool call a model wrote as text'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'slmcode;validate'= {
@@ -77,6 +79,8 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand list 'List the contracts: name, whether they are Strict, title, property counts'
             cand show 'Print a contract''s JSON Schema, or with `--prompt` the prompt that describes its fields'
             cand check 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer'
+            cand gbnf 'Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what it cannot express is reported on stderr'
+            cand match 'Check whether a document is in the language of a schema''s grammar, and if not, where it leaves it'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'slmcode;schema;list'= {
@@ -111,10 +115,34 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'slmcode;schema;gbnf'= {
+            cand --file 'A JSON Schema file instead of a contract'
+            cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;schema;match'= {
+            cand --file 'A JSON Schema file instead of a contract'
+            cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'slmcode;schema;help'= {
             cand list 'List the contracts: name, whether they are Strict, title, property counts'
             cand show 'Print a contract''s JSON Schema, or with `--prompt` the prompt that describes its fields'
             cand check 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer'
+            cand gbnf 'Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what it cannot express is reported on stderr'
+            cand match 'Check whether a document is in the language of a schema''s grammar, and if not, where it leaves it'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'slmcode;schema;help;list'= {
@@ -122,6 +150,10 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         &'slmcode;schema;help;show'= {
         }
         &'slmcode;schema;help;check'= {
+        }
+        &'slmcode;schema;help;gbnf'= {
+        }
+        &'slmcode;schema;help;match'= {
         }
         &'slmcode;schema;help;help'= {
         }
@@ -310,6 +342,88 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'slmcode;generate'= {
+            cand --schema 'The contract to produce, such as `plan` (`slmcode schema list` shows them all)'
+            cand --schema-file 'A JSON Schema file to produce an instance of'
+            cand --role 'The agent role asking (`planner`, `go-worker`): its stop sequences, and its contract when neither --schema nor --schema-file is given'
+            cand --prompt 'The request; without it, the request is read from stdin'
+            cand --system 'A system message, sent before the contract''s instructions'
+            cand --max-tokens 'The first request''s completion budget (a truncation re-ask doubles it, up to 8192)'
+            cand --reask 'How many failure-matched re-asks may be sent (0: none)'
+            cand --mechanism 'Force a mechanism for this call: json_schema, guided_json, gbnf_grammar, json_object or prompt_only. Nothing is probed and recorded demotions are ignored; a rejection still walks down to prompt_only (and is recorded)'
+            cand --seed 'A sampling seed, for repeatable answers with a temperature above 0'
+            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
+            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
+            cand --model 'The model id to request'
+            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
+            cand --timeout 'Timeout of one request, in seconds'
+            cand --color 'When to colour messages on stderr'
+            cand --pretty 'Print the value indented'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;tools'= {
+            cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand compile 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`'
+            cand extract 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'slmcode;tools;compile'= {
+            cand --tool-choice 'none, auto, required (or any), a tool''s name, or a tool_choice JSON object [default: the file''s tool_choice, else required]'
+            cand --answer-schema 'Under auto, the JSON Schema of the plain answer (an object that requires a member other than `name` and `arguments`)'
+            cand --format 'What to print on stdout'
+            cand --mechanism 'With --format request: plan for this mechanism (json_schema, guided_json, gbnf_grammar, json_object, prompt_only) instead of the one selected for the endpoint'
+            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
+            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
+            cand --model 'The model id to request'
+            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
+            cand --timeout 'Timeout of one request, in seconds'
+            cand --color 'When to colour messages on stderr'
+            cand --answer 'Under auto, allow a plain answer `{"answer": "<text>"}` instead of a call, so that auto can be constrained'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;tools;extract'= {
+            cand --finish-reason 'How the server said the answer ended; `length` means the last call is cut off'
+            cand --color 'When to colour messages on stderr'
+            cand --all 'Keep every call in the text instead of only the first'
+            cand --serial 'Keep only the first call (serial tools). The default'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;tools;help'= {
+            cand compile 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`'
+            cand extract 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'slmcode;tools;help;compile'= {
+        }
+        &'slmcode;tools;help;extract'= {
+        }
+        &'slmcode;tools;help;help'= {
+        }
         &'slmcode;help'= {
             cand validate 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer'
             cand repair 'Repair a model''s answer into JSON (fences, prose, trailing commas, quotes, truncation detection, ...) and validate it, printing the value or a failure with its own exit code'
@@ -321,6 +435,8 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand doctor 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism''s probe outcome and the one selected. Exits non-zero when a check fails'
             cand status 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes'
             cand probe 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
+            cand generate 'Ask the endpoint for JSON that satisfies a contract or a schema file, through the structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and print the validated value'
+            cand tools 'Tools as a constraint: compile a tool set into one constraint for a call (JSON Schema, GBNF, request fields), and extract a tool call a model wrote as text'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'slmcode;help;validate'= {
@@ -331,12 +447,18 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand list 'List the contracts: name, whether they are Strict, title, property counts'
             cand show 'Print a contract''s JSON Schema, or with `--prompt` the prompt that describes its fields'
             cand check 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer'
+            cand gbnf 'Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what it cannot express is reported on stderr'
+            cand match 'Check whether a document is in the language of a schema''s grammar, and if not, where it leaves it'
         }
         &'slmcode;help;schema;list'= {
         }
         &'slmcode;help;schema;show'= {
         }
         &'slmcode;help;schema;check'= {
+        }
+        &'slmcode;help;schema;gbnf'= {
+        }
+        &'slmcode;help;schema;match'= {
         }
         &'slmcode;help;roles'= {
         }
@@ -366,6 +488,16 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         &'slmcode;help;status'= {
         }
         &'slmcode;help;probe'= {
+        }
+        &'slmcode;help;generate'= {
+        }
+        &'slmcode;help;tools'= {
+            cand compile 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`'
+            cand extract 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call'
+        }
+        &'slmcode;help;tools;compile'= {
+        }
+        &'slmcode;help;tools;extract'= {
         }
         &'slmcode;help;help'= {
         }

@@ -11,6 +11,9 @@
 //!   sequences per role; language-specialised ids fold to their generic role).
 //! - [`repair`]: the repair ladder (string-aware tolerant parsing, truncation detection, partial
 //!   recovery, schema-driven coercion) and its statistics. Depends on `schema`.
+//! - [`tools`]: a request's tools compiled into one constraint (JSON Schema `oneOf` and its
+//!   GBNF, content-addressed), the `tool_choice` policy, and extraction of tool calls written
+//!   as text. Depends on `schema` and `repair`.
 //! - [`config`]: settings, with their provenance (flags > environment > file > defaults).
 //! - [`backends`]: provider presets, transport, error classes and retry, probing, and the
 //!   capabilities cache: which constraint mechanism an endpoint really supports.
@@ -23,3 +26,4 @@ pub mod backends;
 pub mod config;
 pub mod repair;
 pub mod schema;
+pub mod tools;

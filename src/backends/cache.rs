@@ -96,6 +96,10 @@ pub struct CacheEntry {
     /// Request-time demotions, oldest first.
     #[serde(default)]
     pub demotions: Vec<Demotion>,
+    /// Per wire form, how many answers in a row did not parse although the form claims to
+    /// enforce (see [`CacheEntry::count_enforcement`]); forms at zero are left out.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub enforcement_failures: BTreeMap<WireForm, u32>,
 }
 
 impl CacheEntry {
@@ -128,6 +132,7 @@ impl CacheEntry {
             outcomes: capabilities.outcomes.clone(),
             fingerprint,
             demotions,
+            enforcement_failures: BTreeMap::new(),
         }
     }
 
@@ -148,6 +153,45 @@ impl CacheEntry {
             probed: self.probed,
             outcomes: self.outcomes.clone(),
         }
+    }
+
+    /// Counts one answer under `form` (DESIGN.md: acceptance is not enforcement): `failed`
+    /// (the answer did not parse although the form claims to enforce) adds one to the form's
+    /// failures in a row; a parsed answer resets them. The failure that reaches `threshold`
+    /// marks the form not enforced (its outcome keeps `answer`) and demotes it exactly like a
+    /// rejection; the demotion is returned. Returns the count after this answer.
+    pub fn count_enforcement(
+        &mut self,
+        form: WireForm,
+        failed: bool,
+        answer: &str,
+        threshold: u32,
+    ) -> (u32, Option<Demotion>) {
+        if !failed {
+            self.enforcement_failures.remove(&form);
+            return (0, None);
+        }
+        let count = self.enforcement_failures.entry(form).or_insert(0);
+        *count += 1;
+        let count = *count;
+        if count < threshold || self.demoted_forms().contains(&form) {
+            return (count, None);
+        }
+        self.enforcement_failures.remove(&form);
+        let answer = super::errors::excerpt_chars(answer, 80);
+        self.outcomes.insert(
+            form,
+            Outcome::NotEnforced {
+                answer: answer.clone(),
+            },
+        );
+        let demotion = Demotion::now(
+            form,
+            None,
+            &format!("accepted but not enforced: {count} answers in a row did not parse: {answer}"),
+        );
+        self.demote(demotion.clone());
+        (count, Some(demotion))
     }
 
     /// Records `demotion` and selects again without the demoted forms.
@@ -363,6 +407,34 @@ impl CapabilityCache {
         .map(|(entry, _)| entry)
     }
 
+    /// Counts one answer under `form` for `key` (see [`CacheEntry::count_enforcement`]) under
+    /// the lock, so concurrent processes add up. With no entry yet, one is made from
+    /// `current`. Returns the count after this answer, the demotion when this answer made
+    /// one, and the updated entry.
+    pub fn record_enforcement(
+        &self,
+        key: &CacheKey,
+        form: WireForm,
+        failed: bool,
+        answer: &str,
+        threshold: u32,
+        current: &Capabilities,
+    ) -> Result<(u32, Option<Demotion>, CacheEntry), CacheError> {
+        self.update(|entries| {
+            let position = entries.iter().position(|entry| entry.key() == *key);
+            let entry = match position {
+                Some(position) => &mut entries[position],
+                None => {
+                    entries.push(CacheEntry::new(key, current, None, None, Vec::new()));
+                    entries.last_mut().expect("just pushed")
+                }
+            };
+            let (count, demotion) = entry.count_enforcement(form, failed, answer, threshold);
+            (count, demotion, entry.clone())
+        })
+        .map(|(result, _)| result)
+    }
+
     /// Removes the entry for `key`; returns whether there was one.
     pub fn remove(&self, key: &CacheKey) -> Result<bool, CacheError> {
         self.update(|entries| {
@@ -375,159 +447,5 @@ impl CapabilityCache {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn key(model: &str) -> CacheKey {
-        CacheKey {
-            provider: Provider::LlamaCpp,
-            endpoint: "http://127.0.0.1:8080/v1".to_owned(),
-            model: model.to_owned(),
-        }
-    }
-
-    fn supported(forms: &[WireForm]) -> Capabilities {
-        Capabilities::select(
-            forms
-                .iter()
-                .map(|form| (*form, Outcome::Supported))
-                .collect(),
-            &[],
-            true,
-        )
-    }
-
-    #[test]
-    fn entries_round_trip_and_replace_by_key() {
-        let dir = tempfile::tempdir().unwrap();
-        let cache = CapabilityCache::in_dir(dir.path());
-        assert!(cache.get(&key("a")).0.is_none());
-        let capabilities = supported(&[WireForm::JsonSchemaStrict]);
-        let entry = CacheEntry::new(
-            &key("a"),
-            &capabilities,
-            Some(now_rfc3339()),
-            None,
-            Vec::new(),
-        );
-        assert_eq!(cache.store(entry.clone()).unwrap(), None);
-        cache
-            .store(CacheEntry::new(
-                &key("b"),
-                &Capabilities::floor(),
-                None,
-                None,
-                Vec::new(),
-            ))
-            .unwrap();
-        assert_eq!(cache.get(&key("a")).0, Some(entry.clone()));
-        let mut changed = entry.clone();
-        changed.strict = false;
-        cache.store(changed.clone()).unwrap();
-        assert_eq!(cache.read().entries.len(), 2);
-        assert_eq!(cache.get(&key("a")).0, Some(changed));
-        assert!(cache.remove(&key("a")).unwrap());
-        assert!(!cache.remove(&key("a")).unwrap());
-    }
-
-    #[test]
-    fn a_corrupt_file_is_reported_and_replaced() {
-        let dir = tempfile::tempdir().unwrap();
-        let cache = CapabilityCache::in_dir(dir.path());
-        fs::write(cache.path(), "{ not json").unwrap();
-        let (entry, warning) = cache.get(&key("a"));
-        assert!(entry.is_none());
-        assert!(warning.unwrap().contains("is corrupt"));
-        let warning = cache
-            .store(CacheEntry::new(
-                &key("a"),
-                &Capabilities::floor(),
-                None,
-                None,
-                Vec::new(),
-            ))
-            .unwrap();
-        assert!(warning.unwrap().contains("will be replaced"));
-        assert!(cache.read().warning.is_none());
-        assert_eq!(cache.read().entries.len(), 1);
-    }
-
-    #[test]
-    fn demotions_are_recorded_and_select_the_next_form() {
-        let dir = tempfile::tempdir().unwrap();
-        let cache = CapabilityCache::in_dir(dir.path());
-        let capabilities = supported(&[
-            WireForm::JsonSchemaStrict,
-            WireForm::JsonSchema,
-            WireForm::Grammar,
-        ]);
-        cache
-            .store(CacheEntry::new(
-                &key("a"),
-                &capabilities,
-                None,
-                None,
-                Vec::new(),
-            ))
-            .unwrap();
-        let demotion = Demotion::now(
-            WireForm::JsonSchemaStrict,
-            Some(400),
-            "strict is not supported",
-        );
-        let entry = cache
-            .record_demotion(&key("a"), demotion, &capabilities)
-            .unwrap();
-        assert_eq!(entry.mechanism, Mechanism::JsonSchema);
-        assert!(!entry.strict);
-        let entry = cache
-            .record_demotion(
-                &key("a"),
-                Demotion::now(WireForm::JsonSchema, Some(422), "no"),
-                &capabilities,
-            )
-            .unwrap();
-        assert_eq!(entry.mechanism, Mechanism::GbnfGrammar);
-        let stored = cache.get(&key("a")).0.unwrap();
-        assert_eq!(stored.demotions.len(), 2);
-        assert_eq!(stored.demotions[0].status, Some(400));
-        assert_eq!(stored.demotions[0].body, "strict is not supported");
-        // With no entry yet, the caller's capabilities are the starting point.
-        let fresh = cache
-            .record_demotion(
-                &key("new"),
-                Demotion::now(WireForm::Grammar, None, "500"),
-                &supported(&[WireForm::Grammar]),
-            )
-            .unwrap();
-        assert_eq!(fresh.mechanism, Mechanism::PromptOnly);
-    }
-
-    #[test]
-    fn concurrent_writers_in_threads_lose_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let cache = CapabilityCache::in_dir(dir.path());
-        std::thread::scope(|scope| {
-            for index in 0..8 {
-                let cache = cache.clone();
-                scope.spawn(move || {
-                    for round in 0..5 {
-                        let model = format!("m{index}-{round}");
-                        cache
-                            .store(CacheEntry::new(
-                                &key(&model),
-                                &Capabilities::floor(),
-                                None,
-                                None,
-                                Vec::new(),
-                            ))
-                            .unwrap();
-                    }
-                });
-            }
-        });
-        let snapshot = cache.read();
-        assert!(snapshot.warning.is_none());
-        assert_eq!(snapshot.entries.len(), 40);
-    }
-}
+#[path = "cache_tests.rs"]
+mod tests;

@@ -3,10 +3,12 @@
 //! This layer owns the provider presets and priors ([`presets`]), endpoint use (normalised by
 //! [`crate::config::endpoint`]), request building and transport over `ureq` ([`transport`]), error classes and
 //! the retry policy ([`errors`], [`retry`]), probing ([`probe`]), and the capabilities cache
-//! ([`cache`]), tied together by [`negotiate`]. It uses `config` (settings, secrets) and
+//! ([`cache`]), tied together by [`negotiate`]; and the structured call path ([`call`]) that
+//! every structured request takes. It uses `config` (settings, secrets) and
 //! `schema` (mechanisms, constraints, validation); it returns data and never prints.
 
 pub mod cache;
+pub mod call;
 pub mod capabilities;
 pub mod errors;
 pub mod fingerprint;
@@ -25,6 +27,10 @@ pub use crate::config::endpoint::{
     Endpoint, EndpointError, NormalizedEndpoint, normalize_endpoint,
 };
 pub use cache::{CacheEntry, CacheKey, CapabilityCache, Demotion};
+pub use call::{
+    Answer, CallContext, CallFailure, CallMeta, OutputSchema, SchemaViolation, StructuredOutcome,
+    StructuredRequest, structured_call,
+};
 pub use capabilities::{Capabilities, GuidedField, Outcome, WireForm};
 pub use errors::{CallError, ErrorClass, Failure, classify};
 pub use fingerprint::Fingerprint;

@@ -86,7 +86,7 @@ pub fn is_enforced(form: WireForm, content: &str) -> bool {
 }
 
 /// A reasoning model's `<think>...</think>` prefix is not part of the constrained answer.
-fn strip_reasoning(content: &str) -> &str {
+pub(super) fn strip_reasoning(content: &str) -> &str {
     let trimmed = content.trim_start();
     match trimmed.strip_prefix("<think>") {
         Some(rest) => rest

@@ -2,8 +2,9 @@
 //! 127.0.0.1, one per test). Time bounds use generous margins: they catch a probe that ignores
 //! its deadline, not a slow machine.
 
+// Shared with the structured call path's tests (`call::tests`): a file is loaded once.
 #[path = "../../tests/support/emulator.rs"]
-mod emulator;
+pub(super) mod emulator;
 
 use std::time::{Duration, Instant};
 

@@ -8,6 +8,7 @@ mod doctor;
 // Printer and error helpers are shared infrastructure; some are only used by later commands.
 #[allow(dead_code)]
 mod exit;
+mod generate;
 mod input;
 #[allow(dead_code)]
 mod printer;
@@ -18,6 +19,7 @@ mod roles;
 mod schema;
 mod settings_args;
 mod status;
+mod tools;
 mod validate;
 
 use std::process::ExitCode;
@@ -92,6 +94,13 @@ enum Command {
     Status(status::Args),
     /// Probe the endpoint and print the capability matrix (a cached result unless --refresh).
     Probe(probe::Args),
+    /// Ask the endpoint for JSON that satisfies a contract or a schema file, through the
+    /// structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and
+    /// print the validated value.
+    Generate(generate::Args),
+    /// Tools as a constraint: compile a tool set into one constraint for a call (JSON Schema,
+    /// GBNF, request fields), and extract a tool call a model wrote as text.
+    Tools(tools::Args),
 }
 
 /// Runs the command line and maps the outcome to the process's exit code.
@@ -126,6 +135,8 @@ fn run(command: Command, printer: &Printer) -> CommandResult {
         Command::Doctor(args) => doctor::run(args, printer),
         Command::Status(args) => status::run(args, printer),
         Command::Probe(args) => probe::run(args, printer),
+        Command::Generate(args) => generate::run(args, printer),
+        Command::Tools(args) => tools::run(args, printer),
     }
 }
 

@@ -1,15 +1,19 @@
 //! Schemas: the contracts slmcode ships, and everything it does with a JSON Schema.
 //!
 //! This module owns the constraint mechanisms' names ([`Mechanism`]), validation
-//! ([`validate()`]), the contract registry ([`contracts`](mod@contracts)) and the lint of a
-//! schema against the contract subset and OpenAI's strict rules ([`lint`]). It depends on
-//! nothing else in the crate, so every other layer can use it.
+//! ([`validate()`]), the contract registry ([`contracts`](mod@contracts)), the lint of a
+//! schema against the contract subset and OpenAI's strict rules ([`lint`]), GBNF grammars
+//! ([`gbnf`]: derivation, parsing, recognition), and the projection of a schema for each
+//! mechanism ([`project`]). It depends on nothing else in the crate, so every other layer can
+//! use it.
 
 mod constraint;
 pub mod contracts;
+pub mod gbnf;
 pub mod lint;
 mod mechanism;
 mod problem;
+mod projection;
 pub mod validate;
 
 pub use constraint::Constraint;
@@ -17,6 +21,7 @@ pub use contracts::{Contract, UnknownContract, contract, contracts};
 pub use lint::{is_strict_ready, strict_problems, subset_problems};
 pub use mechanism::{Mechanism, UnknownMechanism};
 pub use problem::{Problem, pointer_push};
+pub use projection::{Projection, WIRE_BOUND_LIMIT, project};
 pub use validate::{
     SchemaError, ValidateError, ValidationError, Validator, Violations, validate, validator,
 };

@@ -6,12 +6,15 @@ mod config;
 mod doctor;
 #[path = "../support/emulator.rs"]
 mod emulator;
+mod generate;
 mod probe;
 mod readiness;
 mod repair;
 mod roles;
 mod schema;
+mod schema_gbnf;
 mod settings_readme;
 mod status;
+mod tools;
 mod util;
 mod validate;

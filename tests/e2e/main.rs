@@ -1,30 +1,72 @@
 //! End-to-end tests against a real llama.cpp server with a tiny random-weight model
-//! (`shared/real-engine/start.sh`). A random model's unconstrained output is never JSON, so
-//! anything well-formed in an answer was made so by the server's constrained decoding.
+//! (`shared/real-engine/start.sh`; `SLMCODE_E2E_ENDPOINT` is its OpenAI-style base URL, ending
+//! in `/v1`). A random model's unconstrained output is never JSON, so anything well-formed in
+//! an answer was made so by the server's constrained decoding.
 //!
-//! They run only when `SLMCODE_E2E_ENDPOINT` is set:
+//! Without `SLMCODE_E2E_ENDPOINT` every test says it was skipped and passes, so the suite runs
+//! on a machine without an engine. With it:
 //!
 //! ```sh
-//! eval "$(../shared/real-engine/start.sh)"; cargo test --test e2e; kill "$SLMCODE_E2E_PID"
+//! eval "$(../shared/real-engine/start.sh)"
+//! cargo test --test e2e
+//! kill "$SLMCODE_E2E_PID"
 //! ```
-//!
-//! Without it, each test prints that it was skipped and passes.
 
 #[path = "../cli/util.rs"]
 mod util;
 
 mod doctor;
+mod generate;
+mod grammar;
+mod tools;
+
+use std::time::Duration;
+
+use serde_json::Value;
 
 /// The real server's endpoint and model, or `None` (and a note) when the variable is unset.
 pub fn real_engine(test: &str) -> Option<(String, String)> {
+    let endpoint = endpoint(test)?;
+    Some((endpoint, model()))
+}
+
+/// The engine's base URL, or `None` (after saying why the test is skipped).
+pub fn endpoint(test: &str) -> Option<String> {
     match std::env::var("SLMCODE_E2E_ENDPOINT") {
-        Ok(endpoint) if !endpoint.is_empty() => {
-            let model = std::env::var("SLMCODE_E2E_MODEL").unwrap_or_else(|_| "tiny".to_owned());
-            Some((endpoint, model))
+        Ok(endpoint) if !endpoint.trim().is_empty() => {
+            Some(endpoint.trim_end_matches('/').to_owned())
         }
         _ => {
-            eprintln!("{test}: skipped (SLMCODE_E2E_ENDPOINT is not set; see tests/e2e/main.rs)");
+            eprintln!(
+                "skipped {test}: SLMCODE_E2E_ENDPOINT is not set (start an engine with ../shared/real-engine/start.sh)"
+            );
             None
         }
     }
+}
+
+/// The model name to send (`SLMCODE_E2E_MODEL`, `tiny` by default).
+pub fn model() -> String {
+    std::env::var("SLMCODE_E2E_MODEL").unwrap_or_else(|_| "tiny".to_owned())
+}
+
+/// `POST {endpoint}/chat/completions` with `body`: the status and the parsed answer.
+pub fn chat(endpoint: &str, body: &Value) -> (u16, Value) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(300)))
+        .build()
+        .into();
+    let mut response = agent
+        .post(format!("{endpoint}/chat/completions"))
+        .header("content-type", "application/json")
+        .send(body.to_string())
+        .unwrap_or_else(|error| panic!("POST {endpoint}/chat/completions: {error}"));
+    let status = response.status().as_u16();
+    let text = response
+        .body_mut()
+        .read_to_string()
+        .unwrap_or_else(|error| panic!("reading the answer: {error}"));
+    let answer = serde_json::from_str(&text).unwrap_or(Value::String(text));
+    (status, answer)
 }

@@ -9,7 +9,11 @@
 //!
 //! Content obeys the constraint when the profile enforces it (the shortest instance of a schema,
 //! the shortest member of a GBNF grammar) and is what a small model writes when it does not:
-//! prose around a fenced object with a trailing comma. Every request is recorded.
+//! prose around a fenced object with a trailing comma, or the next scripted answer
+//! ([`Emulator::script`]: what the model writes when nothing constrains its shape, in order; a
+//! scripted answer is used only by a request the server accepted and did not constrain, or
+//! constrained to JSON only with json_object, where the script should hold JSON).
+//! Every request is recorded.
 //!
 //! Used by integration tests (`mod support`) and by the library's unit tests
 //! (`#[path = "../../tests/support/emulator.rs"] mod emulator;`).
@@ -20,7 +24,9 @@ mod engine_profiles;
 #[path = "gbnf_sample.rs"]
 mod gbnf_sample;
 
-pub use engine_profiles::{Field, OPENAI_FIELDS, Profile};
+// Not every user of the emulator needs every name.
+#[allow(unused_imports)]
+pub use engine_profiles::{BASIC_FIELDS, Field, OPENAI_FIELDS, Profile};
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -42,6 +48,15 @@ pub enum Fault {
     Oversized(usize),
     /// The profile's context-overflow error.
     ContextOverflow,
+}
+
+/// What the model writes when nothing constrains it (see [`Emulator::script`]).
+#[derive(Clone, Debug)]
+pub enum Scripted {
+    /// This text as the message content.
+    Content(String),
+    /// These tool calls (an OpenAI `tool_calls` array), no content.
+    ToolCalls(Value),
 }
 
 /// One request the emulator received.
@@ -73,6 +88,7 @@ impl Recorded {
 struct Shared {
     profile: Mutex<Profile>,
     faults: Mutex<VecDeque<Fault>>,
+    script: Mutex<VecDeque<Scripted>>,
     always_delay: Mutex<Option<Duration>>,
     log: Mutex<Vec<Recorded>>,
     stop: AtomicBool,
@@ -118,6 +134,7 @@ impl Emulator {
             shared: Arc::new(Shared {
                 profile: Mutex::new(profile),
                 faults: Mutex::new(VecDeque::new()),
+                script: Mutex::new(VecDeque::new()),
                 always_delay: Mutex::new(None),
                 log: Mutex::new(Vec::new()),
                 stop: AtomicBool::new(false),
@@ -144,6 +161,29 @@ impl Emulator {
     pub fn faults(&self, faults: impl IntoIterator<Item = Fault>) -> &Emulator {
         self.shared.faults.lock().unwrap().extend(faults);
         self
+    }
+
+    /// Queues what the model writes, in order, when a request is accepted and nothing
+    /// constrains the answer's shape (a plain request, a field the profile ignores, or an
+    /// enforced json_object: then the scripted text should be JSON). Budget and
+    /// `finish_reason: length` apply as to any answer. Once the queue is empty, the default
+    /// unconstrained answer comes back.
+    pub fn script(&self, answers: impl IntoIterator<Item = Scripted>) -> &Emulator {
+        self.shared.script.lock().unwrap().extend(answers);
+        self
+    }
+
+    /// Queues unconstrained answers given as text (see [`Emulator::script`]).
+    pub fn answers<I, S>(&self, answers: I) -> &Emulator
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.script(
+            answers
+                .into_iter()
+                .map(|text| Scripted::Content(text.into())),
+        )
     }
 
     /// Delays every chat answer by `delay`.
@@ -350,7 +390,7 @@ fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> (u16, String,
     if let Some(reject) = profile.reject_unknown
         && let Some(field) = body
             .keys()
-            .find(|key| !OPENAI_FIELDS.contains(&key.as_str()))
+            .find(|key| !profile.known_fields.contains(&key.as_str()))
     {
         let (status, text) = reject(field);
         return (status, text, None);
@@ -421,16 +461,36 @@ fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> (u16, String,
         .into_iter()
         .find(|(field, constraint)| **field == Field::Enforce && constraint.is_some())
         .and_then(|(_, constraint)| constraint);
-    let content = match constraint {
-        Some(Constraint::Grammar(grammar)) => match gbnf_sample::shortest(&grammar) {
+    let model = body
+        .get("model")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .unwrap_or_else(|| profile.models[0].clone());
+    let scripted = if matches!(constraint, None | Some(Constraint::AnyObject)) {
+        shared.script.lock().unwrap().pop_front()
+    } else {
+        None
+    };
+    if let Some(Scripted::ToolCalls(calls)) = scripted {
+        let answer = json!({
+            "id": "chatcmpl-emulated", "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": calls}, "finish_reason": "tool_calls"}],
+            "usage": {"prompt_tokens": 20, "completion_tokens": 10, "total_tokens": 30}
+        });
+        return (200, answer.to_string(), None);
+    }
+    let content = match (constraint, scripted) {
+        (Some(Constraint::Grammar(grammar)), _) => match gbnf_sample::shortest(&grammar) {
             Ok(text) => pad(&text, profile.pad),
             Err(_) => {
                 return (400, json!({"error": {"code": 400, "message": "Failed to initialize samplers: failed to parse grammar", "type": "invalid_request_error"}}).to_string(), None);
             }
         },
-        Some(Constraint::Schema(schema)) => pad(&instance(&schema).to_string(), profile.pad),
-        Some(Constraint::AnyObject) => pad(&json!({"answer": "hello"}).to_string(), profile.pad),
-        None => "Sure! Here is a short greeting for you:\n```json\n{\"greeting\": \"Hello there!\", \"ok\": True,}\n```\nLet me know if you need anything else.".to_owned(),
+        (Some(Constraint::Schema(schema)), _) => pad(&instance(&schema).to_string(), profile.pad),
+        (Some(Constraint::AnyObject), Some(Scripted::Content(text))) => text,
+        (Some(Constraint::AnyObject), _) => pad(&json!({"answer": "hello"}).to_string(), profile.pad),
+        (None, Some(Scripted::Content(text))) => text,
+        (None, _) => "Sure! Here is a short greeting for you:\n```json\n{\"greeting\": \"Hello there!\", \"ok\": True,}\n```\nLet me know if you need anything else.".to_owned(),
     };
     let budget = body
         .get("max_tokens")
@@ -443,11 +503,6 @@ fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> (u16, String,
         (content, "stop")
     };
     let used = content.chars().count();
-    let model = body
-        .get("model")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .unwrap_or_else(|| profile.models[0].clone());
     let answer = json!({
         "id": "chatcmpl-emulated", "object": "chat.completion", "created": 0, "model": model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],

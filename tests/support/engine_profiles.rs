@@ -39,8 +39,10 @@ pub struct Profile {
     pub structured_outputs: Field,
     /// vLLM < 0.12 `guided_json`.
     pub guided_json: Field,
-    /// Refuse any other field OpenAI does not know (OpenAI, strict proxies).
+    /// Refuse any field outside `known_fields` (OpenAI, strict proxies).
     pub reject_unknown: Option<Refusal>,
+    /// The body fields `reject_unknown` lets through.
+    pub known_fields: &'static [&'static str],
     /// `GET /props`, `GET /version`, `GET /api/version`, `POST /api/show` answers.
     pub props: Option<Value>,
     pub version: Option<Value>,
@@ -79,6 +81,18 @@ pub const OPENAI_FIELDS: [&str; 22] = [
     "metadata",
 ];
 
+/// The fields of a minimal chat-completions proxy: no `response_format`, no tools.
+pub const BASIC_FIELDS: [&str; 8] = [
+    "model",
+    "messages",
+    "max_tokens",
+    "temperature",
+    "top_p",
+    "stop",
+    "seed",
+    "stream",
+];
+
 fn openai_unknown(field: &str) -> (u16, String) {
     // https://platform.openai.com/docs/api-reference/chat/create : unknown arguments are a 400
     // invalid_request_error "Unrecognized request argument supplied: <name>".
@@ -111,6 +125,7 @@ impl Profile {
             structured_outputs: Field::Ignore,
             guided_json: Field::Ignore,
             reject_unknown: None,
+            known_fields: &OPENAI_FIELDS,
             props: None,
             version: None,
             ollama_version: None,
@@ -147,6 +162,21 @@ impl Profile {
             json_object: Field::Enforce,
             reject_unknown: Some(proxy_unknown),
             ..Profile::base("strict-proxy")
+        }
+    }
+
+    /// A proxy that validates parameters against a minimal list ([`BASIC_FIELDS`]: not even
+    /// `response_format`) and answers 400 to anything else, in front of a server the cache
+    /// still says enforces json_schema (strict and not) and json_object: the proxy was put in
+    /// front after the probe. Every constrained request is refused; only the plain one passes.
+    pub fn field_rejecting_proxy() -> Profile {
+        Profile {
+            json_schema: Field::Enforce,
+            strict: Field::Enforce,
+            json_object: Field::Enforce,
+            reject_unknown: Some(proxy_unknown),
+            known_fields: &BASIC_FIELDS,
+            ..Profile::base("field-rejecting-proxy")
         }
     }
 

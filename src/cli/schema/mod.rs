@@ -1,11 +1,15 @@
-//! `slmcode schema`: the contracts slmcode ships, and lint of a user's JSON Schema.
+//! `slmcode schema`: the contracts slmcode ships, lint of a user's JSON Schema, and the GBNF
+//! grammar of a schema (derivation and matching).
 //!
 //! One file per subcommand; this module holds the subcommand enum, its dispatch, and the role
 //! lookup every command that takes a contract name shares.
 
 mod check;
+mod gbnf;
 mod list;
+mod r#match;
 mod show;
+mod source;
 
 use clap::Subcommand;
 use slmcode::schema::{self, Contract};
@@ -28,6 +32,12 @@ enum Command {
     /// Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready
     /// for OpenAI strict mode. Every problem is listed with its JSON pointer.
     Check(check::Args),
+    /// Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what
+    /// it cannot express is reported on stderr.
+    Gbnf(gbnf::Args),
+    /// Check whether a document is in the language of a schema's grammar, and if not, where it
+    /// leaves it.
+    Match(r#match::Args),
 }
 
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
@@ -35,6 +45,8 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         Command::List(args) => list::run(args, printer),
         Command::Show(args) => show::run(args, printer),
         Command::Check(args) => check::run(args, printer),
+        Command::Gbnf(args) => gbnf::run(args, printer),
+        Command::Match(args) => r#match::run(args, printer),
     }
 }
 

@@ -1,0 +1,205 @@
+//! The capabilities cache's tests: entries by key, a corrupt file, demotions, enforcement
+//! failures, concurrent writers.
+
+use super::*;
+
+fn key(model: &str) -> CacheKey {
+    CacheKey {
+        provider: Provider::LlamaCpp,
+        endpoint: "http://127.0.0.1:8080/v1".to_owned(),
+        model: model.to_owned(),
+    }
+}
+
+fn supported(forms: &[WireForm]) -> Capabilities {
+    Capabilities::select(
+        forms
+            .iter()
+            .map(|form| (*form, Outcome::Supported))
+            .collect(),
+        &[],
+        true,
+    )
+}
+
+#[test]
+fn entries_round_trip_and_replace_by_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = CapabilityCache::in_dir(dir.path());
+    assert!(cache.get(&key("a")).0.is_none());
+    let capabilities = supported(&[WireForm::JsonSchemaStrict]);
+    let entry = CacheEntry::new(
+        &key("a"),
+        &capabilities,
+        Some(now_rfc3339()),
+        None,
+        Vec::new(),
+    );
+    assert_eq!(cache.store(entry.clone()).unwrap(), None);
+    cache
+        .store(CacheEntry::new(
+            &key("b"),
+            &Capabilities::floor(),
+            None,
+            None,
+            Vec::new(),
+        ))
+        .unwrap();
+    assert_eq!(cache.get(&key("a")).0, Some(entry.clone()));
+    let mut changed = entry.clone();
+    changed.strict = false;
+    cache.store(changed.clone()).unwrap();
+    assert_eq!(cache.read().entries.len(), 2);
+    assert_eq!(cache.get(&key("a")).0, Some(changed));
+    assert!(cache.remove(&key("a")).unwrap());
+    assert!(!cache.remove(&key("a")).unwrap());
+}
+
+#[test]
+fn a_corrupt_file_is_reported_and_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = CapabilityCache::in_dir(dir.path());
+    fs::write(cache.path(), "{ not json").unwrap();
+    let (entry, warning) = cache.get(&key("a"));
+    assert!(entry.is_none());
+    assert!(warning.unwrap().contains("is corrupt"));
+    let warning = cache
+        .store(CacheEntry::new(
+            &key("a"),
+            &Capabilities::floor(),
+            None,
+            None,
+            Vec::new(),
+        ))
+        .unwrap();
+    assert!(warning.unwrap().contains("will be replaced"));
+    assert!(cache.read().warning.is_none());
+    assert_eq!(cache.read().entries.len(), 1);
+}
+
+#[test]
+fn demotions_are_recorded_and_select_the_next_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = CapabilityCache::in_dir(dir.path());
+    let capabilities = supported(&[
+        WireForm::JsonSchemaStrict,
+        WireForm::JsonSchema,
+        WireForm::Grammar,
+    ]);
+    cache
+        .store(CacheEntry::new(
+            &key("a"),
+            &capabilities,
+            None,
+            None,
+            Vec::new(),
+        ))
+        .unwrap();
+    let demotion = Demotion::now(
+        WireForm::JsonSchemaStrict,
+        Some(400),
+        "strict is not supported",
+    );
+    let entry = cache
+        .record_demotion(&key("a"), demotion, &capabilities)
+        .unwrap();
+    assert_eq!(entry.mechanism, Mechanism::JsonSchema);
+    assert!(!entry.strict);
+    let entry = cache
+        .record_demotion(
+            &key("a"),
+            Demotion::now(WireForm::JsonSchema, Some(422), "no"),
+            &capabilities,
+        )
+        .unwrap();
+    assert_eq!(entry.mechanism, Mechanism::GbnfGrammar);
+    let stored = cache.get(&key("a")).0.unwrap();
+    assert_eq!(stored.demotions.len(), 2);
+    assert_eq!(stored.demotions[0].status, Some(400));
+    assert_eq!(stored.demotions[0].body, "strict is not supported");
+    // With no entry yet, the caller's capabilities are the starting point.
+    let fresh = cache
+        .record_demotion(
+            &key("new"),
+            Demotion::now(WireForm::Grammar, None, "500"),
+            &supported(&[WireForm::Grammar]),
+        )
+        .unwrap();
+    assert_eq!(fresh.mechanism, Mechanism::PromptOnly);
+}
+
+#[test]
+fn enforcement_failures_in_a_row_demote_at_the_threshold_and_a_success_resets() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = CapabilityCache::in_dir(dir.path());
+    let capabilities = supported(&[WireForm::JsonSchemaStrict, WireForm::Grammar]);
+    let record = |failed| {
+        cache
+            .record_enforcement(
+                &key("a"),
+                WireForm::JsonSchemaStrict,
+                failed,
+                "Sure! {\"a\": 1,}",
+                2,
+                &capabilities,
+            )
+            .unwrap()
+    };
+    assert_eq!(record(true).0, 1);
+    assert_eq!(record(false).0, 0);
+    let (count, demotion, _) = record(true);
+    assert_eq!((count, demotion), (1, None));
+    let stored = cache.get(&key("a")).0.unwrap();
+    assert_eq!(stored.enforcement_failures[&WireForm::JsonSchemaStrict], 1);
+    let (count, demotion, entry) = record(true);
+    assert_eq!(count, 2);
+    let demotion = demotion.unwrap();
+    assert_eq!(
+        (demotion.form, demotion.status),
+        (WireForm::JsonSchemaStrict, None)
+    );
+    assert!(
+        demotion
+            .body
+            .starts_with("accepted but not enforced: 2 answers in a row")
+    );
+    assert_eq!(entry.mechanism, Mechanism::GbnfGrammar);
+    assert_eq!(
+        entry.outcomes[&WireForm::JsonSchemaStrict].name(),
+        "not_enforced"
+    );
+    assert!(entry.enforcement_failures.is_empty());
+    // An already demoted form is counted but not demoted twice.
+    record(true);
+    let (_, again, entry) = record(true);
+    assert_eq!(again, None);
+    assert_eq!(entry.demotions.len(), 1);
+}
+
+#[test]
+fn concurrent_writers_in_threads_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = CapabilityCache::in_dir(dir.path());
+    std::thread::scope(|scope| {
+        for index in 0..8 {
+            let cache = cache.clone();
+            scope.spawn(move || {
+                for round in 0..5 {
+                    let model = format!("m{index}-{round}");
+                    cache
+                        .store(CacheEntry::new(
+                            &key(&model),
+                            &Capabilities::floor(),
+                            None,
+                            None,
+                            Vec::new(),
+                        ))
+                        .unwrap();
+                }
+            });
+        }
+    });
+    let snapshot = cache.read();
+    assert!(snapshot.warning.is_none());
+    assert_eq!(snapshot.entries.len(), 40);
+}

@@ -1,0 +1,245 @@
+//! [`CallContext`]: everything a structured call uses besides the settings and the request:
+//! the target and its client, the negotiated capabilities, the capabilities cache that
+//! demotions and enforcement failures are written to, the repair stats file, the retry policy,
+//! and (for tests) the jitter seed and the sleep function.
+//!
+//! A context may serve many calls. What a call learns (demotions, enforcement failures) is
+//! written to the cache when there is one, and also kept in the context, so the next call
+//! through the same context starts at the right rung even though the process-wide negotiation
+//! memo still holds what was negotiated before.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::config::{Settings, config_dir};
+use crate::repair::STATS_FILE;
+
+use super::super::cache::{CacheEntry, CapabilityCache, Demotion};
+use super::super::capabilities::WireForm;
+use super::super::negotiate::{NegotiateOptions, Negotiation, Negotiator, TargetError};
+use super::super::probe::Target;
+use super::super::retry::RetryPolicy;
+use super::super::transport::Client;
+
+/// A function that waits (the retry policy's backoff); injectable so tests need not sleep.
+pub type Sleep = Arc<dyn Fn(Duration) + Send + Sync>;
+
+/// What the context learned across calls.
+#[derive(Debug, Default)]
+pub(super) struct Learned {
+    /// Forms demoted through this context.
+    pub demoted: Vec<WireForm>,
+    /// Enforcement failures in a row, when there is no cache to keep them: an entry that is
+    /// never written.
+    pub scratch: Option<CacheEntry>,
+}
+
+/// The endpoint side of a structured call. Build it from settings ([`CallContext::from_settings`])
+/// or from parts ([`CallContext::new`]) and adjust it with the `with_` methods.
+pub struct CallContext {
+    /// What the call talks to.
+    pub target: Target,
+    /// The capabilities to start from, and how they were found.
+    pub negotiation: Negotiation,
+    pub(super) client: Client,
+    pub(super) cache: Option<CapabilityCache>,
+    pub(super) stats_file: Option<PathBuf>,
+    pub(super) retry: RetryPolicy,
+    pub(super) jitter_seed: Option<u64>,
+    pub(super) sleep: Sleep,
+    pub(super) learned: Mutex<Learned>,
+}
+
+impl fmt::Debug for CallContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallContext")
+            .field("target", &self.target)
+            .field("negotiation", &self.negotiation)
+            .field("cache", &self.cache)
+            .field("stats_file", &self.stats_file)
+            .field("retry", &self.retry)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CallContext {
+    /// A context for `target` with `negotiation`: no cache, no stats file, the default retry
+    /// policy, real sleeps.
+    pub fn new(target: Target, negotiation: Negotiation) -> CallContext {
+        CallContext {
+            client: target.client(),
+            target,
+            negotiation,
+            cache: None,
+            stats_file: None,
+            retry: RetryPolicy::default(),
+            jitter_seed: None,
+            sleep: Arc::new(std::thread::sleep),
+            learned: Mutex::new(Learned::default()),
+        }
+    }
+
+    /// The context the settings describe: their target, negotiated by the process-wide
+    /// [`Negotiator`] (probing when nothing is cached), the capabilities cache and the repair
+    /// stats in the config directory.
+    pub fn from_settings(settings: &Settings) -> Result<CallContext, TargetError> {
+        CallContext::negotiate(
+            settings,
+            Negotiator::global(),
+            &NegotiateOptions::from_settings(settings),
+        )
+        .map(|context| {
+            let stats_file = config_dir().map(|dir| dir.join(STATS_FILE));
+            context.with_stats_file(stats_file)
+        })
+    }
+
+    /// The context for the settings' target, negotiated by `negotiator` with `options`; the
+    /// cache is `options.cache`; no stats file.
+    pub fn negotiate(
+        settings: &Settings,
+        negotiator: &Negotiator,
+        options: &NegotiateOptions,
+    ) -> Result<CallContext, TargetError> {
+        let (target, _) = Target::from_settings(settings)?;
+        let negotiation = negotiator.negotiate(&target, options);
+        Ok(CallContext::new(target, negotiation).with_cache(options.cache.clone()))
+    }
+
+    /// Writes demotions and enforcement failures to `cache` (and reads recorded ones from it).
+    pub fn with_cache(mut self, cache: Option<CapabilityCache>) -> CallContext {
+        self.cache = cache;
+        self
+    }
+
+    /// Adds each call's repair statistics to this file (when `record_stats` is on).
+    pub fn with_stats_file(mut self, path: Option<PathBuf>) -> CallContext {
+        self.stats_file = path;
+        self
+    }
+
+    /// Retries with `policy` instead of the default.
+    pub fn with_retry_policy(mut self, policy: RetryPolicy) -> CallContext {
+        self.retry = policy;
+        self
+    }
+
+    /// Draws backoff jitter from a fixed seed (tests).
+    pub fn with_jitter_seed(mut self, seed: u64) -> CallContext {
+        self.jitter_seed = Some(seed);
+        self
+    }
+
+    /// Waits with `sleep` instead of `std::thread::sleep` (tests record the waits).
+    pub fn with_sleep(mut self, sleep: impl Fn(Duration) + Send + Sync + 'static) -> CallContext {
+        self.sleep = Arc::new(sleep);
+        self
+    }
+
+    /// The capabilities cache, if any.
+    pub fn cache(&self) -> Option<&CapabilityCache> {
+        self.cache.as_ref()
+    }
+
+    /// Every demoted form known now: the negotiation's, the cache's current entry's (another
+    /// process may have demoted since), and this context's.
+    pub(super) fn demoted_forms(&self) -> Vec<WireForm> {
+        let mut forms: Vec<WireForm> = self
+            .negotiation
+            .demotions
+            .iter()
+            .map(|demotion| demotion.form)
+            .collect();
+        if let Some(cache) = &self.cache
+            && let (Some(entry), _) = cache.get(&self.negotiation.key)
+        {
+            forms.extend(entry.demoted_forms());
+        }
+        forms.extend(self.learned().demoted.iter().copied());
+        forms.sort();
+        forms.dedup();
+        forms
+    }
+
+    pub(super) fn learned(&self) -> std::sync::MutexGuard<'_, Learned> {
+        self.learned
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Records a demotion: in the cache when there is one, and in the context. Returns a
+    /// warning when the cache could not be written.
+    pub(super) fn record_demotion(&self, demotion: &Demotion) -> Option<String> {
+        self.learned().demoted.push(demotion.form);
+        let cache = self.cache.as_ref()?;
+        cache
+            .record_demotion(
+                &self.negotiation.key,
+                demotion.clone(),
+                &self.negotiation.capabilities,
+            )
+            .err()
+            .map(|error| {
+                format!(
+                    "the demotion of {} was not recorded: {error}",
+                    demotion.form
+                )
+            })
+    }
+
+    /// Counts one answer under `form` (see [`CacheEntry::count_enforcement`]); returns the
+    /// demotion it made, if any, and a warning when the cache could not be written.
+    ///
+    /// [`CacheEntry::count_enforcement`]: super::super::cache::CacheEntry::count_enforcement
+    pub(super) fn record_enforcement(
+        &self,
+        form: WireForm,
+        failed: bool,
+        answer: &str,
+        threshold: u32,
+    ) -> (Option<Demotion>, Option<String>) {
+        let key = &self.negotiation.key;
+        let Some(cache) = &self.cache else {
+            let mut learned = self.learned();
+            let capabilities = &self.negotiation.capabilities;
+            let (_, demotion) = learned
+                .scratch
+                .get_or_insert_with(|| CacheEntry::new(key, capabilities, None, None, Vec::new()))
+                .count_enforcement(form, failed, answer, threshold);
+            if let Some(demotion) = &demotion {
+                learned.demoted.push(demotion.form);
+            }
+            return (demotion, None);
+        };
+        // A parsed answer writes only when there is a count to reset.
+        if !failed {
+            let (entry, _) = cache.get(key);
+            if entry.is_none_or(|entry| !entry.enforcement_failures.contains_key(&form)) {
+                return (None, None);
+            }
+        }
+        match cache.record_enforcement(
+            key,
+            form,
+            failed,
+            answer,
+            threshold,
+            &self.negotiation.capabilities,
+        ) {
+            Ok((_, demotion, _)) => {
+                if let Some(demotion) = &demotion {
+                    self.learned().demoted.push(demotion.form);
+                }
+                (demotion, None)
+            }
+            Err(error) => (
+                None,
+                Some(format!(
+                    "the enforcement failure of {form} was not recorded: {error}"
+                )),
+            ),
+        }
+    }
+}

@@ -1,0 +1,457 @@
+//! The mechanism ladder at request time: which wire forms this call may try, in order, and the
+//! exchange that walks down it.
+//!
+//! The rungs come from the negotiated capabilities (the selected form, then every weaker form
+//! the probe found supported, minus every form demoted by now, then prompt-only), from a forced
+//! mechanism (its forms, then prompt-only), or are prompt-only alone (`structured_decoding =
+//! off`, or tools in the request). A strict form is used only for a strict-ready schema: for any
+//! other schema it becomes json_schema without `strict`, so a strict server is never sent a
+//! strict request it must reject.
+//!
+//! [`Exchange::send`] sends one request on the current rung with the retry policy (the only
+//! retry on this path: the provider's own fixed-delay retry is not used) and walks down:
+//! - a permanent rejection (400, 404, 413, 422; a context overflow is its own class) of a
+//!   constrained request, which differs from the plain one only by its constrained field, moves
+//!   to the next rung at once;
+//! - a constrained request that still fails after its retries with a non-4xx error (a 5xx, a
+//!   broken answer) is sent once without the field: if that succeeds, the field was the cause;
+//! - rejections become demotions, recorded in the cache with status, time and body excerpt,
+//!   as soon as a later request on the ladder succeeds. Until then they are only suspected: if
+//!   the plain request fails as well (a wrong model name, a bad key), the server is the
+//!   problem, nothing is demoted, and the error is returned;
+//! - every other failure (rate limits and transient errors after their retries, cancellations,
+//!   context overflows, authentication) is returned as it is and never demotes.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::config::{Settings, StructuredDecoding};
+use crate::schema::{self, Constraint, Mechanism, Problem};
+
+use super::super::cache::Demotion;
+use super::super::capabilities::{GuidedField, WireForm};
+use super::super::errors::{CallError, ErrorClass};
+use super::super::retry::Jitter;
+use super::super::transport::{ChatRequest, ChatResponse};
+use super::context::CallContext;
+use super::outcome::{CallMeta, LadderSource};
+use super::request::{Plan, StructuredRequest};
+
+/// How many unparseable answers in a row under a form mark it not enforced.
+pub const ENFORCEMENT_THRESHOLD: u32 = 2;
+
+/// The rungs of one call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Ladder {
+    rungs: Vec<Option<WireForm>>,
+    at: usize,
+    /// Where the first rung came from.
+    pub source: LadderSource,
+}
+
+impl Ladder {
+    /// The ladder for `request` (see the module docs).
+    pub fn new(
+        settings: &Settings,
+        request: &StructuredRequest,
+        plan: &Plan,
+        context: &CallContext,
+    ) -> Ladder {
+        let capabilities = &context.negotiation.capabilities;
+        let (source, forms) = if plan.tools {
+            (LadderSource::Tools, Vec::new())
+        } else if let Some(mechanism) = request.mechanism {
+            let forms = forced_forms(mechanism, capabilities.guided_field);
+            (
+                LadderSource::Forced,
+                strict_adjusted(forms, plan.strict_ready),
+            )
+        } else if settings.structured_decoding == StructuredDecoding::Off {
+            (LadderSource::StructuredDecodingOff, Vec::new())
+        } else {
+            let demoted = context.demoted_forms();
+            let mut forms = Vec::new();
+            if let Some(start) = capabilities.wire_form() {
+                let first = WireForm::ALL.iter().position(|form| *form == start);
+                for form in WireForm::ALL.into_iter().skip(first.unwrap_or(0)) {
+                    let supported = capabilities
+                        .outcomes
+                        .get(&form)
+                        .is_some_and(|outcome| outcome.is_supported());
+                    if form == start || supported {
+                        forms.push(form);
+                    }
+                }
+            }
+            let mut forms = strict_adjusted(forms, plan.strict_ready);
+            forms.retain(|form| !demoted.contains(form));
+            (LadderSource::Negotiated, forms)
+        };
+        let mut rungs: Vec<Option<WireForm>> = forms.into_iter().map(Some).collect();
+        rungs.push(None);
+        Ladder {
+            rungs,
+            at: 0,
+            source,
+        }
+    }
+
+    /// The current rung (`None`: prompt-only).
+    pub fn current(&self) -> Option<WireForm> {
+        self.rungs[self.at]
+    }
+
+    /// The first rung.
+    pub fn first(&self) -> Option<WireForm> {
+        self.rungs[0]
+    }
+
+    /// Moves to the next rung; the last (prompt-only) is never left.
+    fn advance(&mut self) {
+        self.at = (self.at + 1).min(self.rungs.len() - 1);
+    }
+
+    /// Takes `form` out of the rest of the ladder (it was found not enforced).
+    fn drop_form(&mut self, form: WireForm) {
+        let current = self.current();
+        let mut index = 0;
+        self.rungs.retain(|rung| {
+            let keep = *rung != Some(form) || index < self.at;
+            index += 1;
+            keep
+        });
+        if current == Some(form) {
+            self.at = self.at.min(self.rungs.len() - 1);
+        }
+    }
+}
+
+/// The forms a forced mechanism tries, strongest first.
+fn forced_forms(mechanism: Mechanism, guided_field: GuidedField) -> Vec<WireForm> {
+    match mechanism {
+        Mechanism::JsonSchema => vec![WireForm::JsonSchemaStrict, WireForm::JsonSchema],
+        Mechanism::GuidedJson => {
+            let preferred = guided_field.wire_form();
+            let other = match preferred {
+                WireForm::GuidedJson => WireForm::StructuredOutputs,
+                _ => WireForm::GuidedJson,
+            };
+            vec![preferred, other]
+        }
+        Mechanism::GbnfGrammar => vec![WireForm::Grammar],
+        Mechanism::JsonObject => vec![WireForm::JsonObject],
+        Mechanism::PromptOnly => Vec::new(),
+    }
+}
+
+/// Strict only for a strict-ready schema: otherwise json_schema without `strict`.
+fn strict_adjusted(forms: Vec<WireForm>, strict_ready: bool) -> Vec<WireForm> {
+    let mut adjusted: Vec<WireForm> = Vec::with_capacity(forms.len());
+    for form in forms {
+        let form = if form == WireForm::JsonSchemaStrict && !strict_ready {
+            WireForm::JsonSchema
+        } else {
+            form
+        };
+        if !adjusted.contains(&form) {
+            adjusted.push(form);
+        }
+    }
+    adjusted
+}
+
+/// A constraint ready for the wire, and what its projection left out.
+struct Wire {
+    constraint: Constraint,
+    field: GuidedField,
+    notes: Vec<Problem>,
+}
+
+/// The constraint `form` sends for `plan`: the schema's projection for the form's mechanism
+/// ([`schema::project`]), named with the plan's name (the contract's name, or the caller's),
+/// and strict exactly when the form is the strict one (which only a strict-ready schema
+/// reaches).
+fn wire(form: Option<WireForm>, plan: &Plan) -> Wire {
+    let Some(form) = form else {
+        return Wire {
+            constraint: Constraint::None,
+            field: GuidedField::default(),
+            notes: Vec::new(),
+        };
+    };
+    let field = match form {
+        WireForm::GuidedJson => GuidedField::GuidedJson,
+        _ => GuidedField::StructuredOutputs,
+    };
+    let projection = schema::project(&plan.schema, form.mechanism());
+    let constraint = match projection.constraint {
+        Constraint::JsonSchema { schema, .. } => Constraint::JsonSchema {
+            name: plan.name.clone(),
+            schema,
+            strict: form == WireForm::JsonSchemaStrict,
+        },
+        other => other,
+    };
+    Wire {
+        constraint,
+        field,
+        notes: projection.notes,
+    }
+}
+
+/// Whether a failure of a constrained request is a permanent rejection of its field.
+fn is_rejection(error: &CallError) -> bool {
+    error.class == ErrorClass::Permanent && matches!(error.status, Some(400 | 404 | 413 | 422))
+}
+
+/// Whether a failure of a constrained request (after its retries) calls for the plain resend:
+/// not a 4xx, and not a rate limit, a cancellation or a context overflow.
+fn calls_for_plain_resend(error: &CallError) -> bool {
+    matches!(error.class, ErrorClass::Transient | ErrorClass::Unknown)
+        && !error
+            .status
+            .is_some_and(|status| (400..500).contains(&status))
+}
+
+/// One call's walk down the ladder.
+pub(super) struct Exchange<'a> {
+    context: &'a CallContext,
+    plan: &'a Plan,
+    /// The rungs.
+    pub ladder: Ladder,
+    jitter: Jitter,
+    timeout: Duration,
+    /// Rejections not yet confirmed by a later success.
+    suspected: Vec<Demotion>,
+}
+
+impl<'a> Exchange<'a> {
+    /// An exchange for `plan` through `context`.
+    pub fn new(
+        settings: &Settings,
+        request: &StructuredRequest,
+        plan: &'a Plan,
+        context: &'a CallContext,
+    ) -> Exchange<'a> {
+        Exchange {
+            context,
+            plan,
+            ladder: Ladder::new(settings, request, plan, context),
+            jitter: context
+                .jitter_seed
+                .map_or_else(Jitter::from_entropy, Jitter::seeded),
+            timeout: Duration::from_secs(settings.timeout_s.max(1)),
+            suspected: Vec::new(),
+        }
+    }
+
+    /// Sends `chat` on the current rung, walking down as the module docs say. Returns the
+    /// answer and the form it was sent with (`None`: plain).
+    pub fn send(
+        &mut self,
+        chat: &ChatRequest,
+        meta: &mut CallMeta,
+    ) -> Result<(ChatResponse, Option<WireForm>), CallError> {
+        loop {
+            let form = self.ladder.current();
+            let wire = wire(form, self.plan);
+            let error = match self.with_retries(chat, &wire.constraint, wire.field, meta) {
+                Ok(response) => {
+                    self.confirm(meta);
+                    meta.notes = wire.notes;
+                    return Ok((response, form));
+                }
+                Err(error) => error,
+            };
+            let Some(form) = form else {
+                return Err(error);
+            };
+            if is_rejection(&error) {
+                self.suspect(form, &error);
+                self.ladder.advance();
+                continue;
+            }
+            if !calls_for_plain_resend(&error) {
+                return Err(error);
+            }
+            meta.requests += 1;
+            let plain = self.context.client.chat(
+                chat,
+                &Constraint::None,
+                GuidedField::default(),
+                self.timeout,
+            );
+            let Ok(plain) = plain else {
+                return Err(error);
+            };
+            self.suspect(form, &error);
+            self.confirm(meta);
+            self.ladder.advance();
+            if self.ladder.current().is_none() {
+                meta.notes.clear();
+                return Ok((plain, None));
+            }
+        }
+    }
+
+    /// One request with the retry policy; counts requests and retries.
+    fn with_retries(
+        &mut self,
+        chat: &ChatRequest,
+        constraint: &Constraint,
+        field: GuidedField,
+        meta: &mut CallMeta,
+    ) -> Result<ChatResponse, CallError> {
+        let context = self.context;
+        let timeout = self.timeout;
+        let mut sent = 0;
+        let result = context.retry.run(
+            None,
+            &mut self.jitter,
+            |wait| (context.sleep)(wait),
+            |_| {
+                sent += 1;
+                context.client.chat(chat, constraint, field, timeout)
+            },
+        );
+        meta.requests += sent;
+        meta.retry_count += sent.saturating_sub(1);
+        result
+    }
+
+    fn suspect(&mut self, form: WireForm, error: &CallError) {
+        self.suspected
+            .push(Demotion::now(form, error.status, &error.detail));
+    }
+
+    /// A request on the ladder succeeded: every suspected rejection was the field's fault.
+    fn confirm(&mut self, meta: &mut CallMeta) {
+        if self.suspected.is_empty() {
+            return;
+        }
+        let known = self.context.demoted_forms();
+        for demotion in std::mem::take(&mut self.suspected) {
+            if !known.contains(&demotion.form)
+                && let Some(warning) = self.context.record_demotion(&demotion)
+            {
+                meta.warnings.push(warning);
+            }
+            meta.demotions.push(demotion);
+        }
+    }
+
+    /// Counts an answer under `form` that was not cut by the budget: an answer that does not
+    /// parse is an enforcement failure; the failure that reaches [`ENFORCEMENT_THRESHOLD`] in a
+    /// row marks the form not enforced and demotes it.
+    pub fn check_enforcement(&mut self, form: WireForm, text: &str, meta: &mut CallMeta) {
+        let failed = !parses(text);
+        let (demotion, warning) =
+            self.context
+                .record_enforcement(form, failed, text, ENFORCEMENT_THRESHOLD);
+        meta.warnings.extend(warning);
+        if let Some(demotion) = demotion {
+            self.ladder.drop_form(demotion.form);
+            meta.demotions.push(demotion);
+        }
+    }
+}
+
+/// Whether an answer parses as JSON as it stands (a leading reasoning block and surrounding
+/// whitespace aside): what a mechanism that enforces must produce.
+fn parses(text: &str) -> bool {
+    let answer = super::super::probe::strip_reasoning(text).trim();
+    serde_json::from_str::<Value>(answer).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strict_becomes_plain_json_schema_for_a_schema_that_is_not_strict_ready() {
+        let forms = vec![
+            WireForm::JsonSchemaStrict,
+            WireForm::JsonSchema,
+            WireForm::Grammar,
+        ];
+        assert_eq!(strict_adjusted(forms.clone(), true), forms);
+        assert_eq!(
+            strict_adjusted(forms, false),
+            [WireForm::JsonSchema, WireForm::Grammar]
+        );
+    }
+
+    #[test]
+    fn forced_guided_tries_the_preferred_field_first() {
+        assert_eq!(
+            forced_forms(Mechanism::GuidedJson, GuidedField::GuidedJson),
+            [WireForm::GuidedJson, WireForm::StructuredOutputs]
+        );
+        assert_eq!(
+            forced_forms(Mechanism::GuidedJson, GuidedField::StructuredOutputs),
+            [WireForm::StructuredOutputs, WireForm::GuidedJson]
+        );
+        assert!(forced_forms(Mechanism::PromptOnly, GuidedField::default()).is_empty());
+    }
+
+    #[test]
+    fn dropping_a_form_keeps_the_position_on_the_next_rung() {
+        let mut ladder = Ladder {
+            rungs: vec![Some(WireForm::JsonSchema), Some(WireForm::JsonObject), None],
+            at: 0,
+            source: LadderSource::Negotiated,
+        };
+        ladder.drop_form(WireForm::JsonSchema);
+        assert_eq!(ladder.current(), Some(WireForm::JsonObject));
+        ladder.drop_form(WireForm::JsonObject);
+        assert_eq!(ladder.current(), None);
+        ladder.advance();
+        assert_eq!(ladder.current(), None);
+    }
+
+    #[test]
+    fn only_field_rejections_and_non_4xx_failures_walk_down() {
+        let error = |class, status| CallError {
+            class,
+            status,
+            detail: String::new(),
+            retry_after: None,
+            attempts: 1,
+        };
+        assert!(is_rejection(&error(ErrorClass::Permanent, Some(400))));
+        assert!(is_rejection(&error(ErrorClass::Permanent, Some(422))));
+        assert!(!is_rejection(&error(ErrorClass::Permanent, Some(401))));
+        assert!(!is_rejection(&error(
+            ErrorClass::ContextOverflow,
+            Some(400)
+        )));
+        assert!(calls_for_plain_resend(&error(
+            ErrorClass::Transient,
+            Some(500)
+        )));
+        assert!(calls_for_plain_resend(&error(ErrorClass::Unknown, None)));
+        assert!(!calls_for_plain_resend(&error(
+            ErrorClass::Unknown,
+            Some(405)
+        )));
+        assert!(!calls_for_plain_resend(&error(
+            ErrorClass::RateLimited,
+            Some(429)
+        )));
+        assert!(!calls_for_plain_resend(&error(ErrorClass::Canceled, None)));
+        assert!(!calls_for_plain_resend(&error(
+            ErrorClass::ContextOverflow,
+            Some(500)
+        )));
+    }
+
+    #[test]
+    fn parsing_allows_a_reasoning_block_and_whitespace_only() {
+        assert!(parses("  {\"a\": 1}\n"));
+        assert!(parses("<think>hm</think>{\"a\": 1}"));
+        assert!(!parses("```json\n{\"a\": 1}\n```"));
+        assert!(!parses("Sure: {\"a\": 1}"));
+        assert!(!parses("{\"a\": 1,}"));
+    }
+}

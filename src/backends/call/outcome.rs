@@ -1,0 +1,259 @@
+//! What a structured call returns: the value with its [`CallMeta`], or a [`CallFailure`]
+//! (a request the path cannot make, an endpoint failure, or a [`SchemaViolation`] carrying the
+//! evidence: validation errors, bounded raw text, the complete members of a truncated object
+//! and the required ones still missing).
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::repair::{Coercion, FailureClass, Rung};
+use crate::schema::{Mechanism, Problem, ValidationError};
+
+use super::super::cache::Demotion;
+use super::super::capabilities::WireForm;
+use super::super::errors::CallError;
+use super::super::transport::{ToolCall, Usage};
+use super::evolve::Action;
+use super::request::RequestError;
+
+/// How much of a failed answer's text a [`SchemaViolation`] keeps, in characters.
+pub const RAW_TEXT_LIMIT: usize = 4000;
+
+/// Why the answer did not come from a first-try constrained request, most significant first
+/// (the first that applies is reported).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DegradeReason {
+    /// `structured_decoding` is off: prompt-only JSON and repair, by the user's choice.
+    StructuredDecodingOff,
+    /// The request carried tools, so it was not constrained.
+    ToolsInRequest,
+    /// A rung was rejected or found not enforced during this call, and a weaker one answered.
+    Demoted,
+    /// No constraint mechanism was available for the endpoint: prompt-only and repair.
+    NoConstraint,
+    /// The first answer failed and a re-ask produced the value.
+    Reasked,
+    /// The answer needed the repair ladder (beyond rung `none`).
+    Repaired,
+}
+
+impl DegradeReason {
+    /// The reason's name, as in `--json` output.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            DegradeReason::StructuredDecodingOff => "structured_decoding_off",
+            DegradeReason::ToolsInRequest => "tools_in_request",
+            DegradeReason::Demoted => "demoted",
+            DegradeReason::NoConstraint => "no_constraint",
+            DegradeReason::Reasked => "reasked",
+            DegradeReason::Repaired => "repaired",
+        }
+    }
+}
+
+impl fmt::Display for DegradeReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where the first rung of this call came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LadderSource {
+    /// The negotiated capabilities (probe, cache or prior).
+    Negotiated,
+    /// The request forced a mechanism.
+    Forced,
+    /// `structured_decoding` is off.
+    StructuredDecodingOff,
+    /// The request carried tools.
+    Tools,
+}
+
+/// One re-ask this call sent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Reask {
+    /// The failure class of the answer before it.
+    pub class: FailureClass,
+    /// What the re-ask did.
+    pub action: Action,
+    /// Its completion budget.
+    pub max_tokens: u32,
+}
+
+/// What happened during one call (`meta` in `generate --json`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CallMeta {
+    /// The mechanism of the last answer (the one that produced the value, on success).
+    pub mechanism: Mechanism,
+    /// Its wire form; null for prompt_only.
+    pub wire_form: Option<WireForm>,
+    /// Where the ladder's first rung came from.
+    pub source: LadderSource,
+    /// The mechanism the ladder started at.
+    pub first_mechanism: Mechanism,
+    /// Demotions this call made and recorded (status, time, body excerpt).
+    pub demotions: Vec<Demotion>,
+    /// The repair rung that gave the value (`none`: valid as it came); null on failure.
+    pub repair_rung: Option<Rung>,
+    /// Every rung that changed the last answer, in ladder order.
+    pub rungs_changed: Vec<Rung>,
+    /// What the `coerce` rung changed in the last answer.
+    pub coercions: Vec<Coercion>,
+    /// Answers asked for: the first and each re-ask.
+    pub attempts: u32,
+    /// The re-asks, in order.
+    pub reasks: Vec<Reask>,
+    /// Transport retries (the same request again after a transient failure or a rate limit).
+    pub retry_count: u32,
+    /// Every HTTP request sent: answers, retries, rejected rungs, plain resends.
+    pub requests: u32,
+    /// Why the value is not a first-try constrained answer; null when it is.
+    pub degrade_reason: Option<DegradeReason>,
+    /// The last answer's finish reason.
+    pub finish_reason: Option<String>,
+    /// Token counts summed over every answer, when the server reported them.
+    pub tokens: Option<Usage>,
+    /// What the projection left out of the wire form of the last constrained rung.
+    pub notes: Vec<Problem>,
+    /// Things worth knowing that did not stop the call (a cache or stats file not written).
+    pub warnings: Vec<String>,
+}
+
+/// What the model answered.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    /// A value that satisfies the original schema.
+    Value(Value),
+    /// Tool calls (a request with tools); cut to the first with serial tools.
+    ToolCalls(Vec<ToolCall>),
+}
+
+/// A successful structured call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructuredOutcome {
+    /// The answer.
+    pub answer: Answer,
+    /// What happened.
+    pub meta: CallMeta,
+}
+
+impl StructuredOutcome {
+    /// The validated value, unless the model called a tool.
+    pub fn value(&self) -> Option<&Value> {
+        match &self.answer {
+            Answer::Value(value) => Some(value),
+            Answer::ToolCalls(_) => None,
+        }
+    }
+}
+
+/// No trustworthy value after every attempt: the evidence.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchemaViolation {
+    /// Why the last answer failed.
+    pub class: FailureClass,
+    /// The repair ladder's one-line description of the last failure.
+    pub message: String,
+    /// Validation errors of the last answer against the original schema (wrong shape).
+    pub errors: Vec<ValidationError>,
+    /// The last answer's text, cut to [`RAW_TEXT_LIMIT`] characters.
+    pub raw: String,
+    /// Whether `raw` was cut.
+    pub raw_cut: bool,
+    /// For a truncated top-level object: the members that were complete. Evidence, not a
+    /// result: nothing in it was validated.
+    pub partial: Option<Map<String, Value>>,
+    /// For a truncated top-level object: the required names not in `partial`.
+    pub missing_required: Vec<String>,
+    /// What happened.
+    pub meta: CallMeta,
+}
+
+impl fmt::Display for SchemaViolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.class {
+            FailureClass::Empty => "the answer was empty",
+            FailureClass::Prose => "the answer held no JSON",
+            FailureClass::Malformed => "the answer was JSON that could not be repaired",
+            FailureClass::Truncated => "the answer was truncated JSON",
+            FailureClass::WrongShape => "the answer does not satisfy the schema",
+        };
+        let attempts = self.meta.attempts;
+        // Say so when nothing constrained the model: that is usually the whole story.
+        let unconstrained = match self.meta.degrade_reason {
+            Some(DegradeReason::StructuredDecodingOff) => {
+                ", structured_decoding is off: nothing constrained the output"
+            }
+            Some(DegradeReason::NoConstraint) => {
+                ", no constraint mechanism is available for this endpoint"
+            }
+            _ => "",
+        };
+        write!(
+            f,
+            "{what} after {attempts} attempt{} ({}{unconstrained}): {}",
+            if attempts == 1 { "" } else { "s" },
+            self.meta.mechanism,
+            self.message
+        )
+    }
+}
+
+/// Why a structured call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CallFailure {
+    /// The request cannot be made (unknown contract, no schema, a schema that does not
+    /// compile, no messages). Nothing was sent.
+    #[error(transparent)]
+    Request(#[from] RequestError),
+    /// The endpoint failed (after the retries its class allows); never a demotion.
+    #[error("{error}")]
+    Endpoint {
+        /// The failure, classified.
+        error: CallError,
+        /// What happened before it.
+        meta: Box<CallMeta>,
+    },
+    /// Every attempt's answer failed extraction or validation.
+    #[error("{0}")]
+    SchemaViolation(Box<SchemaViolation>),
+}
+
+impl CallFailure {
+    /// The meta of a call that sent something.
+    pub fn meta(&self) -> Option<&CallMeta> {
+        match self {
+            CallFailure::Request(_) => None,
+            CallFailure::Endpoint { meta, .. } => Some(meta),
+            CallFailure::SchemaViolation(violation) => Some(&violation.meta),
+        }
+    }
+}
+
+/// `text` cut to [`RAW_TEXT_LIMIT`] characters, and whether it was cut.
+pub(super) fn bounded(text: &str) -> (String, bool) {
+    match text.char_indices().nth(RAW_TEXT_LIMIT) {
+        Some((at, _)) => (text[..at].to_owned(), true),
+        None => (text.to_owned(), false),
+    }
+}
+
+/// Adds `usage` to `total`.
+pub(super) fn add_usage(total: &mut Option<Usage>, usage: Usage) {
+    if usage == Usage::default() {
+        return;
+    }
+    let sum = |left: Option<u64>, right: Option<u64>| match (left, right) {
+        (None, None) => None,
+        (left, right) => Some(left.unwrap_or(0) + right.unwrap_or(0)),
+    };
+    let current = total.get_or_insert_with(Usage::default);
+    current.prompt_tokens = sum(current.prompt_tokens, usage.prompt_tokens);
+    current.completion_tokens = sum(current.completion_tokens, usage.completion_tokens);
+    current.total_tokens = sum(current.total_tokens, usage.total_tokens);
+}

@@ -1,0 +1,489 @@
+//! What a caller asks a structured call for ([`StructuredRequest`]), and the plan the call path
+//! makes of it: the original schema (what validation uses), the instructions injected into the
+//! system message, the stop sequences, whether tools ride along, and the budgets.
+//!
+//! The output's schema comes from a contract, a caller's schema, or a role: a role's decoding
+//! ([`normalize_decoding`]) decides the stop sequences and whether the request may be
+//! constrained at all (a tool-using role never is), and names the contract when no schema is
+//! given. The instructions are the contract's prompt (injected under every mechanism, grammar
+//! included: a grammar guarantees well-formed output, not meaningful output), or for a caller's
+//! schema the caller's prompt plus the schema itself.
+
+use serde_json::Value;
+
+use crate::agents::{self, Decoding, JSON_STOP, RoleKind, RoleSpec, UnknownRoleContract};
+use crate::config::Settings;
+use crate::schema::{self, Mechanism, SchemaError, UnknownContract};
+
+use super::super::transport::{ChatMessage, ChatRequest};
+
+/// The ceiling a truncation re-ask may raise `max_tokens` to, unless the request sets its own:
+/// doubling stops here, because a larger budget than this rarely fits a local model's context.
+pub const DEFAULT_MAX_TOKENS_CAP: u32 = 8192;
+
+/// The sentence every injected instruction carries. It also holds the word JSON, which OpenAI
+/// requires in a message before it accepts `json_object`.
+pub const JSON_ONLY: &str =
+    "Answer with one JSON object only: no prose before or after it, no markdown code fence.";
+
+/// Where the output's schema comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OutputSchema {
+    /// A registered contract, by name (`plan`, `scope_judge`).
+    Contract(String),
+    /// A caller's JSON Schema. `name` goes in json_schema's `name` (sanitised to OpenAI's
+    /// `^[a-zA-Z0-9_-]{1,64}$`); `prompt`, when given, tells the model what the fields mean.
+    User {
+        /// A short name for the output.
+        name: String,
+        /// The schema; validation honours every keyword in it.
+        schema: Value,
+        /// What the fields mean, in words.
+        prompt: Option<String>,
+    },
+}
+
+/// One structured request: what to produce, the conversation, and per-call overrides of the
+/// settings. Build it with [`StructuredRequest::contract`], [`StructuredRequest::schema`] or
+/// [`StructuredRequest::role`], then add messages.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StructuredRequest {
+    /// The role making the request: decides stop sequences, whether the request may be
+    /// constrained (tool-using roles never are), and the contract when `schema` is `None`.
+    pub role: Option<RoleSpec>,
+    /// The output's schema; `None` takes the role's contract.
+    pub schema: Option<OutputSchema>,
+    /// The conversation (a caller's system message is kept, followed by the instructions).
+    pub messages: Vec<ChatMessage>,
+    /// Tools (an OpenAI `tools` array). A request that carries tools is never constrained.
+    pub tools: Option<Value>,
+    /// `tool_choice`, passed through.
+    pub tool_choice: Option<Value>,
+    /// The first completion budget; `None` takes `max_tokens` from the settings.
+    pub max_tokens: Option<u32>,
+    /// How far a truncation re-ask may raise the budget; `None` is the larger of
+    /// [`DEFAULT_MAX_TOKENS_CAP`] and the first budget.
+    pub max_tokens_cap: Option<u32>,
+    /// How many failure-matched re-asks may be sent; `None` takes `reask` from the settings.
+    pub reask: Option<u32>,
+    /// Forces a mechanism for this call: negotiation is bypassed and recorded demotions are
+    /// ignored, but a rejection still walks down to the floor (and is recorded). It wins over
+    /// `structured_decoding = off` (it is the narrower, per-call choice), not over tools.
+    pub mechanism: Option<Mechanism>,
+    /// A sampling seed, for repeatable answers.
+    pub seed: Option<u64>,
+}
+
+impl StructuredRequest {
+    /// A request for the contract `name`.
+    pub fn contract(name: impl Into<String>) -> StructuredRequest {
+        StructuredRequest {
+            schema: Some(OutputSchema::Contract(name.into())),
+            ..StructuredRequest::default()
+        }
+    }
+
+    /// A request for a caller's schema, named `output` on the wire.
+    pub fn schema(schema: Value) -> StructuredRequest {
+        StructuredRequest {
+            schema: Some(OutputSchema::User {
+                name: "output".to_owned(),
+                schema,
+                prompt: None,
+            }),
+            ..StructuredRequest::default()
+        }
+    }
+
+    /// A request made by `role`, for the role's contract.
+    pub fn role(role: RoleSpec) -> StructuredRequest {
+        StructuredRequest {
+            role: Some(role),
+            ..StructuredRequest::default()
+        }
+    }
+
+    /// The same request made by `role` (its decoding applies; the schema stays).
+    pub fn with_role(mut self, role: RoleSpec) -> StructuredRequest {
+        self.role = Some(role);
+        self
+    }
+
+    /// Names a caller's schema (no effect on a contract).
+    pub fn named(mut self, new_name: impl Into<String>) -> StructuredRequest {
+        if let Some(OutputSchema::User { name, .. }) = &mut self.schema {
+            *name = new_name.into();
+        }
+        self
+    }
+
+    /// Describes a caller's schema's fields (no effect on a contract, which has its prompt).
+    pub fn prompt(mut self, text: impl Into<String>) -> StructuredRequest {
+        if let Some(OutputSchema::User { prompt, .. }) = &mut self.schema {
+            *prompt = Some(text.into());
+        }
+        self
+    }
+
+    /// Appends a system message.
+    pub fn system(mut self, text: impl Into<String>) -> StructuredRequest {
+        self.messages.push(ChatMessage::system(text));
+        self
+    }
+
+    /// Appends a user message.
+    pub fn user(mut self, text: impl Into<String>) -> StructuredRequest {
+        self.messages.push(ChatMessage::user(text));
+        self
+    }
+
+    /// Sets the first completion budget.
+    pub fn max_tokens(mut self, budget: u32) -> StructuredRequest {
+        self.max_tokens = Some(budget);
+        self
+    }
+
+    /// Sets how many re-asks may be sent.
+    pub fn reask(mut self, reask: u32) -> StructuredRequest {
+        self.reask = Some(reask);
+        self
+    }
+
+    /// Forces a mechanism for this call.
+    pub fn mechanism(mut self, mechanism: Mechanism) -> StructuredRequest {
+        self.mechanism = Some(mechanism);
+        self
+    }
+
+    /// Adds tools (and a `tool_choice`); the request is then never constrained.
+    pub fn tools(mut self, tools: Value, tool_choice: Option<Value>) -> StructuredRequest {
+        self.tools = Some(tools);
+        self.tool_choice = tool_choice;
+        self
+    }
+}
+
+/// A request the call path cannot make.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RequestError {
+    /// The named contract does not exist.
+    #[error(transparent)]
+    UnknownContract(#[from] UnknownContract),
+    /// The role names a contract that does not exist.
+    #[error(transparent)]
+    UnknownRoleContract(#[from] UnknownRoleContract),
+    /// Neither a schema nor a role with a contract.
+    #[error("role `{role}` is {kind} and has no contract; give it a schema")]
+    NoSchema {
+        /// The role's id.
+        role: String,
+        /// How the role's output is shaped (`free_text`, `plain`).
+        kind: &'static str,
+    },
+    /// No role and no schema at all.
+    #[error("a structured request needs a contract, a schema or a role")]
+    NothingToProduce,
+    /// The caller's schema does not compile.
+    #[error("the schema does not compile: {0}")]
+    InvalidSchema(#[from] SchemaError),
+    /// No message to answer.
+    #[error("a structured request needs at least one message")]
+    NoMessages,
+}
+
+/// What the call path makes of a request.
+#[derive(Clone, Debug)]
+pub(super) struct Plan {
+    /// The original schema: validation always uses it.
+    pub schema: Value,
+    /// The name on the wire.
+    pub name: String,
+    /// Whether the schema meets OpenAI's strict rules (a contract's tested mark, or the lint).
+    pub strict_ready: bool,
+    /// The first request, instructions injected, without a constraint.
+    pub request: ChatRequest,
+    /// Whether tools ride along (then nothing is constrained).
+    pub tools: bool,
+    /// Whether an answer's tool calls are cut to the first (a tool-using role).
+    pub serial_tools: bool,
+    /// The ceiling of a truncation re-ask's budget.
+    pub max_tokens_cap: u32,
+    /// How many re-asks may be sent.
+    pub reask: u32,
+}
+
+impl Plan {
+    /// Resolves `request` against `settings`.
+    pub fn resolve(settings: &Settings, request: &StructuredRequest) -> Result<Plan, RequestError> {
+        if request.messages.is_empty() {
+            return Err(RequestError::NoMessages);
+        }
+        let decoding = match &request.role {
+            Some(role) => Some(agents::normalize_decoding(role)?),
+            None => None,
+        };
+        let (schema, name, strict_ready, instructions) =
+            output(request.schema.as_ref(), decoding.as_ref())?;
+        // The stop sequences: the role's, or for an output with no role, those of a JSON-only
+        // role (the commonest small-model failure is valid JSON followed by an essay).
+        let stop: Vec<String> = match &decoding {
+            Some(decoding) => decoding
+                .stop
+                .iter()
+                .map(|stop| (*stop).to_owned())
+                .collect(),
+            None => JSON_STOP.iter().map(|stop| (*stop).to_owned()).collect(),
+        };
+        let tools = request
+            .tools
+            .as_ref()
+            .is_some_and(|tools| tools.as_array().is_none_or(|tools| !tools.is_empty()))
+            || decoding
+                .as_ref()
+                .is_some_and(|decoding| decoding.kind == RoleKind::ToolUsing);
+        let budget = request.max_tokens.unwrap_or(settings.max_tokens).max(1);
+        let chat = ChatRequest {
+            messages: inject(&request.messages, &instructions),
+            model: None,
+            max_tokens: Some(budget),
+            temperature: Some(settings.temperature),
+            stop,
+            seed: request.seed,
+            tools: request.tools.clone(),
+            tool_choice: request.tool_choice.clone(),
+        };
+        Ok(Plan {
+            schema,
+            name,
+            strict_ready,
+            request: chat,
+            tools,
+            serial_tools: decoding
+                .as_ref()
+                .is_some_and(|decoding| decoding.serial_tools),
+            max_tokens_cap: request
+                .max_tokens_cap
+                .unwrap_or(DEFAULT_MAX_TOKENS_CAP)
+                .max(budget),
+            reask: request.reask.unwrap_or(settings.reask),
+        })
+    }
+}
+
+type Output = (Value, String, bool, String);
+
+/// The schema, its wire name, strict readiness and the instructions.
+fn output(
+    schema: Option<&OutputSchema>,
+    decoding: Option<&Decoding>,
+) -> Result<Output, RequestError> {
+    let contract_name = match (schema, decoding) {
+        (Some(OutputSchema::Contract(name)), _) => name.as_str(),
+        (
+            Some(OutputSchema::User {
+                name,
+                schema,
+                prompt,
+            }),
+            _,
+        ) => {
+            crate::schema::validator(schema)?;
+            let mut instructions = String::new();
+            if let Some(prompt) = prompt.as_deref().filter(|prompt| !prompt.trim().is_empty()) {
+                instructions.push_str(prompt.trim_end());
+                instructions.push_str("\n\n");
+            }
+            instructions.push_str(JSON_ONLY);
+            instructions.push_str(" It must satisfy this JSON Schema:\n");
+            instructions.push_str(&schema.to_string());
+            return Ok((
+                schema.clone(),
+                wire_name(name),
+                schema::is_strict_ready(schema),
+                instructions,
+            ));
+        }
+        (None, Some(decoding)) => match decoding.contract {
+            Some(name) => name,
+            None => {
+                return Err(RequestError::NoSchema {
+                    role: decoding.id.clone(),
+                    kind: decoding.kind.as_str(),
+                });
+            }
+        },
+        (None, None) => return Err(RequestError::NothingToProduce),
+    };
+    let contract = schema::contract(contract_name)?;
+    Ok((
+        contract.schema().clone(),
+        contract.name.to_owned(),
+        contract.strict,
+        contract.prompt().trim_end().to_owned(),
+    ))
+}
+
+/// `name` as OpenAI accepts it: `^[a-zA-Z0-9_-]{1,64}$`.
+pub(super) fn wire_name(name: &str) -> String {
+    let cleaned: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if cleaned.trim_matches('_').is_empty() {
+        "output".to_owned()
+    } else {
+        cleaned
+    }
+}
+
+/// The conversation with the instructions in the system message: a caller's leading system
+/// message keeps its text first (one system message: some chat templates allow no other).
+fn inject(messages: &[ChatMessage], instructions: &str) -> Vec<ChatMessage> {
+    let mut injected = Vec::with_capacity(messages.len() + 1);
+    match messages.first() {
+        Some(first) if first.role == "system" => {
+            let caller = first.content.as_deref().unwrap_or("").trim_end();
+            let text = if caller.is_empty() {
+                instructions.to_owned()
+            } else {
+                format!("{caller}\n\n{instructions}")
+            };
+            injected.push(ChatMessage::system(text));
+            injected.extend(messages[1..].iter().cloned());
+        }
+        _ => {
+            injected.push(ChatMessage::system(instructions));
+            injected.extend(messages.iter().cloned());
+        }
+    }
+    injected
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn plan(request: &StructuredRequest) -> Plan {
+        Plan::resolve(&Settings::default(), request).unwrap()
+    }
+
+    #[test]
+    fn a_contract_injects_its_prompt_and_the_json_only_stops() {
+        let plan = plan(&StructuredRequest::contract("plan").user("Add a cache."));
+        let system = plan.request.messages[0].content.as_deref().unwrap();
+        assert_eq!(
+            system,
+            schema::contract("plan").unwrap().prompt().trim_end()
+        );
+        assert_eq!(plan.request.messages[1], ChatMessage::user("Add a cache."));
+        assert_eq!(plan.request.stop, JSON_STOP);
+        assert_eq!(plan.request.max_tokens, Some(2048));
+        assert_eq!(plan.max_tokens_cap, DEFAULT_MAX_TOKENS_CAP);
+        assert!(plan.strict_ready && !plan.tools);
+        assert_eq!((plan.name.as_str(), plan.reask), ("plan", 1));
+    }
+
+    #[test]
+    fn a_callers_system_message_comes_first_in_the_one_system_message() {
+        let request = StructuredRequest::contract("review")
+            .system("You review Rust.")
+            .user("diff");
+        let plan = plan(&request);
+        assert_eq!(plan.request.messages.len(), 2);
+        let system = plan.request.messages[0].content.as_deref().unwrap();
+        assert!(
+            system.starts_with("You review Rust.\n\n# Review"),
+            "{system}"
+        );
+        assert!(!plan.strict_ready, "review has optional fields");
+    }
+
+    #[test]
+    fn a_user_schema_is_described_in_the_prompt_and_linted_for_strict() {
+        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}},
+            "required": ["n"], "additionalProperties": false});
+        let plan = plan(
+            &StructuredRequest::schema(schema.clone())
+                .named("my schema!")
+                .prompt("`n` is the answer.")
+                .user("six times seven"),
+        );
+        let system = plan.request.messages[0].content.as_deref().unwrap();
+        assert_eq!(
+            system,
+            format!(
+                "`n` is the answer.\n\n{JSON_ONLY} It must satisfy this JSON Schema:\n{schema}"
+            )
+        );
+        assert_eq!(plan.name, "my_schema_");
+        assert!(plan.strict_ready);
+    }
+
+    #[test]
+    fn roles_decide_stops_tools_and_the_contract() {
+        let worker = plan(&StructuredRequest::role(RoleSpec::new("go-worker")).user("go"));
+        assert_eq!(worker.name, "worker");
+        assert_eq!(worker.request.stop, JSON_STOP);
+        let tooled =
+            plan(&StructuredRequest::role(RoleSpec::new("worker").with_tools(["read"])).user("go"));
+        assert!(tooled.tools);
+        assert!(tooled.request.stop.is_empty());
+        let error = Plan::resolve(
+            &Settings::default(),
+            &StructuredRequest::role(RoleSpec::new("describer")).user("x"),
+        )
+        .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "role `describer` is free_text and has no contract; give it a schema"
+        );
+        let with_tools = plan(
+            &StructuredRequest::contract("plan")
+                .tools(
+                    json!([{"type": "function", "function": {"name": "read"}}]),
+                    None,
+                )
+                .user("x"),
+        );
+        assert!(with_tools.tools);
+    }
+
+    #[test]
+    fn bad_requests_are_typed_errors() {
+        let settings = Settings::default();
+        assert_eq!(
+            Plan::resolve(&settings, &StructuredRequest::contract("plan")).unwrap_err(),
+            RequestError::NoMessages
+        );
+        assert!(matches!(
+            Plan::resolve(&settings, &StructuredRequest::contract("plna").user("x")).unwrap_err(),
+            RequestError::UnknownContract(_)
+        ));
+        assert!(matches!(
+            Plan::resolve(
+                &settings,
+                &StructuredRequest::schema(json!({"type": 7})).user("x")
+            )
+            .unwrap_err(),
+            RequestError::InvalidSchema(_)
+        ));
+    }
+
+    #[test]
+    fn wire_names_follow_openais_pattern() {
+        assert_eq!(wire_name("plan"), "plan");
+        assert_eq!(wire_name("a.b c"), "a_b_c");
+        assert_eq!(wire_name(""), "output");
+        assert_eq!(wire_name("..."), "output");
+        assert_eq!(wire_name(&"x".repeat(80)).len(), 64);
+    }
+}

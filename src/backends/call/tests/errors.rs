@@ -1,0 +1,173 @@
+//! Endpoint failures: retried or returned per their class, and never demotions, except where the
+//! same request without the constrained field succeeds (llama-cpp-python's 500).
+
+use super::emulator::{Fault, Profile};
+use super::*;
+use crate::backends::errors::ErrorClass;
+use crate::schema::Mechanism;
+
+fn endpoint(failure: CallFailure) -> (CallError, Box<CallMeta>) {
+    match failure {
+        CallFailure::Endpoint { error, meta } => (error, meta),
+        other => panic!("not an endpoint failure: {other:?}"),
+    }
+}
+
+use crate::backends::errors::CallError;
+
+#[test]
+fn a_503_then_ok_is_retried_once_and_demotes_nothing() {
+    let world = World::new(Profile::openai(), Provider::OpenAi);
+    world.cached(&[WireForm::JsonSchemaStrict]);
+    world.emulator.faults([Fault::Status(
+        503,
+        "{\"error\": \"loading\"}".to_owned(),
+        None,
+    )]);
+    let outcome = world.call(&scope_request()).unwrap();
+    assert_eq!(
+        forms_sent(&world.emulator),
+        ["json_schema_strict", "json_schema_strict"]
+    );
+    assert_eq!((outcome.meta.requests, outcome.meta.retry_count), (2, 1));
+    assert!(outcome.meta.demotions.is_empty());
+    assert!(world.entry().demotions.is_empty());
+    let waits = world.waits();
+    assert_eq!(waits.len(), 1);
+    assert!(waits[0] <= Duration::from_millis(500), "{waits:?}");
+}
+
+#[test]
+fn a_429_with_retry_after_waits_as_told() {
+    let world = World::new(Profile::openai(), Provider::OpenAi);
+    world.cached(&[WireForm::JsonSchemaStrict]);
+    world.emulator.faults([Fault::Status(
+        429,
+        "{\"error\": {\"message\": \"slow down\"}}".to_owned(),
+        Some("1".to_owned()),
+    )]);
+    let outcome = world.call(&scope_request()).unwrap();
+    assert_eq!(world.waits(), [Duration::from_secs(1)]);
+    assert_eq!(outcome.meta.retry_count, 1);
+    assert!(world.entry().demotions.is_empty());
+}
+
+#[test]
+fn a_context_overflow_is_returned_at_once() {
+    let world = World::new(Profile::llama_server(), Provider::LlamaCpp);
+    world.cached(&[WireForm::JsonSchemaStrict, WireForm::JsonObject]);
+    world.emulator.faults([Fault::ContextOverflow]);
+    let (error, meta) = endpoint(world.call(&scope_request()).unwrap_err());
+    assert_eq!(error.class, ErrorClass::ContextOverflow);
+    assert_eq!(error.status, Some(400));
+    assert_eq!(
+        world.emulator.chat_count(),
+        1,
+        "no retry, no next rung, no plain resend"
+    );
+    assert!(world.waits().is_empty());
+    assert!(meta.demotions.is_empty());
+    assert!(world.entry().demotions.is_empty());
+}
+
+#[test]
+fn transient_failures_that_outlast_the_retries_are_returned_when_plain_fails_too() {
+    let world = World::new(Profile::openai(), Provider::OpenAi);
+    world.cached(&[WireForm::JsonSchemaStrict]);
+    let busy = || Fault::Status(502, "bad gateway".to_owned(), None);
+    world.emulator.faults([busy(), busy(), busy(), busy()]);
+    let (error, meta) = endpoint(world.call(&scope_request()).unwrap_err());
+    assert_eq!(error.class, ErrorClass::Transient);
+    assert_eq!(error.attempts, 3);
+    // Three attempts with the field, one without: the server, not the field, is at fault.
+    assert_eq!(
+        forms_sent(&world.emulator),
+        [
+            "json_schema_strict",
+            "json_schema_strict",
+            "json_schema_strict",
+            "plain"
+        ]
+    );
+    assert_eq!((meta.requests, meta.retry_count), (4, 2));
+    assert!(world.entry().demotions.is_empty());
+}
+
+#[test]
+fn llama_cpp_python_500_on_json_schema_is_demoted_through_the_plain_resend() {
+    let world = World::new(Profile::llama_cpp_python(), Provider::OpenAiCompatible);
+    world.cached(&[
+        WireForm::JsonSchemaStrict,
+        WireForm::JsonSchema,
+        WireForm::Grammar,
+        WireForm::JsonObject,
+    ]);
+    let outcome = world.call(&scope_request()).unwrap();
+    assert_eq!(
+        forms_sent(&world.emulator),
+        [
+            "json_schema_strict",
+            "json_schema_strict",
+            "json_schema_strict",
+            "plain",
+            "json_schema",
+            "json_schema",
+            "json_schema",
+            "plain",
+            "grammar",
+        ]
+    );
+    assert_eq!(outcome.meta.mechanism, Mechanism::GbnfGrammar);
+    assert_eq!((outcome.meta.requests, outcome.meta.retry_count), (9, 4));
+    assert_eq!(outcome.meta.repair_rung, Some(crate::repair::Rung::None));
+    let entry = world.entry();
+    assert_eq!(
+        entry.demoted_forms(),
+        [WireForm::JsonSchemaStrict, WireForm::JsonSchema]
+    );
+    for demotion in &entry.demotions {
+        assert_eq!(demotion.status, Some(500));
+        assert!(
+            demotion
+                .body
+                .contains("Input should be 'text' or 'json_object'"),
+            "{demotion:?}"
+        );
+    }
+    assert_eq!(entry.mechanism, Mechanism::GbnfGrammar);
+}
+
+#[test]
+fn a_permanent_error_that_plain_requests_share_demotes_nothing() {
+    let world = World::new(Profile::openai(), Provider::OpenAi);
+    world.cached(&[WireForm::JsonSchemaStrict, WireForm::JsonObject]);
+    let missing = || {
+        Fault::Status(
+            404,
+            "{\"error\": {\"message\": \"The model `gpt-5-nano` does not exist\"}}".to_owned(),
+            None,
+        )
+    };
+    world.emulator.faults([missing(), missing(), missing()]);
+    let (error, meta) = endpoint(world.call(&scope_request()).unwrap_err());
+    assert_eq!(error.status, Some(404));
+    assert_eq!(
+        forms_sent(&world.emulator),
+        ["json_schema_strict", "json_object", "plain"]
+    );
+    assert!(meta.demotions.is_empty());
+    assert!(world.entry().demotions.is_empty());
+
+    // An authentication failure is not about the field: returned at once.
+    world.emulator.faults([Fault::Status(
+        401,
+        "{\"error\": \"bad key\"}".to_owned(),
+        None,
+    )]);
+    let (error, _) = endpoint(world.call(&scope_request()).unwrap_err());
+    assert_eq!(
+        (error.class, error.status),
+        (ErrorClass::Permanent, Some(401))
+    );
+    assert_eq!(world.emulator.chat_count(), 4);
+}

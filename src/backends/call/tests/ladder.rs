@@ -1,0 +1,350 @@
+//! Walking the ladder: strict servers, field-rejecting proxies, strict-only refusals, vLLM's two
+//! guided fields, llama.cpp's grammar, structured decoding off, tools.
+
+use serde_json::json;
+
+use super::emulator::{Field, Profile, Scripted};
+use super::*;
+use crate::agents::{JSON_STOP, RoleSpec};
+use crate::schema::{self, Mechanism};
+
+#[test]
+fn a_strict_json_schema_server_gets_the_contract_strict_with_its_prompt_and_stops() {
+    let world = World::new(Profile::openai(), Provider::OpenAi);
+    let outcome = world.call(&scope_request()).unwrap();
+    // The probe ran first; the call is the last request.
+    let bodies = world.emulator.chat_bodies();
+    let body = bodies.last().unwrap();
+    let contract = schema::contract("scope_judge").unwrap();
+    assert_eq!(form_of(body), "json_schema_strict");
+    assert_eq!(
+        body["response_format"]["json_schema"]["name"],
+        "scope_judge"
+    );
+    assert_eq!(
+        &body["response_format"]["json_schema"]["schema"],
+        contract.schema()
+    );
+    assert_eq!(body["messages"][0]["role"], "system");
+    assert_eq!(body["messages"][0]["content"], contract.prompt().trim_end());
+    assert_eq!(
+        body["messages"][1]["content"],
+        "Is adding a README in scope of the task?"
+    );
+    assert_eq!(body["stop"], json!(JSON_STOP));
+    assert_eq!(body["max_tokens"], 512);
+    assert_eq!(body["temperature"], json!(0.0));
+    assert!(contract.validate(value(&outcome)).is_ok());
+    let meta = &outcome.meta;
+    assert_eq!(meta.mechanism, Mechanism::JsonSchema);
+    assert_eq!(meta.wire_form, Some(WireForm::JsonSchemaStrict));
+    assert_eq!(meta.repair_rung, Some(crate::repair::Rung::None));
+    assert_eq!((meta.attempts, meta.requests, meta.retry_count), (1, 1, 0));
+    assert_eq!(meta.degrade_reason, None);
+    assert!(meta.demotions.is_empty());
+    assert_eq!(meta.tokens.unwrap().prompt_tokens, Some(20));
+
+    // A contract that is not strict-ready goes without `strict`, never as a strict request.
+    let review = world
+        .call(&StructuredRequest::contract("review").user("diff"))
+        .unwrap();
+    let bodies = world.emulator.chat_bodies();
+    assert_eq!(form_of(bodies.last().unwrap()), "json_schema");
+    assert_eq!(review.meta.wire_form, Some(WireForm::JsonSchema));
+    assert!(
+        schema::contract("review")
+            .unwrap()
+            .validate(value(&review))
+            .is_ok()
+    );
+}
+
+#[test]
+fn every_contract_comes_back_valid_from_a_strict_server() {
+    let world = World::new(Profile::openai(), Provider::OpenAi);
+    let context = world.context();
+    for contract in schema::contracts() {
+        let request = StructuredRequest::contract(contract.name).user("go");
+        let outcome = structured_call(&world.settings, &request, &context)
+            .unwrap_or_else(|failure| panic!("{}: {failure}", contract.name));
+        let body = world.emulator.chat_bodies().pop().unwrap();
+        let expected = if contract.strict {
+            "json_schema_strict"
+        } else {
+            "json_schema"
+        };
+        assert_eq!(form_of(&body), expected, "{}", contract.name);
+        assert!(
+            contract.validate(value(&outcome)).is_ok(),
+            "{}",
+            contract.name
+        );
+    }
+}
+
+#[test]
+fn a_proxy_that_rejects_fields_demotes_each_rung_persists_it_and_the_next_run_starts_below() {
+    let world = World::new(Profile::field_rejecting_proxy(), Provider::OpenAiCompatible);
+    world.cached(&[
+        WireForm::JsonSchemaStrict,
+        WireForm::JsonSchema,
+        WireForm::JsonObject,
+    ]);
+    world.emulator.answers([FENCED_SCOPE]);
+    let outcome = world.call(&scope_request()).unwrap();
+    assert_eq!(
+        forms_sent(&world.emulator),
+        ["json_schema_strict", "json_schema", "json_object", "plain"],
+        "nothing probed: the cache answered"
+    );
+    assert_eq!(value(&outcome)["in_scope"], true);
+    let meta = &outcome.meta;
+    assert_eq!(meta.mechanism, Mechanism::PromptOnly);
+    assert_eq!(meta.first_mechanism, Mechanism::JsonSchema);
+    assert_eq!(meta.degrade_reason, Some(DegradeReason::Demoted));
+    assert_eq!(meta.repair_rung, Some(crate::repair::Rung::TrailingComma));
+    let demoted: Vec<WireForm> = meta
+        .demotions
+        .iter()
+        .map(|demotion| demotion.form)
+        .collect();
+    assert_eq!(
+        demoted,
+        [
+            WireForm::JsonSchemaStrict,
+            WireForm::JsonSchema,
+            WireForm::JsonObject
+        ]
+    );
+
+    // Persisted with status, time and a body excerpt.
+    let entry = world.entry();
+    assert_eq!(entry.mechanism, Mechanism::PromptOnly);
+    assert_eq!(entry.demotions.len(), 3);
+    for demotion in &entry.demotions {
+        assert_eq!(demotion.status, Some(400));
+        assert!(
+            demotion
+                .body
+                .contains("unsupported parameter: response_format"),
+            "{demotion:?}"
+        );
+        assert!(demotion.at.starts_with("20") && demotion.at.ends_with('Z'));
+    }
+    let file = std::fs::read_to_string(world.cache().path()).unwrap();
+    assert!(file.contains("\"demotions\""), "{file}");
+
+    // The next run (a new process: a fresh negotiator reading the file) starts at the floor
+    // at once: one request, plain, no probe.
+    world.emulator.answers([FENCED_SCOPE]);
+    let before = world.emulator.chat_count();
+    let again = world.call(&scope_request()).unwrap();
+    let forms = forms_sent(&world.emulator);
+    assert_eq!(&forms[before..], ["plain"]);
+    assert!(again.meta.demotions.is_empty());
+    assert_eq!(again.meta.degrade_reason, Some(DegradeReason::NoConstraint));
+    assert_eq!(world.entry().demotions.len(), 3, "nothing recorded twice");
+}
+
+#[test]
+fn the_same_context_remembers_its_demotions_between_calls() {
+    let world = World::new(Profile::field_rejecting_proxy(), Provider::OpenAiCompatible);
+    world.cached(&[WireForm::JsonObject]);
+    world.emulator.answers([FENCED_SCOPE, FENCED_SCOPE]);
+    // No cache: only the context remembers.
+    let context = world.context().with_cache(None);
+    structured_call(&world.settings, &scope_request(), &context).unwrap();
+    structured_call(&world.settings, &scope_request(), &context).unwrap();
+    assert_eq!(
+        forms_sent(&world.emulator),
+        ["json_object", "plain", "plain"]
+    );
+}
+
+#[test]
+fn a_server_that_rejects_strict_only_keeps_json_schema_without_strict() {
+    let world = World::new(Profile::no_strict(), Provider::OpenAiCompatible);
+    world.cached(&[
+        WireForm::JsonSchemaStrict,
+        WireForm::JsonSchema,
+        WireForm::JsonObject,
+    ]);
+    let outcome = world.call(&scope_request()).unwrap();
+    assert_eq!(
+        forms_sent(&world.emulator),
+        ["json_schema_strict", "json_schema"]
+    );
+    assert_eq!(outcome.meta.wire_form, Some(WireForm::JsonSchema));
+    assert_eq!(outcome.meta.demotions.len(), 1);
+    let entry = world.entry();
+    assert_eq!(
+        (entry.mechanism, entry.strict),
+        (Mechanism::JsonSchema, false)
+    );
+    assert_eq!(entry.demoted_forms(), [WireForm::JsonSchemaStrict]);
+    assert!(
+        entry.demotions[0]
+            .body
+            .contains("strict mode is not supported")
+    );
+    // Next run: json_schema without strict straight away.
+    world.call(&scope_request()).unwrap();
+    assert_eq!(
+        forms_sent(&world.emulator),
+        ["json_schema_strict", "json_schema", "json_schema"]
+    );
+}
+
+#[test]
+fn vllm_gets_structured_outputs_and_legacy_vllm_gets_guided_json() {
+    for (profile, field) in [
+        (Profile::vllm(), "structured_outputs"),
+        (Profile::vllm_legacy(), "guided_json"),
+    ] {
+        // Behind something that drops response_format, guided decoding is what the probe finds.
+        let mut profile = profile;
+        profile.json_schema = Field::Ignore;
+        let world = World::new(profile, Provider::Vllm);
+        let outcome = world.call(&scope_request()).unwrap();
+        let body = world.emulator.chat_bodies().pop().unwrap();
+        assert_eq!(form_of(&body), field);
+        let schema = schema::contract("scope_judge").unwrap().schema();
+        let sent = if field == "guided_json" {
+            &body["guided_json"]
+        } else {
+            &body["structured_outputs"]["json"]
+        };
+        assert_eq!(sent, schema);
+        assert_eq!(constrained_fields(&body), [field]);
+        assert_eq!(outcome.meta.mechanism, Mechanism::GuidedJson);
+        assert_eq!(outcome.meta.repair_rung, Some(crate::repair::Rung::None));
+    }
+}
+
+#[test]
+fn structured_decoding_off_puts_no_constrained_field_on_the_wire() {
+    let world = World::new(Profile::llama_server(), Provider::LlamaCpp).off();
+    world.cached(&[WireForm::JsonSchemaStrict, WireForm::Grammar]);
+    world.emulator.answers([FENCED_SCOPE]);
+    let outcome = world.call(&scope_request()).unwrap();
+    let bodies = world.emulator.chat_bodies();
+    assert_eq!(bodies.len(), 1, "no probe either");
+    assert!(constrained_fields(&bodies[0]).is_empty(), "{}", bodies[0]);
+    // The contract's prompt carries the schema instead.
+    let prompt = schema::contract("scope_judge").unwrap().prompt().trim_end();
+    assert_eq!(bodies[0]["messages"][0]["content"], prompt);
+    assert_eq!(outcome.meta.source, LadderSource::StructuredDecodingOff);
+    assert_eq!(
+        outcome.meta.degrade_reason,
+        Some(DegradeReason::StructuredDecodingOff)
+    );
+    assert_eq!(value(&outcome)["in_scope"], true);
+}
+
+#[test]
+fn a_request_with_tools_is_never_constrained_and_serial_tools_keep_the_first_call() {
+    let world = World::new(Profile::openai(), Provider::OpenAi);
+    world.cached(&[WireForm::JsonSchemaStrict, WireForm::JsonObject]);
+    let calls = json!([
+        {"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"a\"}"}},
+        {"id": "c2", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"b\"}"}}
+    ]);
+    world.emulator.script([Scripted::ToolCalls(calls)]);
+    let tools = json!([{"type": "function", "function": {"name": "read",
+        "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}}]);
+    let request = StructuredRequest::role(RoleSpec::new("worker").with_tools(["read"]))
+        .tools(tools.clone(), Some(json!("auto")))
+        .user("Fix the bug.");
+    let outcome = world.call(&request).unwrap();
+    let body = world.emulator.chat_bodies().pop().unwrap();
+    assert!(constrained_fields(&body).is_empty(), "{body}");
+    assert_eq!(body["tools"], tools);
+    assert!(
+        body.get("stop").is_none(),
+        "a tool-using role has no JSON stops"
+    );
+    match &outcome.answer {
+        Answer::ToolCalls(calls) => {
+            assert_eq!(calls.len(), 1);
+            assert_eq!(calls[0].arguments, "{\"path\":\"a\"}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        outcome.meta.degrade_reason,
+        Some(DegradeReason::ToolsInRequest)
+    );
+}
+
+#[test]
+fn a_forced_mechanism_bypasses_the_cache_and_still_walks_down_on_rejection() {
+    let world = World::new(Profile::no_strict(), Provider::OpenAiCompatible);
+    world.cached(&[WireForm::JsonObject]);
+    // Forced json_schema: strict (the contract is strict-ready), refused, then without strict.
+    let request = scope_request().mechanism(Mechanism::JsonSchema);
+    let outcome = world.call(&request).unwrap();
+    assert_eq!(
+        forms_sent(&world.emulator),
+        ["json_schema_strict", "json_schema"]
+    );
+    assert_eq!(outcome.meta.source, LadderSource::Forced);
+    assert_eq!(outcome.meta.wire_form, Some(WireForm::JsonSchema));
+    // Forced prompt_only: nothing on the wire.
+    world.emulator.answers([FENCED_SCOPE]);
+    world
+        .call(&scope_request().mechanism(Mechanism::PromptOnly))
+        .unwrap();
+    assert_eq!(forms_sent(&world.emulator)[2], "plain");
+}
+
+#[test]
+fn llama_cpp_gets_the_derived_grammar_and_the_prompt_still_describes_the_schema() {
+    let world = World::new(Profile::llama_server(), Provider::LlamaCpp);
+    world.cached(&[WireForm::Grammar, WireForm::JsonObject]);
+    let context = world.context();
+    for contract in schema::contracts() {
+        let request = StructuredRequest::contract(contract.name).user("go");
+        let outcome = structured_call(&world.settings, &request, &context)
+            .unwrap_or_else(|failure| panic!("{}: {failure}", contract.name));
+        let body = world.emulator.chat_bodies().pop().unwrap();
+        let derived = schema::gbnf::derive(contract.schema()).unwrap();
+        assert_eq!(
+            body["grammar"],
+            derived.grammar.as_str(),
+            "{}",
+            contract.name
+        );
+        assert_eq!(constrained_fields(&body), ["grammar"], "{}", contract.name);
+        // A grammar guarantees well-formed output, not meaningful output: the prompt goes too.
+        assert_eq!(body["messages"][0]["content"], contract.prompt().trim_end());
+        assert!(
+            contract.validate(value(&outcome)).is_ok(),
+            "{}",
+            contract.name
+        );
+        assert_eq!(outcome.meta.mechanism, Mechanism::GbnfGrammar);
+        assert_eq!(outcome.meta.repair_rung, Some(crate::repair::Rung::None));
+    }
+}
+
+#[test]
+fn projection_notes_travel_in_the_meta_and_validation_uses_the_original_schema() {
+    let world = World::new(Profile::openai(), Provider::OpenAi);
+    world.cached(&[WireForm::JsonSchema]);
+    // A bound above the wire limit is dropped from the wire, not from validation: the emulator
+    // writes the shortest instance of what it was sent (a one-item list), which the original
+    // schema refuses.
+    let schema = json!({"type": "object", "properties": {"tags": {"type": "array",
+        "items": {"type": "string"}, "minItems": 1001}}, "required": ["tags"]});
+    let failure = violation(
+        world
+            .call(&StructuredRequest::schema(schema).reask(0).user("tags"))
+            .unwrap_err(),
+    );
+    let body = world.emulator.chat_bodies().pop().unwrap();
+    let sent = &body["response_format"]["json_schema"]["schema"]["properties"]["tags"];
+    assert!(sent.get("minItems").is_none(), "{sent}");
+    assert_eq!(failure.meta.notes.len(), 1);
+    assert_eq!(failure.meta.notes[0].pointer, "/properties/tags");
+    assert_eq!(failure.errors[0].pointer, "/tags");
+}

@@ -1,0 +1,179 @@
+//! Failure-matched re-asks: truncation gets the partial back and a doubled budget, prose and
+//! wrong shape a hard reset with the errors, empty the original request again; and the
+//! evidence of a call that ran out of attempts.
+
+use serde_json::json;
+
+use super::emulator::Profile;
+use super::*;
+use crate::repair::{FailureClass, Rung, Stats};
+
+/// `{"reason":"a","in_scope":true}`: what the emulator's strict server writes for scope_judge.
+const SHORTEST_SCOPE: &str = r#"{"reason":"a","in_scope":true}"#;
+
+#[test]
+fn a_truncated_answer_gets_one_reask_with_the_partial_and_twice_the_budget() {
+    let world = World::new(Profile::openai(), Provider::OpenAi);
+    world.cached(&[WireForm::JsonSchemaStrict]);
+    let budget = SHORTEST_SCOPE.len() as u32 - 8;
+    let outcome = world.call(&scope_request().max_tokens(budget)).unwrap();
+    let bodies = world.emulator.chat_bodies();
+    assert_eq!(bodies.len(), 2);
+    assert_eq!(bodies[0]["max_tokens"], budget);
+    assert_eq!(bodies[1]["max_tokens"], budget * 2);
+    assert_eq!(
+        form_of(&bodies[1]),
+        "json_schema_strict",
+        "the re-ask keeps its rung"
+    );
+    let last = bodies[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["role"], "user");
+    let text = last["content"].as_str().unwrap();
+    let partial: String = SHORTEST_SCOPE.chars().take(budget as usize).collect();
+    assert!(text.contains(&partial), "{text}");
+    assert!(text.contains("Return the COMPLETE JSON object"), "{text}");
+    assert_eq!(value(&outcome), &json!({"reason": "a", "in_scope": true}));
+    assert_eq!(
+        outcome.meta.reasks,
+        [Reask {
+            class: FailureClass::Truncated,
+            action: Action::RaiseMaxTokens,
+            max_tokens: budget * 2,
+        }]
+    );
+    assert_eq!(outcome.meta.attempts, 2);
+    assert_eq!(outcome.meta.degrade_reason, Some(DegradeReason::Reasked));
+    assert!(world.entry().enforcement_failures.is_empty());
+}
+
+#[test]
+fn truncation_that_the_reasks_do_not_fix_carries_partial_and_missing_required() {
+    let world = World::new(Profile::openai(), Provider::OpenAi);
+    world.cached(&[WireForm::JsonSchemaStrict]);
+    // Cut right after the first member: `{"reason":"a",`
+    let failure = violation(
+        world
+            .call(&scope_request().max_tokens(14).reask(0))
+            .unwrap_err(),
+    );
+    assert_eq!(failure.class, FailureClass::Truncated);
+    assert_eq!(failure.raw, r#"{"reason":"a","#);
+    assert!(!failure.raw_cut);
+    assert_eq!(
+        failure.partial,
+        Some(json!({"reason": "a"}).as_object().unwrap().clone())
+    );
+    assert_eq!(failure.missing_required, ["in_scope"]);
+    assert_eq!(failure.meta.finish_reason.as_deref(), Some("length"));
+    assert_eq!(world.emulator.chat_count(), 1);
+}
+
+#[test]
+fn prose_gets_one_hard_reset_and_then_succeeds() {
+    let world = World::new(Profile::llama_server(), Provider::LlamaCpp).off();
+    world.emulator.answers([
+        "I think adding a README is in scope, since the task is about documentation.",
+        "{\"reason\": \"The task is documentation.\", \"in_scope\": true}",
+    ]);
+    let outcome = world.call(&scope_request()).unwrap();
+    let bodies = world.emulator.chat_bodies();
+    assert_eq!(bodies.len(), 2);
+    for body in &bodies {
+        assert!(constrained_fields(body).is_empty());
+    }
+    assert_eq!(bodies[0]["messages"].as_array().unwrap().len(), 2);
+    let reset = bodies[1]["messages"][2]["content"].as_str().unwrap();
+    assert!(
+        reset.starts_with(
+            "Your previous response did not contain a JSON object. Output ONLY a single JSON object matching the schema"
+        ),
+        "{reset}"
+    );
+    assert_eq!(bodies[1]["max_tokens"], bodies[0]["max_tokens"]);
+    assert_eq!(outcome.meta.reasks[0].action, Action::ResetPrompt);
+    assert_eq!(outcome.meta.reasks[0].class, FailureClass::Prose);
+    assert_eq!(value(&outcome)["in_scope"], true);
+}
+
+#[test]
+fn a_wrong_shape_reset_lists_the_validation_errors_and_the_error_keeps_them() {
+    let world = World::new(Profile::llama_server(), Provider::LlamaCpp).off();
+    let wrong = "{\"reason\": \"\", \"in_scope\": \"yes\", \"extra\": 1}";
+    world.emulator.answers([wrong, wrong]);
+    let failure = violation(world.call(&scope_request()).unwrap_err());
+    let bodies = world.emulator.chat_bodies();
+    let reset = bodies[1]["messages"][2]["content"].as_str().unwrap();
+    assert!(reset.contains("Fix these errors:\n- /reason: "), "{reset}");
+    assert!(
+        reset.contains("\n- /in_scope: \"yes\" is not of type \"boolean\""),
+        "{reset}"
+    );
+    assert_eq!(failure.class, FailureClass::WrongShape);
+    assert_eq!(failure.raw, wrong);
+    let pointers: Vec<&str> = failure
+        .errors
+        .iter()
+        .map(|error| error.pointer.as_str())
+        .collect();
+    assert!(
+        pointers.contains(&"/reason") && pointers.contains(&"/in_scope"),
+        "{pointers:?}"
+    );
+    assert_eq!(failure.partial, None);
+    assert_eq!(failure.meta.attempts, 2);
+}
+
+#[test]
+fn an_empty_answer_sends_the_original_request_once_more() {
+    let world = World::new(Profile::llama_server(), Provider::LlamaCpp).off();
+    world.emulator.answers(["", SHORTEST_SCOPE]);
+    let outcome = world.call(&scope_request()).unwrap();
+    let bodies = world.emulator.chat_bodies();
+    assert_eq!(bodies[0], bodies[1]);
+    assert_eq!(outcome.meta.reasks[0].action, Action::ResendOriginal);
+}
+
+#[test]
+fn reask_zero_fails_at_once_and_more_reasks_double_up_to_the_cap() {
+    let world = World::new(Profile::openai(), Provider::OpenAi);
+    world.cached(&[WireForm::JsonSchemaStrict]);
+    let failure = violation(
+        world
+            .call(&scope_request().max_tokens(4).reask(0))
+            .unwrap_err(),
+    );
+    assert_eq!(failure.meta.attempts, 1);
+    let mut request = scope_request().max_tokens(4).reask(5);
+    request.max_tokens_cap = Some(20);
+    let failure = violation(world.call(&request).unwrap_err());
+    let budgets: Vec<u32> = failure
+        .meta
+        .reasks
+        .iter()
+        .map(|reask| reask.max_tokens)
+        .collect();
+    assert_eq!(budgets, [8, 16, 20, 20, 20]);
+    assert_eq!(failure.class, FailureClass::Truncated);
+}
+
+#[test]
+fn repair_stats_count_every_answer_unless_record_stats_is_off() {
+    let mut world = World::new(Profile::llama_server(), Provider::LlamaCpp).off();
+    world.emulator.answers(["no JSON here", FENCED_SCOPE]);
+    world.call(&scope_request()).unwrap();
+    let path = world.dir.path().join(crate::repair::STATS_FILE);
+    let stats = Stats::load(&path).unwrap();
+    assert_eq!(stats.total, 2);
+    assert_eq!(stats.outcomes["prose"], 1);
+    assert_eq!(stats.outcomes["repaired"], 1);
+    assert_eq!(stats.rungs[Rung::TrailingComma.as_str()], 1);
+    world.settings.record_stats = false;
+    world.emulator.answers([FENCED_SCOPE]);
+    world.call(&scope_request()).unwrap();
+    assert_eq!(Stats::load(&path).unwrap().total, 2);
+}

@@ -1,0 +1,430 @@
+//! `slmcode generate`: the structured call path on the command line. Asks the configured
+//! endpoint for one answer that satisfies a contract (`--schema`), a schema file
+//! (`--schema-file`) or a role's contract (`--role`), and prints the validated JSON.
+//!
+//! Everything that decides the answer is the library's ([`structured_call`]): negotiation (a
+//! probe when nothing is cached), the mechanism ladder with its demotions, repair, validation
+//! and the failure-matched re-asks. This module resolves the arguments, shows a spinner on a
+//! terminal while waiting, and renders the outcome: the value (compact, or `--pretty`) or with
+//! `--json` the value and its meta; on failure the evidence, and an exit code per failure
+//! class (3 no JSON, 4 truncated, 5 schema violation, 6 endpoint).
+
+use std::path::PathBuf;
+
+use anyhow::anyhow;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use slmcode::agents::{self, RoleSpec};
+use slmcode::backends::call::{
+    Answer, CallContext, CallFailure, CallMeta, DegradeReason, RequestError, SchemaViolation,
+    StructuredRequest, structured_call,
+};
+use slmcode::backends::{CallError, ErrorClass};
+use slmcode::config::{self, Environment, Key, Resolved};
+use slmcode::repair::{self, FailureClass, STATS_FILE};
+use slmcode::schema::{self, Mechanism, ValidationError};
+
+use super::exit::{CliError, CommandResult, Exit};
+use super::input::{Source, load_schema_file};
+use super::printer::Printer;
+use super::probe::{negotiate, options, target_from};
+use super::settings_args::{SettingsArgs, config_error};
+
+#[derive(Debug, clap::Args)]
+#[command(group = clap::ArgGroup::new("output").required(true).multiple(true))]
+pub struct Args {
+    /// The contract to produce, such as `plan` (`slmcode schema list` shows them all).
+    #[arg(
+        long,
+        value_name = "ROLE",
+        group = "output",
+        conflicts_with = "schema_file"
+    )]
+    schema: Option<String>,
+
+    /// A JSON Schema file to produce an instance of.
+    #[arg(long, value_name = "FILE", group = "output")]
+    schema_file: Option<PathBuf>,
+
+    /// The agent role asking (`planner`, `go-worker`): its stop sequences, and its contract
+    /// when neither --schema nor --schema-file is given.
+    #[arg(long, value_name = "ID", group = "output")]
+    role: Option<String>,
+
+    /// The request; without it, the request is read from stdin.
+    #[arg(long, value_name = "TEXT")]
+    prompt: Option<String>,
+
+    /// A system message, sent before the contract's instructions.
+    #[arg(long, value_name = "TEXT")]
+    system: Option<String>,
+
+    /// The first request's completion budget (a truncation re-ask doubles it, up to 8192).
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<String>,
+
+    /// How many failure-matched re-asks may be sent (0: none).
+    #[arg(long, value_name = "N")]
+    reask: Option<String>,
+
+    /// Force a mechanism for this call: json_schema, guided_json, gbnf_grammar, json_object or
+    /// prompt_only. Nothing is probed and recorded demotions are ignored; a rejection still
+    /// walks down to prompt_only (and is recorded).
+    #[arg(long, value_name = "MECHANISM")]
+    mechanism: Option<Mechanism>,
+
+    /// A sampling seed, for repeatable answers with a temperature above 0.
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+
+    /// Print the value indented.
+    #[arg(long)]
+    pretty: bool,
+
+    #[command(flatten)]
+    settings: SettingsArgs,
+}
+
+/// `--json` output of a successful `slmcode generate`.
+#[derive(Debug, Serialize)]
+struct Generated<'a> {
+    /// The value; it satisfies the schema.
+    value: &'a Value,
+    /// What happened: mechanism, demotions, repair rung, attempts, retries, tokens (see
+    /// [`CallMeta`]).
+    meta: &'a CallMeta,
+}
+
+/// `--json` output of a failed `slmcode generate` (exit 3, 4, 5 or 6).
+#[derive(Debug, Serialize)]
+struct Failed<'a> {
+    /// The error, with its evidence.
+    error: FailureDetail<'a>,
+    /// What happened before it.
+    meta: &'a CallMeta,
+}
+
+/// `error` in [`Failed`]: the fields every command's error has, plus the evidence.
+#[derive(Debug, Serialize)]
+struct FailureDetail<'a> {
+    /// `not_json`, `truncated`, `schema_violation` or `endpoint`.
+    kind: &'static str,
+    /// The exit code.
+    exit_code: u8,
+    /// What went wrong, in one line.
+    message: String,
+    /// Always empty here (the shape is the same as every command's error).
+    causes: Vec<String>,
+    /// What to do about it.
+    hint: Option<String>,
+    /// For an answer: the failure class (`empty`, `prose`, `malformed`, `truncated`,
+    /// `wrong_shape`); for the endpoint: the error class (`transient`, `rate_limited`,
+    /// `permanent`, `context_overflow`, `canceled`, `unknown`).
+    class: &'static str,
+    /// The HTTP status of an endpoint failure.
+    status: Option<u16>,
+    /// Validation errors of the last answer against the schema, with JSON pointers.
+    errors: &'a [ValidationError],
+    /// The last answer's text, at most 4000 characters; null for an endpoint failure.
+    raw: Option<&'a str>,
+    /// Whether `raw` was cut.
+    raw_cut: bool,
+    /// For a truncated top-level object: the members that were complete (not validated).
+    partial: Option<&'a Map<String, Value>>,
+    /// For a truncated top-level object: the required members still missing.
+    missing_required: &'a [String],
+}
+
+pub fn run(args: Args, printer: &Printer) -> CommandResult {
+    let resolved = resolve(&args, printer)?;
+    let request = request(&args)?;
+    let schema_file = args.schema_file.is_some();
+    let (target, _) = target_from(&resolved)?;
+    // A forced mechanism sends no probe: the cache (or the preset's prior) fills the context.
+    let negotiate_options = options(&resolved, false, args.mechanism.is_none());
+    let negotiation = negotiate(&target, &negotiate_options, printer);
+    for warning in &negotiation.warnings {
+        printer.warn(warning);
+    }
+    let context = CallContext::new(target, negotiation)
+        .with_cache(negotiate_options.cache.clone())
+        .with_stats_file(Some(resolved.config_path.with_file_name(STATS_FILE)));
+    let spinner = printer.spinner("waiting for the model ...");
+    let result = structured_call(&resolved.settings, &request, &context);
+    spinner.finish_and_clear();
+    match result {
+        Ok(outcome) => {
+            warn_meta(&outcome.meta, schema_file, printer);
+            let value = match &outcome.answer {
+                Answer::Value(value) => value,
+                Answer::ToolCalls(calls) => {
+                    return Err(CliError::new(
+                        Exit::Failure,
+                        anyhow!(
+                            "the model called a tool ({}) instead of answering",
+                            calls[0].name
+                        ),
+                    ));
+                }
+            };
+            if printer.json() {
+                printer.json_value(&Generated {
+                    value,
+                    meta: &outcome.meta,
+                })?;
+            } else {
+                let text = if args.pretty {
+                    repair::to_pretty(value)
+                } else {
+                    repair::to_compact(value)
+                };
+                printer.line(&text)?;
+                if let Some(note) = degraded_note(&outcome.meta) {
+                    printer.note(&note);
+                }
+            }
+            Ok(Exit::Success)
+        }
+        Err(CallFailure::Request(error)) => Err(request_error(error)),
+        Err(CallFailure::Endpoint { error, meta }) => {
+            warn_meta(&meta, schema_file, printer);
+            let hint = endpoint_hint(&error);
+            let detail = FailureDetail {
+                kind: Exit::Endpoint.name(),
+                exit_code: Exit::Endpoint as u8,
+                message: error.to_string(),
+                causes: Vec::new(),
+                hint: Some(hint.clone()),
+                class: error.class.as_str(),
+                status: error.status,
+                errors: &[],
+                raw: None,
+                raw_cut: false,
+                partial: None,
+                missing_required: &[],
+            };
+            fail(detail, &meta, Exit::Endpoint, printer)
+        }
+        Err(CallFailure::SchemaViolation(violation)) => {
+            warn_meta(&violation.meta, schema_file, printer);
+            let exit = exit_for(violation.class);
+            let detail = FailureDetail {
+                kind: exit.name(),
+                exit_code: exit as u8,
+                message: violation.to_string(),
+                causes: Vec::new(),
+                hint: Some(violation_hint(&violation)),
+                class: violation.class.as_str(),
+                status: None,
+                errors: &violation.errors,
+                raw: Some(&violation.raw),
+                raw_cut: violation.raw_cut,
+                partial: violation.partial.as_ref(),
+                missing_required: &violation.missing_required,
+            };
+            if !printer.json() {
+                for error in &violation.errors {
+                    printer.note(&format!("  {error}"));
+                }
+            }
+            fail(detail, &violation.meta, exit, printer)
+        }
+    }
+}
+
+/// Settings from the flags (`--max-tokens` and `--reask` are settings for one run), the
+/// environment and the file.
+fn resolve(args: &Args, printer: &Printer) -> Result<Resolved, CliError> {
+    let mut overrides = args.settings.overrides();
+    if let Some(max_tokens) = &args.max_tokens {
+        overrides.set(Key::MaxTokens, max_tokens.clone());
+    }
+    if let Some(reask) = &args.reask {
+        overrides.set(Key::Reask, reask.clone());
+    }
+    let resolved =
+        config::resolve(&Environment::from_process(), &overrides).map_err(config_error)?;
+    for warning in &resolved.warnings {
+        printer.warn(&warning.to_string());
+    }
+    Ok(resolved)
+}
+
+/// The request the arguments describe; the schema is checked before stdin is read.
+fn request(args: &Args) -> Result<StructuredRequest, CliError> {
+    let mut request = match (&args.schema, &args.schema_file) {
+        (Some(name), _) => StructuredRequest::contract(super::schema::role(name)?.name),
+        (None, Some(path)) => {
+            let schema = load_schema_file(path)?;
+            schema::validator(&schema).map_err(|error| {
+                CliError::new(
+                    Exit::Failure,
+                    anyhow!("schema file {}: {error}", path.display()),
+                )
+            })?;
+            let name = path
+                .file_stem()
+                .map(|stem| {
+                    stem.to_string_lossy()
+                        .trim_end_matches(".schema")
+                        .to_owned()
+                })
+                .unwrap_or_default();
+            StructuredRequest::schema(schema).named(name)
+        }
+        (None, None) => StructuredRequest::default(),
+    };
+    if let Some(id) = &args.role {
+        let spec = RoleSpec::new(id.clone());
+        let decoding = agents::normalize_decoding(&spec).map_err(|error| {
+            CliError::usage(error).with_hint("`slmcode schema list` shows every contract")
+        })?;
+        if request.schema.is_none() && decoding.contract.is_none() {
+            return Err(CliError::usage(anyhow!(
+                "role `{id}` is {} and has no contract",
+                decoding.kind.as_str()
+            ))
+            .with_hint(
+                "give a schema with --schema or --schema-file; `slmcode roles` lists the roles",
+            ));
+        }
+        request = request.with_role(spec);
+    }
+    let text = match &args.prompt {
+        Some(text) => text.clone(),
+        None => {
+            let bytes = Source::Stdin.read_bytes()?;
+            String::from_utf8_lossy(&bytes).into_owned()
+        }
+    };
+    if text.trim().is_empty() {
+        return Err(
+            CliError::usage(anyhow!("nothing to ask: the request is empty"))
+                .with_hint("give it with --prompt TEXT, or on stdin"),
+        );
+    }
+    if let Some(system) = &args.system {
+        request = request.system(system.clone());
+    }
+    request = request.user(text);
+    request.mechanism = args.mechanism;
+    request.seed = args.seed;
+    Ok(request)
+}
+
+/// Errors the library finds in a request before sending anything.
+fn request_error(error: RequestError) -> CliError {
+    match error {
+        RequestError::InvalidSchema(_) => CliError::new(Exit::Failure, error),
+        _ => CliError::usage(error),
+    }
+}
+
+/// The exit code of a failure class.
+fn exit_for(class: FailureClass) -> Exit {
+    match class {
+        FailureClass::Empty | FailureClass::Prose | FailureClass::Malformed => Exit::NotJson,
+        FailureClass::Truncated => Exit::Truncated,
+        FailureClass::WrongShape => Exit::SchemaViolation,
+    }
+}
+
+fn fail(
+    detail: FailureDetail<'_>,
+    meta: &CallMeta,
+    exit: Exit,
+    printer: &Printer,
+) -> CommandResult {
+    if printer.json() {
+        let message = detail.message.clone();
+        let hint = detail.hint.clone();
+        printer.json_value(&Failed {
+            error: detail,
+            meta,
+        })?;
+        printer.error(&anyhow!(message), hint.as_deref());
+    } else {
+        printer.error(&anyhow!(detail.message), detail.hint.as_deref());
+    }
+    Ok(exit)
+}
+
+fn endpoint_hint(error: &CallError) -> String {
+    match error.class {
+        ErrorClass::ContextOverflow => {
+            "the request does not fit the model's context: shorten the prompt or lower --max-tokens"
+                .to_owned()
+        }
+        ErrorClass::RateLimited => "the server is rate limiting: try again later".to_owned(),
+        ErrorClass::Canceled => "no answer in time: raise --timeout".to_owned(),
+        ErrorClass::Permanent if matches!(error.status, Some(401 | 403)) => {
+            "the server refused the key: check api_key_env with `slmcode config list`".to_owned()
+        }
+        _ => "`slmcode doctor` checks every step from the settings to an answer".to_owned(),
+    }
+}
+
+fn violation_hint(violation: &SchemaViolation) -> String {
+    let meta = &violation.meta;
+    if meta.degrade_reason == Some(DegradeReason::StructuredDecodingOff) {
+        return "nothing constrained the model: `slmcode config set structured_decoding auto` lets the endpoint enforce the schema".to_owned();
+    }
+    match violation.class {
+        FailureClass::Truncated => {
+            let budget = meta.reasks.last().map_or_else(String::new, |reask| {
+                format!(" (the last request had {})", reask.max_tokens)
+            });
+            format!("the answer ran out of tokens{budget}: raise --max-tokens")
+        }
+        FailureClass::WrongShape => format!(
+            "the model answered with the wrong shape under {}: try --reask 2 or a clearer --prompt; `slmcode doctor` shows what the endpoint enforces",
+            meta.mechanism
+        ),
+        _ => format!(
+            "the model answered without JSON under {}: `slmcode doctor` shows which mechanism the endpoint enforces",
+            meta.mechanism
+        ),
+    }
+}
+
+/// Warnings the call produced, and for a schema file what the projection left out of the wire
+/// form (DESIGN.md: dropped only from the wire form, with a warning). A contract's notes stay in
+/// `meta.notes`: they are by design (bounds too large for a grammar engine), the same on every
+/// call, and validation checks them anyway.
+fn warn_meta(meta: &CallMeta, schema_file: bool, printer: &Printer) {
+    for warning in &meta.warnings {
+        printer.warn(warning);
+    }
+    for note in meta.notes.iter().filter(|_| schema_file) {
+        printer.warn(&format!(
+            "the {} wire form leaves out {note} (validation still checks it)",
+            meta.mechanism
+        ));
+    }
+}
+
+/// One line on stderr when the value did not come from a first-try constrained answer.
+fn degraded_note(meta: &CallMeta) -> Option<String> {
+    let reason = meta.degrade_reason?;
+    let mut note = format!("degraded ({reason}): answered under {}", meta.mechanism);
+    if !meta.demotions.is_empty() {
+        let demoted: Vec<String> = meta
+            .demotions
+            .iter()
+            .map(|demotion| match demotion.status {
+                Some(status) => format!("{} (HTTP {status})", demotion.form),
+                None => format!("{} (not enforced)", demotion.form),
+            })
+            .collect();
+        note.push_str(&format!(", demoted {}", demoted.join(", ")));
+    }
+    if let Some(rung) = meta.repair_rung {
+        note.push_str(&format!(", repair rung {rung}"));
+    }
+    note.push_str(&format!(
+        ", {} attempt{}",
+        meta.attempts,
+        if meta.attempts == 1 { "" } else { "s" }
+    ));
+    Some(note)
+}

@@ -1,0 +1,58 @@
+//! Where `schema gbnf` and `schema match` take their schema from: a contract named on the
+//! command line, or a JSON Schema file given with `--file`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::Value;
+use slmcode::schema::gbnf::{self, Derived, GbnfError};
+
+use crate::cli::exit::{CliError, Exit};
+use crate::cli::input::load_schema_file;
+
+/// A schema, with the name messages use for it.
+pub(super) struct Named {
+    /// The contract name, or the file's path as given.
+    pub name: String,
+    pub schema: Value,
+}
+
+/// Resolves `ROLE` or `--file`: exactly one of them.
+pub(super) fn resolve(role: Option<&str>, file: Option<&Path>) -> Result<Named, CliError> {
+    match (role, file) {
+        (Some(role), None) => {
+            let contract = super::role(role)?;
+            Ok(Named {
+                name: contract.name.to_owned(),
+                schema: contract.schema().clone(),
+            })
+        }
+        (None, Some(file)) => Ok(Named {
+            name: file.display().to_string(),
+            schema: load_schema_file(file)?,
+        }),
+        (Some(_), Some(_)) => Err(CliError::usage(anyhow::anyhow!(
+            "give a contract name or --file, not both"
+        ))),
+        (None, None) => Err(CliError::usage(anyhow::anyhow!(
+            "give a contract name (such as `plan`) or --file with a JSON Schema"
+        ))
+        .with_hint("`slmcode schema list` shows every contract")),
+    }
+}
+
+/// The schema's grammar; a schema without one is a failure that says why.
+pub(super) fn derive(named: &Named) -> Result<Arc<Derived>, CliError> {
+    gbnf::derive(&named.schema).map_err(|error| {
+        let hint = match &error {
+            GbnfError::InvalidSchema { .. } => "`slmcode schema check FILE` lists every problem of a schema",
+            GbnfError::Unsatisfiable { .. } => "a schema that no value satisfies cannot constrain anything; check its bounds and `required`",
+            GbnfError::LeftRecursive { .. } => "put an object or array between a schema and its `$ref` back to itself",
+        };
+        CliError::new(
+            Exit::Failure,
+            anyhow::anyhow!("{} has no grammar: {error}", named.name),
+        )
+        .with_hint(hint)
+    })
+}

@@ -1,0 +1,145 @@
+//! `slmcode tools extract TOOLS.json [FILE]`: the tool call in a model's text, repaired and
+//! validated against its tool's schema.
+//!
+//! Prints the call `{"name", "arguments"}` (with `--all`, the array of every call). With serial
+//! tools (the default) only the first call is kept and the others are reported as dropped.
+//! Exit codes: 0 a valid call; 3 the text holds no call; 4 a call is cut off (or the server
+//! stopped on length); 5 a call names an unknown tool or its arguments violate its schema;
+//! 1 a bad tools file.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde_json::Value;
+use slmcode::repair::Rung;
+use slmcode::tools::{DroppedCall, ExtractError, ExtractOptions, ExtractedCall, extract};
+
+use crate::cli::exit::{CliError, CommandResult, Exit};
+use crate::cli::input::Source;
+use crate::cli::printer::Printer;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The tools the text may call (same forms as `tools compile`).
+    #[arg(value_name = "TOOLS.json")]
+    tools: PathBuf,
+
+    /// The model's text; `-` or nothing reads stdin.
+    #[arg(value_name = "FILE")]
+    input: Option<PathBuf>,
+
+    /// Keep every call in the text instead of only the first.
+    #[arg(long, conflicts_with = "serial")]
+    all: bool,
+
+    /// Keep only the first call (serial tools). The default.
+    #[arg(long)]
+    serial: bool,
+
+    /// How the server said the answer ended; `length` means the last call is cut off.
+    #[arg(long, value_name = "REASON")]
+    finish_reason: Option<String>,
+}
+
+/// `--json` output of `slmcode tools extract`.
+#[derive(Debug, Serialize)]
+struct Report<'a> {
+    /// The calls kept (one unless `--all`), each `{name, arguments, source, rung,
+    /// rungs_changed, coercions, notes}`: `source` is `tool_call_tag`, `function_tag`, `fence`
+    /// or `bare`; `rung` the highest repair rung the call needed.
+    calls: &'a [ExtractedCall],
+    /// Calls found and not kept, each `{name, reason}`.
+    dropped: &'a [DroppedCall],
+}
+
+pub fn run(args: Args, printer: &Printer) -> CommandResult {
+    let file = super::load(&args.tools)?;
+    let source = Source::from_arg(args.input.as_deref());
+    let bytes = source.read_bytes()?;
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(error) => {
+            printer.warn(&format!(
+                "{} is not valid UTF-8; invalid bytes were replaced with U+FFFD",
+                source.name()
+            ));
+            String::from_utf8_lossy(error.as_bytes()).into_owned()
+        }
+    };
+    let options = ExtractOptions {
+        serial: !args.all,
+        finish_reason_length: args
+            .finish_reason
+            .as_deref()
+            .is_some_and(|reason| reason.eq_ignore_ascii_case("length")),
+    };
+    let extraction = extract(&text, &file.tools, &options).map_err(extract_error)?;
+    if printer.json() {
+        printer.json_value(&Report {
+            calls: &extraction.calls,
+            dropped: &extraction.dropped,
+        })?;
+        return Ok(Exit::Success);
+    }
+    for call in &extraction.calls {
+        if call.rung != Rung::None {
+            let rungs: Vec<&str> = call
+                .rungs_changed
+                .iter()
+                .map(|rung| rung.as_str())
+                .collect();
+            printer.note(&format!(
+                "{}: repaired (rung {}; changed: {})",
+                call.name,
+                call.rung.as_str(),
+                rungs.join(", ")
+            ));
+        }
+        for coercion in &call.coercions {
+            printer.note(&format!(
+                "{}: coerced {} from {} to {}",
+                call.name,
+                if coercion.pointer.is_empty() {
+                    "(root)"
+                } else {
+                    &coercion.pointer
+                },
+                coercion.from,
+                coercion.to
+            ));
+        }
+        for note in &call.notes {
+            printer.note(&format!("{}: {note}", call.name));
+        }
+    }
+    for dropped in &extraction.dropped {
+        printer.note(&format!(
+            "dropped a call{}: {}",
+            dropped
+                .name
+                .as_deref()
+                .map(|name| format!(" to {name}"))
+                .unwrap_or_default(),
+            dropped.reason
+        ));
+    }
+    if args.all {
+        let calls: Vec<Value> = extraction.calls.iter().map(ExtractedCall::call).collect();
+        printer.json_value(&calls)?;
+    } else {
+        printer.json_value(&extraction.calls[0].call())?;
+    }
+    Ok(Exit::Success)
+}
+
+fn extract_error(error: ExtractError) -> CliError {
+    match &error {
+        ExtractError::NoCall { .. } => CliError::new(Exit::NotJson, error)
+            .with_hint("the model answered without calling a tool; re-ask for exactly one call"),
+        ExtractError::Truncated { .. } => CliError::new(Exit::Truncated, error)
+            .with_hint("raise max_tokens, or re-ask with the partial call and \"finish the call\""),
+        ExtractError::UnknownTool { .. } | ExtractError::InvalidArguments { .. } => {
+            CliError::new(Exit::SchemaViolation, error)
+        }
+    }
+}

@@ -1,0 +1,389 @@
+//! Arrays and objects.
+//!
+//! Optional properties stay exact without an exponential grammar: the members of an object
+//! are an alternation over which property comes first (any optional one before the first
+//! required one, or that required one); after the first, every later property is
+//! `(ws "," ws key-value)`, optional or not as the schema says. That is linear in the number
+//! of alternatives times properties, admits every subset of the optional properties in
+//! schema order, and never a leading or doubled comma.
+
+use serde_json::{Map, Value};
+
+use super::derive::{Deriver, kind_of};
+use super::expr::Expr;
+use super::types::count;
+use crate::schema::pointer_push;
+
+/// Above this many expression items, the tails of an object's member list become rules of
+/// their own instead of being written out for every alternative.
+const INLINE_TAIL_LIMIT: usize = 24;
+
+/// An array: a list of `items`, or a tuple of `prefixItems` / array-form `items` followed by
+/// the rest, with `minItems` / `maxItems`.
+pub(crate) fn array(
+    deriver: &mut Deriver<'_>,
+    map: &Map<String, Value>,
+    pointer: &str,
+    hint: &str,
+    depth: u32,
+) -> Expr {
+    let min = count(deriver, map, "minItems", pointer).unwrap_or(0);
+    let max = count(deriver, map, "maxItems", pointer);
+    if max.is_some_and(|max| max < min) {
+        return deriver.never(pointer, Some("maxItems"), "maxItems is below minItems");
+    }
+    if map.get("uniqueItems") == Some(&Value::Bool(true)) && max.is_none_or(|max| max > 1) {
+        deriver.note(
+            pointer,
+            Some("uniqueItems"),
+            "the grammar cannot forbid repeated items; validation checks it",
+        );
+    }
+    // Draft 2020-12 `prefixItems` + `items`, or draft-07 array `items` + `additionalItems`.
+    let (prefix, prefix_keyword, rest, rest_keyword) =
+        match (map.get("prefixItems"), map.get("items")) {
+            (Some(Value::Array(prefix)), rest) => (Some(prefix), "prefixItems", rest, "items"),
+            (None, Some(Value::Array(prefix))) => (
+                Some(prefix),
+                "items",
+                map.get("additionalItems"),
+                "additionalItems",
+            ),
+            (Some(other), _) => {
+                return deriver.invalid(
+                    &pointer_push(pointer, "prefixItems"),
+                    format!("prefixItems must be an array, not {}", kind_of(other)),
+                );
+            }
+            (None, items) => (None, "", items, "items"),
+        };
+    let rest = match rest {
+        None => Some(deriver.rule("value")),
+        Some(schema) => {
+            let expr = deriver.value(
+                schema,
+                &pointer_push(pointer, rest_keyword),
+                &format!("{hint}-item"),
+                depth,
+            );
+            if expr == Expr::Never {
+                None
+            } else {
+                Some(deriver.named(expr, &format!("{hint}-item")))
+            }
+        }
+    };
+    let Some(prefix) = prefix else {
+        let item = rest.unwrap_or(Expr::Never);
+        return deriver
+            .shared
+            .list(&mut deriver.builder, "[", "]", item, min, max);
+    };
+    let prefix: Vec<Expr> = prefix
+        .iter()
+        .enumerate()
+        .map(|(index, schema)| {
+            let item_hint = format!("{hint}-{index}");
+            let expr = deriver.value(
+                schema,
+                &pointer_push(&pointer_push(pointer, prefix_keyword), &index.to_string()),
+                &item_hint,
+                depth,
+            );
+            deriver.named(expr, &item_hint)
+        })
+        .collect();
+    tuple(deriver, &prefix, rest, min, max)
+}
+
+/// `[` p0 `,` p1 ... then rest items `]`, with the total count in `[min, max]`.
+fn tuple(
+    deriver: &mut Deriver<'_>,
+    prefix: &[Expr],
+    rest: Option<Expr>,
+    min: u64,
+    max: Option<u64>,
+) -> Expr {
+    let ws = deriver.rule("ws");
+    let separator = || Expr::seq([ws.clone(), Expr::lit(","), ws.clone()]);
+    let length = prefix.len() as u64;
+    // The items from position `length` on: rest items, each after a separator.
+    let mut tail = match max {
+        Some(max) if max <= length => Expr::Empty,
+        _ => match &rest {
+            None => Expr::Empty,
+            Some(item) => Expr::repeat(
+                Expr::seq([separator(), item.clone()]),
+                min.saturating_sub(length),
+                max.map(|max| max - length),
+            ),
+        },
+    };
+    // Then prefix positions from the back; position i exists only if i < max.
+    for position in (1..prefix.len()).rev() {
+        if max.is_some_and(|max| position as u64 >= max) {
+            continue;
+        }
+        let here = Expr::seq([separator(), prefix[position].clone(), tail]);
+        tail = if (position as u64) < min {
+            here
+        } else {
+            Expr::optional(here)
+        };
+    }
+    // The first item has no separator in front of it.
+    let first = match prefix.first() {
+        Some(first) if max != Some(0) => first.clone(),
+        _ => {
+            // An empty prefix is a plain list of the rest.
+            let item = rest.unwrap_or(Expr::Never);
+            return deriver
+                .shared
+                .list(&mut deriver.builder, "[", "]", item, min, max);
+        }
+    };
+    let items = Expr::seq([first, tail, ws.clone()]);
+    let items = if min == 0 {
+        Expr::optional(items)
+    } else {
+        items
+    };
+    Expr::seq([Expr::lit("["), ws, items, Expr::lit("]")])
+}
+
+/// One property as the grammar sees it.
+struct Member {
+    /// The `"key" ws ":" ws value` rule, or `Never` when no value is allowed.
+    key_value: Expr,
+    required: bool,
+}
+
+/// An object: declared properties in schema order, or a free-form map.
+pub(crate) fn object(
+    deriver: &mut Deriver<'_>,
+    map: &Map<String, Value>,
+    pointer: &str,
+    hint: &str,
+    depth: u32,
+) -> Expr {
+    let empty = Map::new();
+    let properties = match map.get("properties") {
+        None => &empty,
+        Some(Value::Object(properties)) => properties,
+        Some(other) => {
+            return deriver.invalid(
+                &pointer_push(pointer, "properties"),
+                format!("properties must be an object, not {}", kind_of(other)),
+            );
+        }
+    };
+    let required: Vec<String> = match map.get("required") {
+        None => Vec::new(),
+        Some(Value::Array(names)) if names.iter().all(Value::is_string) => names
+            .iter()
+            .filter_map(|name| name.as_str().map(str::to_owned))
+            .collect(),
+        Some(_) => {
+            return deriver.invalid(
+                &pointer_push(pointer, "required"),
+                "required must be an array of strings",
+            );
+        }
+    };
+    let additional = map.get("additionalProperties");
+    if properties.is_empty() && required.is_empty() {
+        return free_form(deriver, map, additional, pointer, hint, depth);
+    }
+    let closed = additional == Some(&Value::Bool(false));
+    if !closed {
+        deriver.note(
+            pointer,
+            Some("additionalProperties"),
+            "additionalProperties is not false: the grammar generates only the declared properties, never others",
+        );
+    }
+    let minimum = count(deriver, map, "minProperties", pointer);
+    let maximum = count(deriver, map, "maxProperties", pointer);
+    if minimum.is_some_and(|minimum| minimum > required.len() as u64)
+        || maximum.is_some_and(|maximum| maximum < properties.len() as u64)
+    {
+        deriver.note(
+            pointer,
+            Some(if minimum.is_some() {
+                "minProperties"
+            } else {
+                "maxProperties"
+            }),
+            "the grammar does not count optional properties; validation checks the count",
+        );
+    }
+    let ws = deriver.rule("ws");
+    let mut members: Vec<Member> = Vec::new();
+    let mut names: Vec<&str> = properties.keys().map(String::as_str).collect();
+    // A required property the schema does not declare: its value is whatever
+    // additionalProperties allows.
+    for name in &required {
+        if !properties.contains_key(name) {
+            names.push(name);
+        }
+    }
+    for name in names {
+        let is_required = required.iter().any(|required| required == name);
+        let (schema, schema_pointer) = match properties.get(name) {
+            Some(schema) => (
+                schema,
+                pointer_push(&pointer_push(pointer, "properties"), name),
+            ),
+            None => match additional {
+                None => (&Value::Bool(true), pointer.to_owned()),
+                Some(schema) => (schema, pointer_push(pointer, "additionalProperties")),
+            },
+        };
+        let value_hint = if hint == "root" {
+            name.to_owned()
+        } else {
+            format!("{hint}-{name}")
+        };
+        let value = deriver.value(schema, &schema_pointer, &value_hint, depth);
+        if value == Expr::Never {
+            if is_required {
+                return deriver.never(
+                    pointer,
+                    Some("required"),
+                    &format!("required property `{name}` accepts no value"),
+                );
+            }
+            continue;
+        }
+        let value = deriver.named(value, &value_hint);
+        let key = serde_json::to_string(name).expect("a string serializes");
+        let key_value = Expr::seq([
+            Expr::lit(key),
+            ws.clone(),
+            Expr::lit(":"),
+            ws.clone(),
+            value,
+        ]);
+        let key_value = deriver.named(key_value, &format!("{value_hint}-kv"));
+        members.push(Member {
+            key_value,
+            required: is_required,
+        });
+    }
+    let body = member_list(deriver, &members, &ws, hint);
+    Expr::seq([Expr::lit("{"), ws, body, Expr::lit("}")])
+}
+
+/// The members between the braces, including the whitespace before `}`.
+fn member_list(deriver: &mut Deriver<'_>, members: &[Member], ws: &Expr, hint: &str) -> Expr {
+    let later = |member: &Member| {
+        let item = Expr::seq([
+            ws.clone(),
+            Expr::lit(","),
+            ws.clone(),
+            member.key_value.clone(),
+        ]);
+        if member.required {
+            item
+        } else {
+            Expr::optional(item)
+        }
+    };
+    // Which members can come first: optional ones up to the first required one.
+    let first_candidates = members
+        .iter()
+        .position(|member| member.required)
+        .map_or(members.len(), |index| index + 1);
+    let all_optional = members.iter().all(|member| !member.required);
+    let inline_size = first_candidates * members.len();
+    // tails[i]: the members after position i, each behind a separator.
+    let tails: Vec<Expr> = if inline_size <= INLINE_TAIL_LIMIT {
+        (0..members.len())
+            .map(|index| Expr::seq(members[index + 1..].iter().map(later)))
+            .collect()
+    } else {
+        // One rule per tail, each calling the next: linear in the number of properties.
+        let mut tails = vec![Expr::Empty; members.len()];
+        let mut next = Expr::Empty;
+        for index in (0..members.len()).rev() {
+            tails[index] = next.clone();
+            let body = Expr::seq([later(&members[index]), next]);
+            next = deriver.named(body, &format!("{hint}-rest-{index}"));
+        }
+        tails
+    };
+    let mut alternatives: Vec<Expr> = (0..first_candidates)
+        .map(|index| {
+            Expr::seq([
+                members[index].key_value.clone(),
+                tails[index].clone(),
+                ws.clone(),
+            ])
+        })
+        .collect();
+    if all_optional {
+        alternatives.push(Expr::Empty);
+    }
+    Expr::alt(alternatives)
+}
+
+/// An object without declared properties: any keys, each value matching
+/// `additionalProperties` (any value when absent), between minProperties and maxProperties
+/// members.
+fn free_form(
+    deriver: &mut Deriver<'_>,
+    map: &Map<String, Value>,
+    additional: Option<&Value>,
+    pointer: &str,
+    hint: &str,
+    depth: u32,
+) -> Expr {
+    let min = count(deriver, map, "minProperties", pointer).unwrap_or(0);
+    let max = count(deriver, map, "maxProperties", pointer);
+    if min > 1 {
+        deriver.note(
+            pointer,
+            Some("minProperties"),
+            "the grammar counts members, so a repeated key counts twice; validation counts distinct keys",
+        );
+    }
+    let value = match additional {
+        // No members at all: `{}` with whitespace inside.
+        Some(Value::Bool(false)) => Expr::Never,
+        None | Some(Value::Bool(true)) => {
+            if min == 0 && max.is_none() {
+                return deriver.rule("object");
+            }
+            deriver.rule("value")
+        }
+        Some(schema) => {
+            let value_hint = format!("{hint}-value");
+            let expr = deriver.value(
+                schema,
+                &pointer_push(pointer, "additionalProperties"),
+                &value_hint,
+                depth,
+            );
+            deriver.named(expr, &value_hint)
+        }
+    };
+    let member = if value == Expr::Never {
+        Expr::Never
+    } else {
+        let string = deriver.rule("string");
+        let ws = deriver.rule("ws");
+        let member = Expr::seq([string, ws.clone(), Expr::lit(":"), ws, value]);
+        deriver.named(member, &format!("{hint}-member"))
+    };
+    let list = deriver
+        .shared
+        .list(&mut deriver.builder, "{", "}", member, min, max);
+    if list == Expr::Never || (min > 0 && additional == Some(&Value::Bool(false))) {
+        return deriver.never(
+            pointer,
+            Some("minProperties"),
+            "no object has that many members",
+        );
+    }
+    list
+}

@@ -1,0 +1,312 @@
+//! Integer bounds as exact digit rules, and the JSON number syntax.
+//!
+//! An integer in the grammar is written the way serde_json writes it: an optional `-`, then
+//! `0` or a digit string without a leading zero; `-0` is not produced (it is the same value as
+//! `0`, and `0` is its canonical form). A range `[low, high]` becomes an alternation of
+//! disjoint digit patterns, one group per digit count, so the grammar matches exactly the
+//! integers in the range.
+
+use super::expr::{CharClass, Expr};
+
+/// The digits `0-9` as a class.
+fn any_digit() -> Expr {
+    Expr::Class(CharClass::of(&[('0', '9')]))
+}
+
+fn digit_class(low: u8, high: u8) -> Expr {
+    if low == high {
+        Expr::lit(char::from(b'0' + low).to_string())
+    } else {
+        let low = char::from(b'0' + low);
+        let high = char::from(b'0' + high);
+        Expr::Class(CharClass::of(&[(low, high)]))
+    }
+}
+
+/// The canonical decimal forms of the integers in `[low, high]` (`None`: unbounded on that
+/// side). `Never` when the range is empty.
+pub(crate) fn integer_range(low: Option<i128>, high: Option<i128>) -> Expr {
+    if let (Some(low), Some(high)) = (low, high)
+        && low > high
+    {
+        return Expr::Never;
+    }
+    let mut alternatives = Vec::new();
+    // Non-negative part: [max(low, 0), high].
+    if high.is_none_or(|high| high >= 0) {
+        let from = low.map_or(0, |low| low.max(0)) as u128;
+        let to = high.map(|high| high as u128);
+        alternatives.push(natural_range(from, to));
+    }
+    // Negative part: -k for k in [max(1, -high), -low].
+    if low.is_none_or(|low| low < 0) {
+        let from = high.map_or(1, |high| if high < 0 { high.unsigned_abs() } else { 1 });
+        let to = low.map(i128::unsigned_abs);
+        alternatives.push(Expr::seq([Expr::lit("-"), natural_range(from, to)]));
+    }
+    Expr::alt(alternatives)
+}
+
+/// The canonical decimal forms of the naturals in `[low, high]`.
+fn natural_range(low: u128, high: Option<u128>) -> Expr {
+    let mut alternatives = Vec::new();
+    let mut low = low;
+    if low == 0 {
+        alternatives.push(Expr::lit("0"));
+        if high == Some(0) {
+            return Expr::alt(alternatives);
+        }
+        low = 1;
+    }
+    let low_digits = digit_count(low);
+    match high {
+        Some(high) => {
+            let high_digits = digit_count(high);
+            for digits in low_digits..=high_digits {
+                let from = if digits == low_digits {
+                    low
+                } else {
+                    pow10(digits - 1)
+                };
+                let to = if digits == high_digits {
+                    high
+                } else {
+                    pow10(digits) - 1
+                };
+                same_length(&decimal(from), &decimal(to), &mut alternatives);
+            }
+        }
+        None => {
+            same_length(
+                &decimal(low),
+                &decimal(pow10(low_digits) - 1),
+                &mut alternatives,
+            );
+            // Every number with more digits.
+            alternatives.push(Expr::seq([
+                digit_class(1, 9),
+                Expr::repeat(any_digit(), low_digits as u64, None),
+            ]));
+        }
+    }
+    Expr::alt(alternatives)
+}
+
+/// Patterns for the numbers from `low` to `high`, both with the same digit count and no
+/// leading zero (the first digit of `low` is not 0), appended to `out`.
+fn same_length(low: &[u8], high: &[u8], out: &mut Vec<Expr>) {
+    let mut patterns: Vec<Vec<(u8, u8)>> = Vec::new();
+    split(low, high, &mut Vec::new(), &mut patterns);
+    out.extend(patterns.into_iter().map(pattern_expr));
+}
+
+/// Recursively splits `[low, high]` (equal lengths) into patterns of per-digit ranges.
+fn split(low: &[u8], high: &[u8], prefix: &mut Vec<(u8, u8)>, out: &mut Vec<Vec<(u8, u8)>>) {
+    if low.is_empty() {
+        out.push(prefix.clone());
+        return;
+    }
+    let (first_low, first_high) = (low[0], high[0]);
+    if first_low == first_high {
+        prefix.push((first_low, first_low));
+        split(&low[1..], &high[1..], prefix, out);
+        prefix.pop();
+        return;
+    }
+    let rest = low.len() - 1;
+    let low_rest_is_zeros = low[1..].iter().all(|&digit| digit == 0);
+    let high_rest_is_nines = high[1..].iter().all(|&digit| digit == 9);
+    // The lower edge: first_low followed by low[1..] up to 99..9, unless it is all of them.
+    let middle_from = if low_rest_is_zeros {
+        first_low
+    } else {
+        prefix.push((first_low, first_low));
+        split(&low[1..], &vec![9; rest], prefix, out);
+        prefix.pop();
+        first_low + 1
+    };
+    let middle_to = if high_rest_is_nines {
+        first_high
+    } else {
+        first_high - 1
+    };
+    if middle_from <= middle_to {
+        let mut pattern = prefix.clone();
+        pattern.push((middle_from, middle_to));
+        pattern.extend(std::iter::repeat_n((0, 9), rest));
+        out.push(pattern);
+    }
+    if !high_rest_is_nines {
+        prefix.push((first_high, first_high));
+        split(&vec![0; rest], &high[1..], prefix, out);
+        prefix.pop();
+    }
+}
+
+/// A pattern as an expression, with runs of `[0-9]` written as one repetition.
+fn pattern_expr(pattern: Vec<(u8, u8)>) -> Expr {
+    let mut items = Vec::new();
+    let mut index = 0;
+    while index < pattern.len() {
+        let (low, high) = pattern[index];
+        if (low, high) == (0, 9) {
+            let run = pattern[index..]
+                .iter()
+                .take_while(|&&range| range == (0, 9))
+                .count();
+            items.push(Expr::repeat(any_digit(), run as u64, Some(run as u64)));
+            index += run;
+        } else {
+            items.push(digit_class(low, high));
+            index += 1;
+        }
+    }
+    Expr::seq(items)
+}
+
+fn decimal(value: u128) -> Vec<u8> {
+    value.to_string().bytes().map(|byte| byte - b'0').collect()
+}
+
+fn digit_count(value: u128) -> u32 {
+    value.checked_ilog10().unwrap_or(0) + 1
+}
+
+fn pow10(exponent: u32) -> u128 {
+    10u128.pow(exponent)
+}
+
+/// Any JSON number, exactly as RFC 8259 writes it.
+pub(crate) fn json_number() -> Expr {
+    let digits = || Expr::repeat(any_digit(), 1, None);
+    Expr::seq([
+        Expr::optional(Expr::lit("-")),
+        Expr::alt([
+            Expr::lit("0"),
+            Expr::seq([digit_class(1, 9), Expr::repeat(any_digit(), 0, None)]),
+        ]),
+        Expr::optional(Expr::seq([Expr::lit("."), digits()])),
+        Expr::optional(Expr::seq([
+            Expr::Class(CharClass::of(&[('e', 'e'), ('E', 'E')])),
+            Expr::optional(Expr::Class(CharClass::of(&[('+', '+'), ('-', '-')]))),
+            digits(),
+        ])),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::gbnf::builder::Builder;
+    use crate::schema::gbnf::parse;
+
+    fn grammar(expr: Expr) -> crate::schema::gbnf::Grammar {
+        let mut builder = Builder::new();
+        builder.define(0, expr);
+        parse(&builder.finish()).unwrap()
+    }
+
+    /// Every integer in a window (and its non-canonical spellings) against the range.
+    fn check(low: Option<i128>, high: Option<i128>) {
+        let grammar = grammar(integer_range(low, high));
+        for value in -1100i128..=1100 {
+            let inside =
+                low.is_none_or(|low| value >= low) && high.is_none_or(|high| value <= high);
+            let text = value.to_string();
+            assert_eq!(
+                grammar.recognize(&text).is_ok(),
+                inside,
+                "{text} in [{low:?}, {high:?}]"
+            );
+            // A leading zero is never canonical.
+            let padded = if value < 0 {
+                format!("-0{}", value.unsigned_abs())
+            } else {
+                format!("0{value}")
+            };
+            assert!(grammar.recognize(&padded).is_err(), "{padded}");
+        }
+        assert!(grammar.recognize("-0").is_err());
+        assert!(grammar.recognize("").is_err());
+        assert!(grammar.recognize("1.0").is_err());
+        assert!(grammar.recognize("+1").is_err());
+    }
+
+    #[test]
+    fn ranges_are_exact() {
+        let edges = [
+            None,
+            Some(-1000),
+            Some(-101),
+            Some(-100),
+            Some(-99),
+            Some(-10),
+            Some(-9),
+            Some(-1),
+            Some(0),
+            Some(1),
+            Some(7),
+            Some(9),
+            Some(10),
+            Some(19),
+            Some(99),
+            Some(100),
+            Some(150),
+            Some(999),
+            Some(1000),
+            Some(1024),
+        ];
+        for &low in &edges {
+            for &high in &edges {
+                if let (Some(low), Some(high)) = (low, high)
+                    && low > high
+                {
+                    continue;
+                }
+                check(low, high);
+            }
+        }
+    }
+
+    #[test]
+    fn empty_ranges_are_never() {
+        assert_eq!(integer_range(Some(5), Some(4)), Expr::Never);
+    }
+
+    #[test]
+    fn huge_bounds_work() {
+        let grammar = grammar(integer_range(
+            Some(i64::MIN as i128),
+            Some(i64::MAX as i128),
+        ));
+        assert!(grammar.recognize(&i64::MAX.to_string()).is_ok());
+        assert!(grammar.recognize(&i64::MIN.to_string()).is_ok());
+        assert!(grammar.recognize("9223372036854775808").is_err());
+        assert!(grammar.recognize("-9223372036854775809").is_err());
+        assert!(grammar.recognize("12345678901234567").is_ok());
+    }
+
+    #[test]
+    fn numbers_follow_json() {
+        let grammar = grammar(json_number());
+        for good in ["0", "-0", "1", "-12.5", "1e10", "1E+2", "0.001e-3", "10"] {
+            assert!(grammar.recognize(good).is_ok(), "{good}");
+        }
+        for bad in ["01", "1.", ".5", "+1", "1e", "--1", "0x1", ""] {
+            assert!(grammar.recognize(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn digit_rules_read_well() {
+        let mut builder = Builder::new();
+        builder.define(0, integer_range(Some(1), Some(100)));
+        assert_eq!(builder.finish(), "root ::= [1-9] | [1-9] [0-9] | \"100\"\n");
+        let mut builder = Builder::new();
+        builder.define(0, integer_range(Some(-5), None));
+        assert_eq!(
+            builder.finish(),
+            "root ::= \"0\" | [1-9] | [1-9] [0-9]+ | \"-\" [1-5]\n"
+        );
+    }
+}

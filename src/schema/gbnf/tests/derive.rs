@@ -1,0 +1,447 @@
+//! Derivation: the grammar text, notes for what it cannot express, errors, and the
+//! constructs beyond the contract subset.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::schema::gbnf::{GbnfError, derive, derive_uncached, parse};
+
+fn grammar_of(schema: &Value) -> crate::schema::gbnf::Grammar {
+    let derived = derive_uncached(schema).unwrap();
+    parse(&derived.grammar).unwrap_or_else(|error| panic!("{error}\n{}", derived.grammar))
+}
+
+fn accepts(schema: &Value, text: &str) -> bool {
+    grammar_of(schema).recognize(text).is_ok()
+}
+
+/// The notes as `pointer keyword`.
+fn noted(schema: &Value) -> Vec<String> {
+    derive_uncached(schema)
+        .unwrap()
+        .notes
+        .iter()
+        .map(|note| {
+            format!(
+                "{} {}",
+                note.pointer,
+                note.keyword.as_deref().unwrap_or("-")
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_small_schema_gives_this_grammar() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "maxLength": 10},
+            "age": {"type": "integer", "minimum": 0, "maximum": 150},
+            "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}, "maxItems": 3}
+        },
+        "required": ["name"],
+        "additionalProperties": false
+    });
+    let derived = derive_uncached(&schema).unwrap();
+    assert!(derived.notes.is_empty());
+    assert_eq!(
+        derived.grammar,
+        concat!(
+            "root ::= ws \"{\" ws name-kv (ws \",\" ws age-kv)? (ws \",\" ws tags-kv)? ws \"}\" ws\n",
+            "name-kv ::= \"\\\"name\\\"\" ws \":\" ws name\n",
+            "name ::= \"\\\"\" char{0,10} \"\\\"\"\n",
+            "age-kv ::= \"\\\"age\\\"\" ws \":\" ws age\n",
+            "age ::= \"0\" | [1-9] | [1-9] [0-9] | \"1\" [0-4] [0-9] | \"150\"\n",
+            "tags-kv ::= \"\\\"tags\\\"\" ws \":\" ws tags\n",
+            "tags ::= \"[\" ws (tags-item (ws \",\" ws tags-item){0,2} ws)? \"]\"\n",
+            "tags-item ::= \"\\\"a\\\"\" | \"\\\"b\\\"\"\n",
+            "ws ::= ([ \\t] | \"\\r\"? \"\\n\" [ \\t]{0,32})?\n",
+            "char ::= [^\\\"\\\\\\x00-\\x1F] | \"\\\\\" escape\n",
+            "escape ::= [\\\"\\\\/bfnrt] | \"u\" ([0-9a-cA-Ce-fE-F] hex{3} | [dD] [0-7] hex{2} | [dD] [8-9a-bA-B] hex{2} \"\\\\u\" [dD] [c-fC-F] hex{2})\n",
+            "hex ::= [0-9a-fA-F]\n",
+        )
+    );
+    // Deterministic, and cached by structure.
+    assert_eq!(derive_uncached(&schema).unwrap(), derived);
+    let first = derive(&schema).unwrap();
+    let second = derive(&schema.clone()).unwrap();
+    assert!(Arc::ptr_eq(&first, &second));
+    assert_eq!(*first, derived);
+}
+
+#[test]
+fn inexpressible_keywords_are_noted_with_pointers() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "email": {"type": "string", "format": "email"},
+            "code": {"type": "string", "pattern": "^[A-Z]+$"},
+            "ratio": {"type": "number", "minimum": 0, "maximum": 1},
+            "even": {"type": "integer", "multipleOf": 2},
+            "set": {"type": "array", "uniqueItems": true},
+            "odd": {"not": {"type": "null"}},
+            "loose": {"type": "object", "properties": {"a": {"type": "integer"}}},
+            "guessed": {"properties": {"b": {"type": "boolean"}}, "additionalProperties": false},
+            "nullable": {"type": "string", "nullable": true}
+        },
+        "additionalProperties": false
+    });
+    assert_eq!(
+        noted(&schema),
+        [
+            "/properties/email format",
+            "/properties/code pattern",
+            "/properties/ratio minimum",
+            "/properties/ratio maximum",
+            "/properties/even multipleOf",
+            "/properties/set uniqueItems",
+            "/properties/odd not",
+            "/properties/loose additionalProperties",
+            "/properties/guessed -",
+            "/properties/nullable nullable",
+        ]
+    );
+    // The grammar still derives, and still parses.
+    grammar_of(&schema);
+}
+
+#[test]
+fn schemas_without_a_grammar_are_errors() {
+    let invalid = |schema: Value| match derive_uncached(&schema) {
+        Err(GbnfError::InvalidSchema { pointer, reason }) => format!("{pointer}: {reason}"),
+        other => panic!("expected an invalid schema, got {other:?}"),
+    };
+    assert_eq!(
+        invalid(json!(12)),
+        ": a schema must be an object or a boolean, not a number"
+    );
+    assert_eq!(
+        invalid(json!({"type": "text"})),
+        "/type: unknown type `text`"
+    );
+    assert_eq!(
+        invalid(json!({"properties": {"a": "string"}})),
+        "/properties/a: a schema must be an object or a boolean, not a string"
+    );
+    assert_eq!(
+        invalid(json!({"$ref": "#/$defs/missing"})),
+        "/$ref: $ref `#/$defs/missing` does not point into the schema"
+    );
+    assert_eq!(
+        invalid(json!({"type": "string", "maxLength": -1})),
+        "/maxLength: maxLength must be a non-negative integer"
+    );
+
+    let unsatisfiable = |schema: Value| match derive_uncached(&schema) {
+        Err(error @ GbnfError::Unsatisfiable { .. }) => error.to_string(),
+        other => panic!("expected no value to satisfy, got {other:?}"),
+    };
+    assert_eq!(
+        unsatisfiable(json!(false)),
+        "no value satisfies the schema: (root): the schema is `false`: no value satisfies this schema, so the grammar leaves it out"
+    );
+    assert!(
+        unsatisfiable(json!({"type": "integer", "minimum": 5, "maximum": 4}))
+            .contains("no integer lies between the bounds")
+    );
+    assert!(unsatisfiable(json!({"type": "string", "enum": [1, 2]})).contains("no allowed value"));
+    match derive_uncached(
+        &json!({"type": "object", "properties": {"a": false}, "required": ["a"], "additionalProperties": false}),
+    ) {
+        Err(GbnfError::Unsatisfiable { notes }) => {
+            let reasons: Vec<String> = notes.iter().map(ToString::to_string).collect();
+            assert_eq!(
+                reasons,
+                [
+                    "/properties/a: the schema is `false`: no value satisfies this schema, so the grammar leaves it out",
+                    "(root): `required`: required property `a` accepts no value: no value satisfies this schema, so the grammar leaves it out",
+                ]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        unsatisfiable(json!({"type": "array", "minItems": 1, "items": false}))
+            .starts_with("no value satisfies")
+    );
+
+    let recursive = json!({
+        "$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}, {"type": "null"}]}},
+        "$ref": "#/$defs/a"
+    });
+    assert_eq!(
+        derive_uncached(&recursive),
+        Err(GbnfError::LeftRecursive { rule: "a".into() })
+    );
+}
+
+#[test]
+fn parts_that_accept_nothing_are_left_out() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"never": false, "kept": {"type": "boolean"}},
+        "additionalProperties": false
+    });
+    assert_eq!(noted(&schema), ["/properties/never -"]);
+    assert!(accepts(&schema, "{\"kept\":true}"));
+    assert!(!accepts(&schema, "{\"never\":1}"));
+    // An array whose items accept nothing is the empty array.
+    let schema = json!({"type": "array", "items": false});
+    assert!(accepts(&schema, "[]"));
+    assert!(!accepts(&schema, "[1]"));
+}
+
+#[test]
+fn references_and_recursion() {
+    let schema = json!({
+        "$defs": {
+            "tree": {
+                "type": "object",
+                "properties": {
+                    "leaf": {"type": "integer"},
+                    "children": {"type": "array", "items": {"$ref": "#/$defs/tree"}}
+                },
+                "required": ["leaf"],
+                "additionalProperties": false
+            }
+        },
+        "$ref": "#/$defs/tree"
+    });
+    let derived = derive_uncached(&schema).unwrap();
+    assert!(
+        derived.grammar.contains("tree-children-item ::= tree\n")
+            || derived.grammar.contains("ws \":\" ws tree-children"),
+        "{}",
+        derived.grammar
+    );
+    let grammar = parse(&derived.grammar).unwrap();
+    grammar
+        .recognize(r#"{"leaf":1,"children":[{"leaf":2},{"leaf":3,"children":[{"leaf":4,"children":[]}]}]}"#)
+        .unwrap();
+    assert!(
+        grammar
+            .recognize(r#"{"leaf":1,"children":[{"children":[]}]}"#)
+            .is_err()
+    );
+
+    // A reference to the whole document.
+    let schema = json!({
+        "type": "object",
+        "properties": {"next": {"$ref": "#"}, "n": {"type": "integer"}},
+        "required": ["n"],
+        "additionalProperties": false
+    });
+    assert!(accepts(&schema, r#"{"next":{"next":{"n":3},"n":2},"n":1}"#));
+    assert!(!accepts(&schema, r#"{"next":{},"n":1}"#));
+
+    // draft-07 ignores keywords beside $ref, and says so.
+    let schema = json!({
+        "definitions": {"small": {"type": "integer", "maximum": 3}},
+        "$ref": "#/definitions/small",
+        "minimum": 2
+    });
+    assert_eq!(noted(&schema), [" $ref"]);
+    assert!(accepts(&schema, "0"));
+    // From 2019-09 on they apply.
+    let schema = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": {"small": {"type": "integer", "maximum": 3}},
+        "$ref": "#/$defs/small",
+        "minimum": 2
+    });
+    assert!(noted(&schema).is_empty());
+    assert!(accepts(&schema, "2") && accepts(&schema, "3"));
+    assert!(!accepts(&schema, "1") && !accepts(&schema, "4"));
+    // References outside the document are not followed.
+    let schema = json!({"$ref": "https://example.com/schema.json"});
+    assert_eq!(noted(&schema), ["/$ref $ref"]);
+}
+
+#[test]
+fn combinations() {
+    // allOf intersects.
+    let schema = json!({"allOf": [
+        {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]},
+        {"properties": {"a": {"minimum": 3}, "b": {"type": "string"}}, "required": ["b"], "additionalProperties": false}
+    ]});
+    assert!(accepts(&schema, r#"{"a":3,"b":""}"#));
+    assert!(!accepts(&schema, r#"{"a":2,"b":""}"#));
+    assert!(!accepts(&schema, r#"{"a":3}"#));
+
+    // anyOf with keywords beside it: each branch gets them.
+    let schema = json!({
+        "type": "object",
+        "properties": {"kind": {"type": "string"}},
+        "required": ["kind"],
+        "additionalProperties": false,
+        "anyOf": [
+            {"properties": {"kind": {"const": "a"}}},
+            {"properties": {"kind": {"const": "b"}}}
+        ]
+    });
+    assert!(accepts(&schema, r#"{"kind":"a"}"#) && accepts(&schema, r#"{"kind":"b"}"#));
+    assert!(!accepts(&schema, r#"{"kind":"c"}"#));
+
+    // oneOf: exact when the branches cannot overlap, noted when they can.
+    let disjoint = json!({"oneOf": [{"type": "string"}, {"type": "integer"}]});
+    assert!(noted(&disjoint).is_empty());
+    let overlapping = json!({"oneOf": [{"type": "integer"}, {"type": "number"}]});
+    assert_eq!(noted(&overlapping), [" oneOf"]);
+
+    // Type arrays; integer and number together are number.
+    let schema = json!({"type": ["integer", "number", "null"]});
+    assert!(accepts(&schema, "1.5e3") && accepts(&schema, "null") && !accepts(&schema, "\"1\""));
+
+    // enum values the other keywords rule out are dropped, with a note.
+    let schema = json!({"type": "string", "maxLength": 1, "enum": ["a", 1, "bb", null]});
+    assert_eq!(noted(&schema), [" enum", " enum", " enum"]);
+    assert!(accepts(&schema, "\"a\"") && !accepts(&schema, "\"bb\""));
+    // const values are written as serde_json writes them.
+    let schema = json!({"const": {"b": [1, "é"], "a": null}});
+    assert!(accepts(&schema, r#"{"b":[1,"é"],"a":null}"#));
+    assert!(!accepts(&schema, r#"{"b": [1,"é"],"a":null}"#));
+}
+
+#[test]
+fn integers_bounds_of_every_form() {
+    let schema = json!({"type": "integer", "exclusiveMinimum": 0.5, "maximum": 3.7});
+    for (text, inside) in [("0", false), ("1", true), ("3", true), ("4", false)] {
+        assert_eq!(accepts(&schema, text), inside, "{text}");
+    }
+    let draft4 = json!({"type": "integer", "minimum": 0, "exclusiveMinimum": true, "maximum": 2, "exclusiveMaximum": true});
+    assert!(accepts(&draft4, "1") && !accepts(&draft4, "0") && !accepts(&draft4, "2"));
+    let negative = json!({"type": "integer", "minimum": -12, "maximum": -3});
+    assert!(accepts(&negative, "-12") && accepts(&negative, "-3") && !accepts(&negative, "-2"));
+    assert!(!accepts(&negative, "-13") && !accepts(&negative, "-012"));
+}
+
+#[test]
+fn tuples_and_free_form_objects() {
+    let tuple = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "array",
+        "prefixItems": [{"type": "integer"}, {"type": "string"}],
+        "items": {"type": "boolean"},
+        "maxItems": 3
+    });
+    for (text, inside) in [
+        ("[]", true),
+        ("[1]", true),
+        ("[1,\"a\"]", true),
+        ("[1,\"a\",true]", true),
+        ("[1,\"a\",true,false]", false),
+        ("[\"a\"]", false),
+        ("[1,2]", false),
+    ] {
+        assert_eq!(accepts(&tuple, text), inside, "{text}");
+    }
+    let draft7 = json!({"type": "array", "items": [{"const": 1}, {"const": 2}], "additionalItems": false, "minItems": 1});
+    assert!(accepts(&draft7, "[1]") && accepts(&draft7, "[1,2]"));
+    assert!(!accepts(&draft7, "[]") && !accepts(&draft7, "[1,2,3]"));
+
+    let map = json!({"type": "object", "additionalProperties": {"type": "integer"}, "minProperties": 1, "maxProperties": 2});
+    assert!(accepts(&map, r#"{"a":1}"#) && accepts(&map, r#"{"a":1, "b\"":2}"#));
+    assert!(
+        !accepts(&map, "{}")
+            && !accepts(&map, r#"{"a":1,"b":2,"c":3}"#)
+            && !accepts(&map, r#"{"a":"x"}"#)
+    );
+    let closed = json!({"type": "object", "additionalProperties": false});
+    assert!(accepts(&closed, "{ }") && !accepts(&closed, r#"{"a":1}"#));
+    let anything = json!({"type": "object"});
+    assert!(accepts(&anything, r#"{"a":[1,{"b":null}],"c":"d"}"#));
+}
+
+#[test]
+fn whitespace_is_bounded() {
+    let schema = json!({"type": "array", "items": {"type": "integer"}});
+    let indent = " ".repeat(32);
+    assert!(accepts(&schema, &format!("[\n{indent}1,\r\n\t2 ]\n")));
+    assert!(!accepts(&schema, &format!("[\n{indent} 1]")));
+    assert!(!accepts(&schema, "[  1]"));
+    assert!(!accepts(&schema, "[\n\n1]"));
+    assert!(!accepts(&schema, "[1] \n"));
+}
+
+#[test]
+fn property_names_that_look_like_shared_rules_get_their_own() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"ws": {"type": "integer", "minimum": 1}, "string": {"type": "integer"}, "root": {"type": "string", "maxLength": 2}},
+        "required": ["ws", "string", "root"],
+        "additionalProperties": false
+    });
+    let derived = derive_uncached(&schema).unwrap();
+    // The values of `ws` and `root` need rules of their own; the shared names stay shared.
+    assert!(
+        derived
+            .grammar
+            .contains("\nws-kv ::= \"\\\"ws\\\"\" ws \":\" ws ws-2\n"),
+        "{}",
+        derived.grammar
+    );
+    assert!(
+        derived
+            .grammar
+            .contains("\nstring-kv ::= \"\\\"string\\\"\" ws \":\" ws integer\n"),
+        "{}",
+        derived.grammar
+    );
+    assert!(
+        derived
+            .grammar
+            .contains("\nroot-kv ::= \"\\\"root\\\"\" ws \":\" ws root-2\n"),
+        "{}",
+        derived.grammar
+    );
+    parse(&derived.grammar)
+        .unwrap()
+        .recognize(r#"{"ws":1,"string":-2,"root":"ab"}"#)
+        .unwrap();
+}
+
+#[test]
+fn grammar_problems_answer_the_check() {
+    use crate::schema::gbnf::grammar_problems;
+    for contract in crate::schema::contracts() {
+        assert!(
+            grammar_problems(contract.schema()).is_empty(),
+            "{}",
+            contract.name
+        );
+    }
+    let reasons = |schema: Value| -> Vec<String> {
+        grammar_problems(&schema)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    };
+    assert_eq!(
+        // `ipv6`: one of the formats the grammar does not generate (see `formats.rs`).
+        reasons(json!({"type": "string", "format": "ipv6"})),
+        [
+            "(root): `format`: formats are not translated into the grammar; checked when the output is validated"
+        ]
+    );
+    assert_eq!(
+        reasons(json!({"type": 3})),
+        ["/type: type must be a string or an array, not a number"]
+    );
+    assert_eq!(
+        reasons(
+            json!({"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}, {"type": "null"}]}}, "$ref": "#/$defs/a"})
+        ),
+        [
+            "(root): `$ref`: the schema refers to itself before any value is written (rule `a` is left-recursive)"
+        ]
+    );
+    assert_eq!(
+        reasons(json!({"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"})),
+        [
+            "(root): `$ref`: no value satisfies this schema: its references go round in a circle without reaching a value (rules root, a)"
+        ]
+    );
+    assert_eq!(reasons(json!(false)).len(), 1);
+}

@@ -1,0 +1,318 @@
+//! The grammar for each JSON type a schema allows: strings with length bounds, integers with
+//! digit rules, numbers, arrays (lists and tuples with item bounds) and objects (declared
+//! properties in schema order, or free-form maps).
+//!
+//! Objects that declare properties are closed: the grammar generates exactly the declared
+//! properties, in schema order, required ones always and optional ones in any subset, and
+//! nothing else, even where the schema would accept more (`additionalProperties` absent, `true`
+//! or a schema). A note says so. A model asked for a shape should produce that shape; the
+//! value still goes through validation against the original schema.
+
+use serde_json::{Map, Value};
+
+use super::derive::{Deriver, kind_of};
+use super::expr::Expr;
+use crate::schema::pointer_push;
+
+const TYPES: &[&str] = &[
+    "null", "boolean", "object", "array", "number", "integer", "string",
+];
+
+/// The alternation of the grammars of every type `map` allows.
+pub(crate) fn typed(
+    deriver: &mut Deriver<'_>,
+    map: &Map<String, Value>,
+    pointer: &str,
+    hint: &str,
+    depth: u32,
+) -> Expr {
+    let mut types: Vec<&str> = match map.get("type") {
+        Some(Value::String(name)) => vec![name.as_str()],
+        Some(Value::Array(names)) => {
+            let mut out = Vec::new();
+            for name in names {
+                match name.as_str() {
+                    Some(name) => out.push(name),
+                    None => {
+                        return deriver
+                            .invalid(&pointer_push(pointer, "type"), "type names must be strings");
+                    }
+                }
+            }
+            if out.is_empty() {
+                return deriver.never(pointer, Some("type"), "no type is allowed");
+            }
+            out
+        }
+        Some(other) => {
+            return deriver.invalid(
+                &pointer_push(pointer, "type"),
+                format!("type must be a string or an array, not {}", kind_of(other)),
+            );
+        }
+        None => return untyped(deriver, map, pointer, hint, depth),
+    };
+    if let Some(unknown) = types.iter().find(|name| !TYPES.contains(name)) {
+        return deriver.invalid(
+            &pointer_push(pointer, "type"),
+            format!("unknown type `{unknown}`"),
+        );
+    }
+    // Every integer is a number: with both, the number grammar covers both.
+    if types.contains(&"number") {
+        types.retain(|name| *name != "integer");
+    }
+    let alternatives: Vec<Expr> = types
+        .iter()
+        .map(|name| one_type(deriver, name, map, pointer, hint, depth))
+        .collect();
+    Expr::alt(alternatives)
+}
+
+/// A schema without `type`: the types its keywords imply, or any value.
+fn untyped(
+    deriver: &mut Deriver<'_>,
+    map: &Map<String, Value>,
+    pointer: &str,
+    hint: &str,
+    depth: u32,
+) -> Expr {
+    let implied: Vec<&str> = [
+        (
+            "object",
+            &[
+                "properties",
+                "required",
+                "additionalProperties",
+                "minProperties",
+                "maxProperties",
+            ][..],
+        ),
+        (
+            "array",
+            &[
+                "items",
+                "prefixItems",
+                "additionalItems",
+                "minItems",
+                "maxItems",
+            ][..],
+        ),
+        ("string", &["minLength", "maxLength"][..]),
+        (
+            "number",
+            &[
+                "minimum",
+                "maximum",
+                "exclusiveMinimum",
+                "exclusiveMaximum",
+                "multipleOf",
+            ][..],
+        ),
+    ]
+    .into_iter()
+    .filter(|(_, keywords)| keywords.iter().any(|keyword| map.contains_key(*keyword)))
+    .map(|(name, _)| name)
+    .collect();
+    if implied.is_empty() {
+        return deriver.rule("value");
+    }
+    deriver.note(
+        pointer,
+        None,
+        format!(
+            "no `type`: the grammar generates only what the keywords describe ({}), although values of other types also satisfy this schema",
+            implied.join(", ")
+        ),
+    );
+    let alternatives: Vec<Expr> = implied
+        .iter()
+        .map(|name| one_type(deriver, name, map, pointer, hint, depth))
+        .collect();
+    Expr::alt(alternatives)
+}
+
+fn one_type(
+    deriver: &mut Deriver<'_>,
+    name: &str,
+    map: &Map<String, Value>,
+    pointer: &str,
+    hint: &str,
+    depth: u32,
+) -> Expr {
+    match name {
+        "null" => deriver.rule("null"),
+        "boolean" => deriver.rule("boolean"),
+        "string" => string(deriver, map, pointer),
+        "integer" => integer(deriver, map, pointer),
+        "number" => number(deriver, map, pointer),
+        "array" => super::collections::array(deriver, map, pointer, hint, depth),
+        "object" => super::collections::object(deriver, map, pointer, hint, depth),
+        _ => unreachable!("type names are checked"),
+    }
+}
+
+/// A non-negative integer keyword (`minLength`, `maxItems`, ...), if present and valid.
+pub(crate) fn count(
+    deriver: &mut Deriver<'_>,
+    map: &Map<String, Value>,
+    keyword: &str,
+    pointer: &str,
+) -> Option<u64> {
+    let value = map.get(keyword)?;
+    match value.as_u64().or_else(|| {
+        value
+            .as_f64()
+            .filter(|number| *number >= 0.0 && number.fract() == 0.0)
+            .map(|number| number as u64)
+    }) {
+        Some(count) => Some(count),
+        None => {
+            deriver.invalid(
+                &pointer_push(pointer, keyword),
+                format!("{keyword} must be a non-negative integer"),
+            );
+            None
+        }
+    }
+}
+
+/// A string: `"` then between minLength and maxLength JSON string characters, then `"`.
+fn string(deriver: &mut Deriver<'_>, map: &Map<String, Value>, pointer: &str) -> Expr {
+    if let Some((format, _)) = super::formats::generated(map) {
+        return super::formats::string(deriver, format);
+    }
+    let min = count(deriver, map, "minLength", pointer).unwrap_or(0);
+    let max = count(deriver, map, "maxLength", pointer);
+    if min == 0 && max.is_none() {
+        return deriver.rule("string");
+    }
+    if max.is_some_and(|max| max < min) {
+        return deriver.never(pointer, Some("maxLength"), "maxLength is below minLength");
+    }
+    let char = deriver.rule("char");
+    Expr::seq([
+        Expr::lit("\""),
+        Expr::repeat(char, min, max),
+        Expr::lit("\""),
+    ])
+}
+
+/// The inclusive integer bounds a schema sets, from `minimum`, `maximum` and the exclusive
+/// forms (numeric, or draft-04 booleans), rounded inwards to integers. `Err` when a bound is
+/// not a number.
+pub(crate) fn integer_bounds(
+    map: &Map<String, Value>,
+) -> Result<(Option<i128>, Option<i128>), &'static str> {
+    let number = |keyword: &'static str| -> Result<Option<f64>, &'static str> {
+        match map.get(keyword) {
+            None | Some(Value::Bool(_)) => Ok(None),
+            Some(value) => value.as_f64().map(Some).ok_or(keyword),
+        }
+    };
+    let exact = |keyword: &str| -> Option<i128> {
+        map.get(keyword).and_then(|value| {
+            value
+                .as_i64()
+                .map(i128::from)
+                .or_else(|| value.as_u64().map(i128::from))
+        })
+    };
+    let draft4_exclusive =
+        |keyword: &str| map.get(keyword).and_then(Value::as_bool).unwrap_or(false);
+    let mut low: Option<i128> = None;
+    let mut high: Option<i128> = None;
+    let mut raise = |candidate: i128| low = Some(low.map_or(candidate, |low| low.max(candidate)));
+    if let Some(minimum) = number("minimum")? {
+        let bound = exact("minimum").unwrap_or_else(|| clamp(minimum.ceil()));
+        let strict = draft4_exclusive("exclusiveMinimum") && minimum.fract() == 0.0;
+        raise(if strict {
+            bound.saturating_add(1)
+        } else {
+            bound
+        });
+    }
+    if let Some(exclusive) = number("exclusiveMinimum")? {
+        let bound = exact("exclusiveMinimum").unwrap_or_else(|| clamp(exclusive.floor()));
+        raise(bound.saturating_add(1));
+    }
+    let mut lower =
+        |candidate: i128| high = Some(high.map_or(candidate, |high| high.min(candidate)));
+    if let Some(maximum) = number("maximum")? {
+        let bound = exact("maximum").unwrap_or_else(|| clamp(maximum.floor()));
+        let strict = draft4_exclusive("exclusiveMaximum") && maximum.fract() == 0.0;
+        lower(if strict {
+            bound.saturating_sub(1)
+        } else {
+            bound
+        });
+    }
+    if let Some(exclusive) = number("exclusiveMaximum")? {
+        let bound = exact("exclusiveMaximum").unwrap_or_else(|| clamp(exclusive.ceil()));
+        lower(bound.saturating_sub(1));
+    }
+    Ok((low, high))
+}
+
+/// An integral f64 as i128, saturating (bounds beyond i128 are far beyond any integer a
+/// model writes).
+fn clamp(value: f64) -> i128 {
+    if value >= i128::MAX as f64 {
+        i128::MAX
+    } else if value <= i128::MIN as f64 {
+        i128::MIN
+    } else {
+        value as i128
+    }
+}
+
+fn integer(deriver: &mut Deriver<'_>, map: &Map<String, Value>, pointer: &str) -> Expr {
+    let (low, high) = match integer_bounds(map) {
+        Ok(bounds) => bounds,
+        Err(keyword) => {
+            return deriver.invalid(
+                &pointer_push(pointer, keyword),
+                format!("{keyword} must be a number"),
+            );
+        }
+    };
+    if let Some(step) = map.get("multipleOf").and_then(Value::as_f64)
+        && !(step > 0.0 && (1.0 / step).fract() == 0.0)
+    {
+        deriver.note(
+            pointer,
+            Some("multipleOf"),
+            "the grammar allows every integer in range, not only multiples; validation checks it",
+        );
+    }
+    if low.is_none() && high.is_none() {
+        return deriver.rule("integer");
+    }
+    match super::numbers::integer_range(low, high) {
+        Expr::Never => deriver.never(
+            pointer,
+            Some("minimum"),
+            "no integer lies between the bounds",
+        ),
+        expr => expr,
+    }
+}
+
+fn number(deriver: &mut Deriver<'_>, map: &Map<String, Value>, pointer: &str) -> Expr {
+    for keyword in [
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+    ] {
+        if map.get(keyword).is_some_and(|value| !value.is_boolean()) {
+            deriver.note(
+                pointer,
+                Some(keyword),
+                "bounds on a non-integer number are not expressible in a grammar; the grammar allows any number and validation checks the bound",
+            );
+        }
+    }
+    deriver.rule("number")
+}

@@ -1,0 +1,505 @@
+//! Extracting tool calls a model wrote as text.
+//!
+//! Three steps: [`segment`] finds where calls might be (tag blocks, fences, bare JSON), the
+//! repair ladder ([`crate::repair::repair`]) turns each into a JSON value, and [`shape`] reads
+//! the calls out of the value. Then each call's tool is looked up (an unknown name is an error
+//! that lists the known ones) and its arguments are repaired again against that tool's schema,
+//! which coerces what can be coerced losslessly and validates the rest.
+//!
+//! Several calls in one text: with serial tools ([`ExtractOptions::serial`], the default, as
+//! tool-using roles have) only the first is kept, and every later one is reported as dropped.
+//! Order is text order, and a cut-off call counts: a text that ends inside its first call is
+//! truncated even if the model meant to write more.
+
+// A failed extraction is an ordinary outcome that carries its evidence (validation errors, the
+// partial call), returned by value like the repair ladder's failures.
+#![allow(clippy::result_large_err)]
+
+mod segment;
+mod shape;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::ToolSet;
+use super::parse::Tool;
+use crate::repair::{self, Coercion, FailureClass, RepairFailure, RepairOptions, Repaired, Rung};
+use crate::schema::ValidationError;
+
+use segment::{Body, Origin, Segment};
+use shape::RawCall;
+
+/// How to extract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExtractOptions {
+    /// Keep only the first call (serial tools); later ones are reported as dropped.
+    pub serial: bool,
+    /// The server stopped on length: the segment that runs to the end of the text is truncated.
+    pub finish_reason_length: bool,
+}
+
+impl Default for ExtractOptions {
+    /// Serial tools, no finish reason.
+    fn default() -> Self {
+        ExtractOptions {
+            serial: true,
+            finish_reason_length: false,
+        }
+    }
+}
+
+/// Where in the text a call was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallSource {
+    /// A `<tool_call>` block (or `tool_calls`, `function_call`, `tool_use`).
+    ToolCallTag,
+    /// A `<function=NAME>` block or Mistral's `[TOOL_CALLS]NAME[ARGS]`.
+    FunctionTag,
+    /// A markdown code fence.
+    Fence,
+    /// JSON in the text itself (the whole text, or a part of it).
+    Bare,
+}
+
+impl CallSource {
+    /// The source's name in `--json` output.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CallSource::ToolCallTag => "tool_call_tag",
+            CallSource::FunctionTag => "function_tag",
+            CallSource::Fence => "fence",
+            CallSource::Bare => "bare",
+        }
+    }
+}
+
+/// A call whose tool exists and whose arguments satisfy the tool's schema.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ExtractedCall {
+    /// The tool's name.
+    pub name: String,
+    /// The arguments, valid against the tool's schema.
+    pub arguments: Value,
+    /// Where the call was found.
+    pub source: CallSource,
+    /// The highest repair rung the call needed, over its text and its arguments (`none` when
+    /// both were valid as written).
+    pub rung: Rung,
+    /// Every rung that changed something, in ladder order.
+    pub rungs_changed: Vec<Rung>,
+    /// What coercion changed in the arguments, each at its pointer.
+    pub coercions: Vec<Coercion>,
+    /// How the call was written, when it was not the plain `{"name", "arguments"}` form.
+    pub notes: Vec<String>,
+}
+
+impl ExtractedCall {
+    /// The call as `{"name": N, "arguments": {...}}`.
+    pub fn call(&self) -> Value {
+        serde_json::json!({"name": self.name, "arguments": self.arguments})
+    }
+}
+
+/// A call that was found but not kept.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DroppedCall {
+    /// The name as written, when there was one.
+    pub name: Option<String>,
+    /// Why it was not kept.
+    pub reason: String,
+}
+
+/// The calls found in one text.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Extraction {
+    /// The calls kept: one with serial tools, every one otherwise.
+    pub calls: Vec<ExtractedCall>,
+    /// The calls found and not kept.
+    pub dropped: Vec<DroppedCall>,
+}
+
+/// Why no valid call came out of a text.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ExtractError {
+    /// The text holds no tool call.
+    #[error("{message}")]
+    NoCall {
+        /// `empty`, `prose` or `malformed`.
+        class: FailureClass,
+        /// What was found instead.
+        message: String,
+    },
+    /// A call is cut off.
+    #[error("{}: {message}", tool.as_ref().map_or_else(|| "a tool call is cut off".to_owned(), |tool| format!("the {tool} call is cut off")))]
+    Truncated {
+        /// The tool it calls, when the name was complete.
+        tool: Option<String>,
+        /// Where and how it stops.
+        message: String,
+        /// The members of the call (or of its arguments) that were complete.
+        partial: Option<Map<String, Value>>,
+    },
+    /// A call names a tool that is not in the set.
+    #[error("the text calls {name:?}, which is not one of the tools ({})", known.join(", "))]
+    UnknownTool {
+        /// The name as written.
+        name: String,
+        /// Every tool's name.
+        known: Vec<String>,
+    },
+    /// A call's arguments do not satisfy its tool's schema (or are not an object).
+    #[error("the {tool} call's arguments do not satisfy its schema: {}", describe(.errors, .message))]
+    InvalidArguments {
+        /// The tool called.
+        tool: String,
+        /// Every validation error, with its pointer into the arguments.
+        errors: Vec<ValidationError>,
+        /// What is wrong when there are no validation errors (arguments that are not JSON).
+        message: String,
+        /// The arguments as far as they could be read.
+        arguments: Option<Value>,
+    },
+}
+
+fn describe(errors: &[ValidationError], message: &str) -> String {
+    if errors.is_empty() {
+        message.to_owned()
+    } else {
+        errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+/// A call found in the text, parsed but not yet checked against its tool.
+struct Found {
+    source: CallSource,
+    raw: RawCall,
+    outer: Option<Repaired>,
+    /// Rungs the finding itself stood for: `think` past a reasoning block, `fence` out of a
+    /// code fence, `extract` out of prose.
+    implied: Vec<Rung>,
+}
+
+/// One attempt at a call, in text order: found, or cut off.
+enum Attempt {
+    Call(Box<Found>),
+    Truncated {
+        name: Option<String>,
+        failure: Box<RepairFailure>,
+    },
+}
+
+/// Extracts the tool calls in `text`, checked against `tools`.
+pub fn extract(
+    text: &str,
+    tools: &ToolSet,
+    options: &ExtractOptions,
+) -> Result<Extraction, ExtractError> {
+    if text.trim().is_empty() {
+        return Err(ExtractError::NoCall {
+            class: FailureClass::Empty,
+            message: "the text is empty".to_owned(),
+        });
+    }
+    let answer = after_reasoning(text)?;
+    let reasoning_removed = answer.len() != text.len();
+    let is_tool = |name: &str| resolve(tools, name).is_some();
+    let mut attempts: Vec<Attempt> = Vec::new();
+    let mut first_failure: Option<RepairFailure> = None;
+    let mut saw_json = false;
+    for segment in segment::segments(answer) {
+        let source = match segment.origin {
+            Origin::ToolCallTag => CallSource::ToolCallTag,
+            Origin::FunctionTag => CallSource::FunctionTag,
+            Origin::Fence => CallSource::Fence,
+            Origin::Bare => CallSource::Bare,
+        };
+        let length = options.finish_reason_length && segment.at_end;
+        let mut implied = Vec::new();
+        if reasoning_removed {
+            implied.push(Rung::Think);
+        }
+        match segment.origin {
+            Origin::Fence => implied.push(Rung::Fence),
+            Origin::Bare if segment.surrounded => implied.push(Rung::Extract),
+            _ => {}
+        }
+        match read_segment(&segment, tools, length) {
+            Ok((value, outer)) => {
+                saw_json = true;
+                let raws = match segment.name {
+                    Some(name) => vec![RawCall {
+                        name: name.to_owned(),
+                        arguments: value,
+                        notes: Vec::new(),
+                    }],
+                    None => value
+                        .map(|value| shape::calls_in(&value, &is_tool))
+                        .unwrap_or_default(),
+                };
+                for raw in raws {
+                    attempts.push(Attempt::Call(Box::new(Found {
+                        source,
+                        raw,
+                        outer: outer.clone(),
+                        implied: implied.clone(),
+                    })));
+                }
+            }
+            Err(failure) if failure.class == FailureClass::Truncated => {
+                let name = segment.name.map(str::to_owned).or_else(|| {
+                    failure
+                        .partial
+                        .as_ref()
+                        .and_then(|partial| {
+                            shape::calls_in(&Value::Object(partial.clone()), &is_tool).pop()
+                        })
+                        .map(|call| call.name)
+                });
+                attempts.push(Attempt::Truncated {
+                    name,
+                    failure: Box::new(failure),
+                });
+            }
+            Err(failure) => {
+                first_failure.get_or_insert(failure);
+            }
+        }
+    }
+    if attempts.is_empty() {
+        return Err(no_call(saw_json, first_failure));
+    }
+    let mut dropped = Vec::new();
+    if options.serial && attempts.len() > 1 {
+        for attempt in attempts.drain(1..) {
+            let name = match attempt {
+                Attempt::Call(found) => Some(found.raw.name),
+                Attempt::Truncated { name, .. } => name,
+            };
+            dropped.push(DroppedCall {
+                name,
+                reason: "serial tools: only the first call in the text is kept".to_owned(),
+            });
+        }
+    }
+    let calls = attempts
+        .into_iter()
+        .map(|attempt| check(attempt, tools))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Extraction { calls, dropped })
+}
+
+/// The text after a reasoning block (`<think>...</think>` and the like), where the calls are;
+/// a block that never closes means the model was cut off while thinking.
+fn after_reasoning(text: &str) -> Result<&str, ExtractError> {
+    const TAGS: [&str; 4] = ["think", "thinking", "reasoning", "thought"];
+    let trimmed = text.trim_start();
+    let mut start = 0;
+    for tag in TAGS {
+        let closing = format!("</{tag}>");
+        if let Some(at) = text.rfind(&closing) {
+            start = start.max(at + closing.len());
+        } else if trimmed.starts_with(&format!("<{tag}>")) {
+            return Err(ExtractError::Truncated {
+                tool: None,
+                message: format!("the text ends inside its <{tag}> block, before any call"),
+                partial: None,
+            });
+        }
+    }
+    Ok(&text[start..])
+}
+
+/// Parses a segment: the repaired value (`None` for a name-only function tag with an empty
+/// body) and the repair that produced it.
+fn read_segment(
+    segment: &Segment<'_>,
+    tools: &ToolSet,
+    length: bool,
+) -> Result<(Option<Value>, Option<Repaired>), RepairFailure> {
+    match &segment.body {
+        Body::Json(body) if segment.name.is_some() && body.trim().is_empty() && !length => {
+            Ok((None, None))
+        }
+        Body::Json(body) => {
+            let options = RepairOptions::new().finish_reason_length(length);
+            let repaired = repair::repair(body, &options)?;
+            Ok((Some(repaired.value.clone()), Some(repaired)))
+        }
+        Body::Parameters(pairs) => {
+            let tool = segment
+                .name
+                .and_then(|name| resolve(tools, name))
+                .map(|(tool, _)| tool);
+            let arguments: Map<String, Value> = pairs
+                .iter()
+                .map(|(key, text)| ((*key).to_owned(), parameter_value(tool, key, text)))
+                .collect();
+            Ok((Some(Value::Object(arguments)), None))
+        }
+    }
+}
+
+/// A `<parameter=KEY>` value: the text itself where the schema allows a string (or says
+/// nothing), otherwise the JSON it holds when it is JSON.
+fn parameter_value(tool: Option<&Tool>, key: &str, text: &str) -> Value {
+    let declared = tool
+        .and_then(|tool| tool.parameters.get("properties"))
+        .and_then(|properties| properties.get(key))
+        .and_then(|property| property.get("type"));
+    let allows_string = match declared {
+        None => true,
+        Some(Value::String(name)) => name == "string",
+        Some(Value::Array(names)) => names.iter().any(|name| name == "string"),
+        Some(_) => true,
+    };
+    if !allows_string && let Ok(value) = serde_json::from_str::<Value>(text.trim()) {
+        return value;
+    }
+    Value::String(text.to_owned())
+}
+
+fn no_call(saw_json: bool, failure: Option<RepairFailure>) -> ExtractError {
+    if saw_json {
+        return ExtractError::NoCall {
+            class: FailureClass::Prose,
+            message: "the text holds JSON but no tool call: a call needs a tool name (`name`, `function` or `tool`) and its arguments (`arguments`, `parameters` or `input`)".to_owned(),
+        };
+    }
+    match failure {
+        Some(failure) if failure.class == FailureClass::Malformed => ExtractError::NoCall {
+            class: FailureClass::Malformed,
+            message: format!("the text holds no readable tool call: {}", failure.message),
+        },
+        _ => ExtractError::NoCall {
+            class: FailureClass::Prose,
+            message:
+                "the text holds no tool call: no JSON object, <tool_call> block or fenced JSON"
+                    .to_owned(),
+        },
+    }
+}
+
+/// The tool a written name means: the name itself, or the part after a namespace prefix such
+/// as `functions.` (which models copy from OpenAI's internal format) when only that is a tool.
+fn resolve<'tools>(tools: &'tools ToolSet, name: &str) -> Option<(&'tools Tool, Option<String>)> {
+    let name = name.trim();
+    if let Some(tool) = tools.get(name) {
+        return Some((tool, None));
+    }
+    let (_, last) = name.rsplit_once('.')?;
+    tools.get(last).map(|tool| {
+        (
+            tool,
+            Some(format!("the name {name:?} was read as {last:?}")),
+        )
+    })
+}
+
+fn check(attempt: Attempt, tools: &ToolSet) -> Result<ExtractedCall, ExtractError> {
+    let found = match attempt {
+        Attempt::Truncated { name, failure } => {
+            return Err(ExtractError::Truncated {
+                tool: name
+                    .and_then(|name| resolve(tools, &name).map(|(tool, _)| tool.name.clone())),
+                message: failure.message,
+                partial: failure.partial,
+            });
+        }
+        Attempt::Call(found) => *found,
+    };
+    let Found {
+        source,
+        raw,
+        outer,
+        implied,
+    } = found;
+    let Some((tool, renamed)) = resolve(tools, &raw.name) else {
+        return Err(ExtractError::UnknownTool {
+            name: raw.name,
+            known: tools.names().into_iter().map(str::to_owned).collect(),
+        });
+    };
+    let mut notes = raw.notes;
+    notes.extend(renamed);
+    let (text, from_string) = match raw.arguments {
+        None | Some(Value::Null) => {
+            notes.push("no arguments given; read as {}".to_owned());
+            ("{}".to_owned(), false)
+        }
+        Some(Value::String(text)) => {
+            notes.push("arguments given as a JSON string".to_owned());
+            (text, true)
+        }
+        Some(value @ Value::Object(_)) => (repair::to_compact(&value), false),
+        Some(other) => {
+            return Err(ExtractError::InvalidArguments {
+                tool: tool.name.clone(),
+                errors: Vec::new(),
+                message: format!(
+                    "arguments must be a JSON object, found {}",
+                    super::parse::kind(&other)
+                ),
+                arguments: Some(other),
+            });
+        }
+    };
+    let options = RepairOptions::new()
+        .schema(&tool.parameters)
+        .map_err(|error| ExtractError::InvalidArguments {
+            tool: tool.name.clone(),
+            errors: Vec::new(),
+            message: format!("the tool's schema does not compile: {error}"),
+            arguments: None,
+        })?;
+    let inner = repair::repair(&text, &options).map_err(|failure| match failure.class {
+        FailureClass::Truncated => ExtractError::Truncated {
+            tool: Some(tool.name.clone()),
+            message: format!("its arguments string stops early: {}", failure.message),
+            partial: failure.partial,
+        },
+        FailureClass::WrongShape => ExtractError::InvalidArguments {
+            tool: tool.name.clone(),
+            errors: failure.errors,
+            message: failure.message,
+            arguments: failure.value,
+        },
+        _ => ExtractError::InvalidArguments {
+            tool: tool.name.clone(),
+            errors: Vec::new(),
+            message: if from_string {
+                format!("the arguments string is not JSON: {}", failure.message)
+            } else {
+                failure.message
+            },
+            arguments: None,
+        },
+    })?;
+    let mut rungs: Vec<Rung> = implied;
+    let outer_rungs = outer.as_ref().map(|outer| outer.rungs_changed.as_slice());
+    for rung in outer_rungs
+        .unwrap_or_default()
+        .iter()
+        .chain(&inner.rungs_changed)
+    {
+        if !rungs.contains(rung) {
+            rungs.push(*rung);
+        }
+    }
+    rungs.sort();
+    // The rung after which the call parsed and validated: the last one that changed anything.
+    let rung = rungs.last().copied().unwrap_or(Rung::None);
+    Ok(ExtractedCall {
+        name: tool.name.clone(),
+        arguments: inner.value,
+        source,
+        rung,
+        rungs_changed: rungs,
+        coercions: inner.coercions,
+        notes,
+    })
+}
