@@ -30,6 +30,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer')
+            [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Repair a model''s answer into JSON (fences, prose, trailing commas, quotes, truncation detection, ...) and validate it, printing the value or a failure with its own exit code')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'The contracts slmcode ships (list, show) and lint of a JSON Schema (check)')
             [CompletionResult]::new('roles', 'roles', [CompletionResultType]::ParameterValue, 'How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences. Language-specialised ids (`go-worker`) fold to their generic role')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Read and edit settings: get, set, unset, list (with where each value comes from), path')
@@ -47,6 +48,22 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'The contract to validate against, such as `plan` (`slmcode schema list` shows them all)')
             [CompletionResult]::new('--schema-file', '--schema-file', [CompletionResultType]::ParameterName, 'A JSON Schema file to validate against')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'slmcode;repair' {
+            [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'Validate (and coerce) against this contract (`slmcode schema list` shows them all); `none` repairs without a schema')
+            [CompletionResult]::new('--schema-file', '--schema-file', [CompletionResultType]::ParameterName, 'Validate (and coerce) against the JSON Schema in this file')
+            [CompletionResult]::new('--finish-reason', '--finish-reason', [CompletionResultType]::ParameterName, 'How the server said the answer ended; `length` means it was cut off, so the result is always "truncated"')
+            [CompletionResult]::new('--record-stats', '--record-stats', [CompletionResultType]::ParameterName, 'Whether to count this run in the repair stats (overrides `record_stats`)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
+            [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Print the repaired JSON indented instead of compact')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
@@ -455,6 +472,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
         }
         'slmcode;help' {
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer')
+            [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Repair a model''s answer into JSON (fences, prose, trailing commas, quotes, truncation detection, ...) and validate it, printing the value or a failure with its own exit code')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'The contracts slmcode ships (list, show) and lint of a JSON Schema (check)')
             [CompletionResult]::new('roles', 'roles', [CompletionResultType]::ParameterValue, 'How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences. Language-specialised ids (`go-worker`) fold to their generic role')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Read and edit settings: get, set, unset, list (with where each value comes from), path')
@@ -469,6 +487,9 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;help;validate' {
+            break
+        }
+        'slmcode;help;repair' {
             break
         }
         'slmcode;help;schema' {

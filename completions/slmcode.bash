@@ -37,6 +37,9 @@ _slmcode() {
             slmcode,readiness)
                 cmd="slmcode__subcmd__readiness"
                 ;;
+            slmcode,repair)
+                cmd="slmcode__subcmd__repair"
+                ;;
             slmcode,roles)
                 cmd="slmcode__subcmd__roles"
                 ;;
@@ -108,6 +111,9 @@ _slmcode() {
                 ;;
             slmcode__subcmd__help,readiness)
                 cmd="slmcode__subcmd__help__subcmd__readiness"
+                ;;
+            slmcode__subcmd__help,repair)
+                cmd="slmcode__subcmd__help__subcmd__repair"
                 ;;
             slmcode__subcmd__help,roles)
                 cmd="slmcode__subcmd__help__subcmd__roles"
@@ -221,7 +227,7 @@ _slmcode() {
 
     case "${cmd}" in
         slmcode)
-            opts="-q -h -V --json --quiet --color --help --version validate schema roles config readiness assets doctor status probe generate tools help"
+            opts="-q -h -V --json --quiet --color --help --version validate repair schema roles config readiness assets doctor status probe generate tools help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -619,7 +625,7 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__help)
-            opts="validate schema roles config readiness assets doctor status probe generate tools help"
+            opts="validate repair schema roles config readiness assets doctor status probe generate tools help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -787,6 +793,20 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__help__subcmd__readiness)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__help__subcmd__repair)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1030,6 +1050,40 @@ _slmcode() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__repair)
+            opts="-q -h -V --schema --schema-file --finish-reason --pretty --record-stats --json --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --schema)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --schema-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --finish-reason)
+                    COMPREPLY=($(compgen -W "stop length" -- "${cur}"))
+                    return 0
+                    ;;
+                --record-stats)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

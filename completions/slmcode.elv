@@ -27,6 +27,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand validate 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer'
+            cand repair 'Repair a model''s answer into JSON (fences, prose, trailing commas, quotes, truncation detection, ...) and validate it, printing the value or a failure with its own exit code'
             cand schema 'The contracts slmcode ships (list, show) and lint of a JSON Schema (check)'
             cand roles 'How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences. Language-specialised ids (`go-worker`) fold to their generic role'
             cand config 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
@@ -43,6 +44,21 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand --schema 'The contract to validate against, such as `plan` (`slmcode schema list` shows them all)'
             cand --schema-file 'A JSON Schema file to validate against'
             cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;repair'= {
+            cand --schema 'Validate (and coerce) against this contract (`slmcode schema list` shows them all); `none` repairs without a schema'
+            cand --schema-file 'Validate (and coerce) against the JSON Schema in this file'
+            cand --finish-reason 'How the server said the answer ended; `length` means it was cut off, so the result is always "truncated"'
+            cand --record-stats 'Whether to count this run in the repair stats (overrides `record_stats`)'
+            cand --color 'When to colour messages on stderr'
+            cand --pretty 'Print the repaired JSON indented instead of compact'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
@@ -410,6 +426,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         }
         &'slmcode;help'= {
             cand validate 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer'
+            cand repair 'Repair a model''s answer into JSON (fences, prose, trailing commas, quotes, truncation detection, ...) and validate it, printing the value or a failure with its own exit code'
             cand schema 'The contracts slmcode ships (list, show) and lint of a JSON Schema (check)'
             cand roles 'How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences. Language-specialised ids (`go-worker`) fold to their generic role'
             cand config 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
@@ -423,6 +440,8 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'slmcode;help;validate'= {
+        }
+        &'slmcode;help;repair'= {
         }
         &'slmcode;help;schema'= {
             cand list 'List the contracts: name, whether they are Strict, title, property counts'

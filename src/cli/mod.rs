@@ -14,6 +14,7 @@ mod input;
 mod printer;
 mod probe;
 mod readiness;
+mod repair;
 mod roles;
 mod schema;
 mod settings_args;
@@ -68,6 +69,9 @@ enum Command {
     /// Validate a JSON document strictly against a schema, reporting every error with its JSON
     /// pointer.
     Validate(validate::Args),
+    /// Repair a model's answer into JSON (fences, prose, trailing commas, quotes, truncation
+    /// detection, ...) and validate it, printing the value or a failure with its own exit code.
+    Repair(repair::Args),
     /// The contracts slmcode ships (list, show) and lint of a JSON Schema (check).
     Schema(schema::Args),
     /// How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences.
@@ -122,6 +126,7 @@ pub fn main() -> ExitCode {
 fn run(command: Command, printer: &Printer) -> CommandResult {
     match command {
         Command::Validate(args) => validate::run(args, printer),
+        Command::Repair(args) => repair::run(args, printer),
         Command::Schema(args) => schema::run(args, printer),
         Command::Roles(args) => roles::run(args, printer),
         Command::Config(args) => config::run(args, printer),

@@ -49,7 +49,12 @@ pub struct Coercion {
     pub to: String,
 }
 
-/// The kinds of coercion, one per item of the list in the module documentation.
+/// The kinds of coercion, the complete list: `"true"`/`"false"` to a boolean, a numeric string
+/// to an integer (only when integral: `"3.0"` yes, `"3.5"` never) or a number, `"null"` to null
+/// (where a string is not allowed), a number (keeping its source text) or a boolean to a string,
+/// a string holding a JSON array or object to that value, a scalar (not null) to a one-element
+/// array, a one-element array to its element, and a unique case-insensitive enum match to the
+/// enum's spelling. Nothing is clamped, cut, filled in or dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CoercionKind {

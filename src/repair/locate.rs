@@ -40,7 +40,9 @@ pub(super) fn reasoning(text: &str) -> Reasoning {
             };
         }
     }
-    for (offset, _) in text.match_indices("</") {
+    // memmem, not `str::match_indices`: this runs over every malformed answer, and the
+    // standard two-way search is slow for a two-byte needle.
+    for offset in memchr::memmem::find_iter(text.as_bytes(), b"</") {
         let after = &text[offset + 2..];
         for tag in REASONING_TAGS {
             if after.starts_with(tag) && after[tag.len()..].starts_with('>') {
@@ -123,7 +125,15 @@ pub(super) fn candidate(bytes: &[u8], from: usize) -> Option<usize> {
 /// Whether the `{` or `[` at `at` opens a value. `budget` bounds how many nested `[`/`{` are
 /// looked into; when it runs out the opener is taken.
 fn opens_value(bytes: &[u8], at: usize, budget: u32) -> bool {
-    let next = skip_space(bytes, at + 1);
+    // Empty elements (`[,1]`, `{, "a": 1}`) do not stop an opener from opening.
+    let mut next = skip_space(bytes, at + 1);
+    while bytes.get(next) == Some(&b',') {
+        next = skip_space(bytes, next + 1);
+    }
+    if bytes.get(next) == Some(&b'/') && matches!(bytes.get(next + 1), Some(b'/' | b'*')) {
+        // A comment right after the opener: only JSON-with-comments looks like that.
+        return true;
+    }
     let Some(&byte) = bytes.get(next) else {
         // The text ends right after the opener: a document cut off there.
         return true;
@@ -148,36 +158,52 @@ fn opens_value(bytes: &[u8], at: usize, budget: u32) -> bool {
         b']' | b'"' | b'\'' | b'0'..=b'9' => true,
         b'-' => bytes
             .get(next + 1)
-            .is_some_and(|after| after.is_ascii_digit() || *after == b'I'),
+            .is_none_or(|after| after.is_ascii_digit() || *after == b'I'),
         b'{' | b'[' => budget == 0 || opens_value(bytes, next, budget - 1),
         0xE2 => smart_quote(bytes, next).is_some(),
         _ if is_word_start(byte) => {
             let word = word_at(bytes, next);
-            super::scan::LITERALS
-                .iter()
-                .any(|literal| literal.as_bytes() == word)
+            let cut_inside = next + word.len() == bytes.len()
+                && std::str::from_utf8(word).is_ok_and(super::scan::is_literal_prefix);
+            cut_inside
+                || super::scan::LITERALS
+                    .iter()
+                    .any(|literal| literal.as_bytes() == word)
         }
         _ => false,
     }
 }
 
-/// After an opening quote: the key's closing quote on the same line, then `:`. `quote` is the
-/// ASCII quote byte, or `0xE2` for a typographic one (closed by any typographic quote).
-fn key_then_colon(bytes: &[u8], mut at: usize, quote: u8, quote_len: usize) -> bool {
-    while at < bytes.len() {
+/// After an opening quote: a quote of the same kind followed by `:` within the next
+/// [`KEY_LOOKAHEAD`] bytes of the same line (a key may hold a stray quote, as in
+/// `{"key "with" quotes": 1}`). `quote` is the ASCII quote byte, or `0xE2` for a typographic
+/// one (closed by any typographic quote).
+fn key_then_colon(bytes: &[u8], start: usize, quote: u8, quote_len: usize) -> bool {
+    let end = bytes.len().min(start + KEY_LOOKAHEAD);
+    let mut at = start;
+    let mut closed = false;
+    while at < end {
         match bytes[at] {
             b'\\' => at += 2,
             b'\n' => return false,
             byte if byte == quote && (quote != 0xE2 || smart_quote(bytes, at).is_some()) => {
                 let after = skip_space(bytes, at + quote_len);
-                return after == bytes.len() || bytes[after] == b':';
+                if after == bytes.len() || bytes[after] == b':' {
+                    return true;
+                }
+                closed = true;
+                at += quote_len;
             }
             _ => at += 1,
         }
     }
-    // The text ends inside the key: a document cut off there.
-    true
+    // The text ends inside the key (a document cut off there), or the key is longer than the
+    // look-ahead: either way, take the opener.
+    (at >= bytes.len() && !closed) || at >= start + KEY_LOOKAHEAD
 }
+
+/// How far a key is looked into when deciding whether a `{` opens an object.
+const KEY_LOOKAHEAD: usize = 256;
 
 /// Whether everything in `bytes[from..to]` is whitespace.
 pub(super) fn blank(bytes: &[u8], from: usize, to: usize) -> bool {

@@ -11,7 +11,7 @@
 //!
 //! It is implemented as one pass, not eighteen: valid input is parsed by `serde_json` (rung
 //! `none`; a leading byte-order mark is ignored first); anything else goes to a string-aware,
-//! non-recursive tolerant parser ([`parse`]) that records, for each deviation from JSON it
+//! non-recursive tolerant parser (`repair::parse`, private) that records, for each deviation from JSON it
 //! accepts, the rung that fixes it. The parser's decisions do not depend on which rungs are
 //! allowed, so the recorded set is exactly the set of rungs the text needs, and the reported
 //! rung is the last of them in ladder order: the first ladder prefix after which the document
@@ -36,15 +36,16 @@
 //!   with "nested too deep" (class `malformed`). Values are written and dropped without
 //!   recursion ([`to_compact`], [`to_pretty`], [`drop_deep`]); drop a value that may be deep
 //!   with [`drop_deep`], since `serde_json` drops recursively. Schema validation of a value
-//!   deeper than 64 levels runs on a helper thread with a stack sized for it.
+//!   deeper than 128 levels (deeper than `serde_json` itself parses) runs on a helper thread
+//!   with a stack sized for it.
 //! - Text: the input is a `&str`; the CLI replaces invalid UTF-8 with U+FFFD and says so.
 //! - A document is an object or an array. A top-level scalar is accepted only when the whole
 //!   input is valid JSON (rung `none`).
 //! - Classes: besides the four of the design (`empty`, `prose`, `truncated`, `wrong_shape`),
 //!   `malformed` is JSON that no rung repairs (`{"a": }`, garbage inside an open object, too
 //!   deep). A caller re-asks it like prose: "output only one JSON object".
-//! - The fixes beyond the seed's rungs and the exact coercions are documented on [`Rung`] and
-//!   in [`coerce`](self::coerce) respectively.
+//! - The fixes beyond the seed's rungs are documented on [`Rung`], the exact list of coercions
+//!   on [`CoercionKind`].
 
 // A failure is an ordinary outcome of a repair and carries the evidence a re-ask needs; it is
 // returned by value on purpose, like the success.
@@ -55,10 +56,22 @@ mod locate;
 mod outcome;
 mod parse;
 mod rung;
+mod scalar;
 mod scan;
 mod stats;
 mod string;
 mod write;
+
+#[cfg(test)]
+mod corpus_tests;
+#[cfg(test)]
+mod corpus_tests_loose;
+#[cfg(test)]
+mod corpus_tests_more;
+#[cfg(test)]
+mod property_tests;
+#[cfg(test)]
+mod robustness_tests;
 
 use std::sync::Arc;
 
@@ -144,14 +157,19 @@ pub fn repair(text: &str, options: &RepairOptions<'_>) -> Result<Repaired, Repai
 }
 
 /// Whether `serde_json` could possibly accept `text`: skips the attempt (and its cost) on the
-/// answers that start with prose, a fence or a reasoning block.
+/// answers that start with prose, a fence or a reasoning block, and on objects and arrays that
+/// do not end with their closer (cut off, or followed by prose), which it would read to the end
+/// before failing.
 fn starts_like_json(text: &str) -> bool {
     let bytes = text.as_bytes();
     let first = scan::skip_space(bytes, 0);
-    matches!(
-        bytes.get(first),
-        Some(b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n')
-    )
+    let last = bytes.iter().rposition(|byte| !scan::is_space(*byte));
+    match (bytes.get(first), last.map(|at| bytes[at])) {
+        (Some(b'{'), Some(closer)) => closer == b'}',
+        (Some(b'['), Some(closer)) => closer == b']',
+        (Some(b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'), _) => true,
+        _ => false,
+    }
 }
 
 /// A parsed document, before the schema has looked at it.
@@ -191,7 +209,12 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
     if locate::blank(bytes, start, bytes.len()) {
         return Err(Failed::empty("the input holds only a reasoning block"));
     }
-    if let Some(fence) = locate::fence(bytes, start) {
+    let fence = locate::fence(bytes, start).filter(|fence| {
+        // A fence that sits inside the first document (in one of its strings) is not a fence.
+        locate::candidate(bytes, start)
+            .is_none_or(|first| first > fence.opening || !spans_past(text, first, fence.opening))
+    });
+    if let Some(fence) = fence {
         gate(&mut changed, Rung::Fence, fence.opening)?;
         let mut parser = Parser::new(text, fence.content, allowed);
         let value = parser.parse();
@@ -251,4 +274,21 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
         }
     }
     Err(first_failure.unwrap_or_else(Failed::prose))
+}
+
+/// Whether the document that starts at `start` runs past byte `mark` (decided with every rung
+/// allowed, so the answer does not depend on the caller's rungs).
+fn spans_past(text: &str, start: usize, mark: usize) -> bool {
+    let mut parser = Parser::new(text, start, RungSet::ALL);
+    let stopped_at = match parser.parse() {
+        Ok(value) => {
+            if parser.max_depth > parse::SHALLOW {
+                drop_deep(value);
+            }
+            parser.pos
+        }
+        Err(Stop::Cut(..)) => text.len(),
+        Err(Stop::Broken { at, .. } | Stop::TooDeep(at) | Stop::Needs(_, at)) => at,
+    };
+    stopped_at > mark
 }

@@ -337,10 +337,14 @@ pub(super) fn finish(
     })
 }
 
+/// Values up to this deep (all that `serde_json` parses) are validated on the caller's thread:
+/// the validator's recursion over 128 levels fits any thread's stack.
+const INLINE_VALIDATION_DEPTH: usize = 128;
+
 /// Validates on this thread when the value is shallow, else on a helper thread whose stack
 /// fits the depth (the validator recurses once per level of value that the schema reaches).
 fn validate(validator: &Validator, value: &Value, depth: usize) -> Result<(), Violations> {
-    if depth <= 64 {
+    if depth <= INLINE_VALIDATION_DEPTH {
         return validator.validate(value);
     }
     let stack = (1 << 20) + depth.min(MAX_DEPTH + 1) * 4096;

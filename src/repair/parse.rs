@@ -3,20 +3,22 @@
 //! recursion, so depth costs heap, never thread stack).
 //!
 //! Every deviation from strict JSON it accepts is a fix that belongs to one rung, and goes
-//! through [`Parser::fix`]: the fix is refused when the caller did not allow that rung, and
-//! recorded otherwise. The parser's decisions never depend on which rungs are allowed, only
-//! whether it may go on, so the rungs it records are exactly the rungs the text needed: the
-//! first ladder prefix that contains them all is the first after which the document parses.
+//! through [`Parser::fix`], which records the rung. The parser's decisions never depend on
+//! which rungs the caller allowed: a fix of a rung that is not allowed is remembered, the parse
+//! goes on exactly as it would with every rung, and a document that would have parsed fails at
+//! the end naming that rung. So the rungs it records are exactly the rungs the text needed, and
+//! the first ladder prefix that holds them all is the first after which the document parses.
+//!
+//! Strings (quotes, escapes, which quote closes) live in `string.rs`, numbers and words in
+//! `scalar.rs`; this file holds the structure: containers, keys, separators, closers, trivia.
 //!
 //! Where the text ends (or a closing fence or chat-template token ends it) decides between a
 //! truncated document and one that only lacks its closers: see [`Cut`] and `Expect::Next`.
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
 use super::rung::{Rung, RungSet};
-use super::scan::{
-    self, is_end_marker, is_key_byte, is_literal_prefix, is_word_start, skip_space, smart_quote,
-};
+use super::scan::{self, is_end_marker, is_key_byte, is_word_start, skip_space, smart_quote};
 use super::write::drop_deep;
 
 /// How deep the parser nests before it gives up with "nested too deep". Ten times what any
@@ -43,7 +45,7 @@ impl Cut {
         match self {
             Cut::InString => "inside a string",
             Cut::InKey => "inside a key",
-            Cut::InNumber => "inside a number (a number at the very end may go on)",
+            Cut::InNumber => "inside a number",
             Cut::InLiteral => "inside a literal",
             Cut::InComment => "inside a comment",
             Cut::AfterColon => "after a ':'",
@@ -94,7 +96,7 @@ enum Expect {
     Next,
 }
 
-enum Frame {
+pub(super) enum Frame {
     Array(Vec<Value>),
     Object(Map<String, Value>, Option<String>),
 }
@@ -125,12 +127,16 @@ pub(super) struct Parser<'a> {
     pub(super) pos: usize,
     allowed: RungSet,
     pub(super) changed: RungSet,
-    stack: Vec<Frame>,
+    pub(super) stack: Vec<Frame>,
     open_arrays: usize,
     open_objects: usize,
     pub(super) max_depth: usize,
     pub(super) numbers: NumberTexts,
-    number_budget: usize,
+    pub(super) number_budget: usize,
+    /// The first fix of a rung the caller did not allow, and where it was.
+    needs: Option<(Rung, usize)>,
+    /// The top-level value, once it is complete.
+    finished: Option<Value>,
 }
 
 impl Drop for Parser<'_> {
@@ -161,13 +167,19 @@ impl<'a> Parser<'a> {
             max_depth: 0,
             numbers: Vec::new(),
             number_budget: NUMBER_TEXT_BUDGET,
+            needs: None,
+            finished: None,
         }
     }
 
-    /// Applies a fix of `rung`'s kind, or stops when that rung is not allowed.
+    /// Records a fix of `rung`'s kind. A rung the caller did not allow does not stop the
+    /// parser here: it goes on exactly as it would with every rung, so that it fails, or is cut
+    /// off, in the same place, and only a document that would have parsed fails at the end
+    /// with [`Stop::Needs`] naming the first such rung.
+    #[inline]
     pub(super) fn fix(&mut self, rung: Rung, at: usize) -> Result<(), Stop> {
-        if !self.allowed.contains(rung) {
-            return Err(Stop::Needs(rung, at));
+        if !self.allowed.contains(rung) && self.needs.is_none() {
+            self.needs = Some((rung, at));
         }
         self.changed.insert(rung);
         Ok(())
@@ -197,24 +209,38 @@ impl<'a> Parser<'a> {
                     At::Byte(b':') => {
                         self.pos += 1;
                         expect = Expect::Value;
-                        None
+                        false
                     }
                     At::Byte(_) => return Err(self.broken(self.pos, "':' after the key")),
                     At::End | At::Marker => return Err(Stop::Cut(Cut::AfterKey, self.pos)),
                 },
                 Expect::Next => self.on_next(at, &mut expect)?,
             };
-            if let Some(value) = done {
-                return Ok(value);
+            if done {
+                let value = self
+                    .finished
+                    .take()
+                    .expect("a finished parse holds its value");
+                return match self.needs {
+                    None => Ok(value),
+                    Some((rung, at)) => {
+                        if self.max_depth > SHALLOW {
+                            drop_deep(value);
+                        }
+                        Err(Stop::Needs(rung, at))
+                    }
+                };
             }
         }
     }
 
-    fn in_array(&self) -> bool {
+    #[inline]
+    pub(super) fn in_array(&self) -> bool {
         matches!(self.stack.last(), Some(Frame::Array(_)))
     }
 
-    fn role(&self) -> Role {
+    #[inline]
+    pub(super) fn role(&self) -> Role {
         if self.in_array() {
             Role::ArrayValue
         } else {
@@ -222,7 +248,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn on_value(&mut self, at: At, expect: &mut Expect) -> Result<Option<Value>, Stop> {
+    fn on_value(&mut self, at: At, expect: &mut Expect) -> Result<bool, Stop> {
         let byte = match at {
             At::Byte(byte) => byte,
             At::End | At::Marker => {
@@ -238,17 +264,17 @@ impl<'a> Parser<'a> {
             b'{' => {
                 self.open(Frame::Object(Map::new(), None))?;
                 *expect = Expect::FirstKey;
-                Ok(None)
+                Ok(false)
             }
             b'[' => {
                 self.open(Frame::Array(Vec::new()))?;
                 *expect = Expect::FirstValue;
-                Ok(None)
+                Ok(false)
             }
             b',' if self.in_array() => {
                 self.fix(Rung::EmptyElements, self.pos)?;
                 self.pos += 1;
-                Ok(None)
+                Ok(false)
             }
             b']' | b'}' if self.in_array() => {
                 if *expect == Expect::Value {
@@ -264,7 +290,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn on_key(&mut self, at: At, expect: &mut Expect) -> Result<Option<Value>, Stop> {
+    fn on_key(&mut self, at: At, expect: &mut Expect) -> Result<bool, Stop> {
         let byte = match at {
             At::Byte(byte) => byte,
             At::End | At::Marker => {
@@ -286,7 +312,7 @@ impl<'a> Parser<'a> {
             b',' => {
                 self.fix(Rung::EmptyElements, self.pos)?;
                 self.pos += 1;
-                return Ok(None);
+                return Ok(false);
             }
             b'"' => self.string(None, Role::Key)?,
             b'\'' => {
@@ -307,14 +333,14 @@ impl<'a> Parser<'a> {
             *pending = Some(key);
         }
         *expect = Expect::Colon;
-        Ok(None)
+        Ok(false)
     }
 
-    fn on_next(&mut self, at: At, expect: &mut Expect) -> Result<Option<Value>, Stop> {
+    fn on_next(&mut self, at: At, expect: &mut Expect) -> Result<bool, Stop> {
         let byte = match at {
             At::Byte(byte) => byte,
             // A complete final value: the closers are all that is missing.
-            At::End | At::Marker => return self.close_all().map(Some),
+            At::End | At::Marker => return self.close_all().map(|()| true),
         };
         match byte {
             b',' => {
@@ -324,25 +350,25 @@ impl<'a> Parser<'a> {
                 } else {
                     Expect::Key
                 };
-                Ok(None)
+                Ok(false)
             }
             b']' | b'}' => self.close(byte, expect),
             _ if self.in_array() && self.starts_value(self.pos) => {
                 self.fix(Rung::MissingCommas, self.pos)?;
                 *expect = Expect::Value;
-                Ok(None)
+                Ok(false)
             }
             _ if !self.in_array() && self.starts_key(self.pos) => {
                 self.fix(Rung::MissingCommas, self.pos)?;
                 *expect = Expect::Key;
-                Ok(None)
+                Ok(false)
             }
             _ => Err(self.broken(self.pos, "',' or a closing bracket")),
         }
     }
 
     /// Whether a value plainly starts at `at` (after a value in an array, without a comma).
-    fn starts_value(&self, at: usize) -> bool {
+    pub(super) fn starts_value(&self, at: usize) -> bool {
         let bytes = self.bytes;
         match bytes[at] {
             b'"' | b'\'' | b'{' | b'[' | b'-' | b'0'..=b'9' => true,
@@ -398,6 +424,7 @@ impl<'a> Parser<'a> {
         Ok(self.text[start..end].to_owned())
     }
 
+    #[inline]
     fn open(&mut self, frame: Frame) -> Result<(), Stop> {
         if self.stack.len() >= MAX_DEPTH {
             return Err(Stop::TooDeep(self.pos));
@@ -413,6 +440,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Pops the innermost container and returns it as a value.
+    #[inline]
     fn pop(&mut self) -> Value {
         match self.stack.pop() {
             Some(Frame::Array(items)) => {
@@ -427,19 +455,25 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Puts a complete value into its container; returns it when it is the top-level value.
-    fn attach(&mut self, value: Value, expect: &mut Expect) -> Option<Value> {
+    /// Puts a complete value into its container; when it is the top-level value, keeps it in
+    /// `finished` and says so. (Returning the value itself through every token's `Result` would
+    /// copy a large `Value` around per token.)
+    #[inline]
+    fn attach(&mut self, value: Value, expect: &mut Expect) -> bool {
         *expect = Expect::Next;
         match self.stack.last_mut() {
-            None => Some(value),
+            None => {
+                self.finished = Some(value);
+                true
+            }
             Some(Frame::Array(items)) => {
                 items.push(value);
-                None
+                false
             }
             Some(Frame::Object(members, pending)) => {
                 let key = pending.take().unwrap_or_default();
                 members.insert(key, value);
-                None
+                false
             }
         }
     }
@@ -447,7 +481,7 @@ impl<'a> Parser<'a> {
     /// Handles `closer` (`]` or `}`) at `self.pos`. A closer that matches an outer container
     /// closes the inner ones first (their closers were missing); a closer that matches no open
     /// container closes the innermost one anyway (the wrong bracket was typed).
-    fn close(&mut self, closer: u8, expect: &mut Expect) -> Result<Option<Value>, Stop> {
+    fn close(&mut self, closer: u8, expect: &mut Expect) -> Result<bool, Stop> {
         let wants_array = closer == b']';
         loop {
             if self.in_array() == wants_array {
@@ -468,23 +502,24 @@ impl<'a> Parser<'a> {
             }
             let value = self.pop();
             // The matching container is further out, so this is never the top level.
-            let _ = self.attach(value, expect);
+            self.attach(value, expect);
         }
     }
 
     /// At the end of the text after a complete value: supplies every missing closer.
-    fn close_all(&mut self) -> Result<Value, Stop> {
+    fn close_all(&mut self) -> Result<(), Stop> {
         self.fix(Rung::CloseBraces, self.pos)?;
         let mut expect = Expect::Next;
         loop {
             let value = self.pop();
-            if let Some(top) = self.attach(value, &mut expect) {
-                return Ok(top);
+            if self.attach(value, &mut expect) {
+                return Ok(());
             }
         }
     }
 
     /// Skips whitespace and comments; says what comes next.
+    #[inline]
     fn skip_trivia(&mut self) -> Result<At, Stop> {
         let bytes = self.bytes;
         loop {
@@ -524,277 +559,5 @@ impl<'a> Parser<'a> {
             Some(offset) => self.pos + offset + 1,
             None => self.bytes.len(),
         };
-    }
-
-    /// A string, number or literal starting with `byte` at `self.pos`.
-    fn scalar(&mut self, byte: u8) -> Result<Value, Stop> {
-        let role = self.role();
-        match byte {
-            b'"' => Ok(Value::String(self.string(None, role)?)),
-            b'\'' => {
-                self.fix(Rung::Quotes, self.pos)?;
-                Ok(Value::String(self.string(None, role)?))
-            }
-            0xE2 => match smart_quote(self.bytes, self.pos) {
-                Some(smart) => {
-                    self.fix(Rung::SmartQuotes, self.pos)?;
-                    Ok(Value::String(self.string(Some(smart), role)?))
-                }
-                None => Err(self.broken(self.pos, "a value")),
-            },
-            b'-' if self
-                .bytes
-                .get(self.pos + 1)
-                .is_some_and(|next| next.is_ascii_alphabetic()) =>
-            {
-                let word = scan::word_at(self.bytes, self.pos + 1);
-                let end = self.pos + 1 + word.len();
-                if word == b"Infinity" {
-                    self.fix(Rung::NonFinite, self.pos)?;
-                    self.pos = end;
-                    Ok(Value::Null)
-                } else if end == self.bytes.len() && b"Infinity".starts_with(word) {
-                    Err(Stop::Cut(Cut::InLiteral, self.pos))
-                } else {
-                    Err(self.broken(self.pos, "a value"))
-                }
-            }
-            b'-' | b'0'..=b'9' => self.number(),
-            _ if is_word_start(byte) => self.word(role),
-            _ => Err(self.broken(self.pos, "a value")),
-        }
-    }
-
-    fn word(&mut self, role: Role) -> Result<Value, Stop> {
-        let start = self.pos;
-        let word = scan::word_at(self.bytes, start);
-        let end = start + word.len();
-        let (value, rung) = match word {
-            b"true" => (Value::Bool(true), None),
-            b"false" => (Value::Bool(false), None),
-            b"null" => (Value::Null, None),
-            b"True" => (Value::Bool(true), Some(Rung::PythonBools)),
-            b"False" => (Value::Bool(false), Some(Rung::PythonBools)),
-            b"None" => (Value::Null, Some(Rung::PythonBools)),
-            b"NaN" | b"Infinity" | b"undefined" => (Value::Null, Some(Rung::NonFinite)),
-            _ => {
-                let word = &self.text[start..end];
-                if end == self.bytes.len() && is_literal_prefix(word) {
-                    return Err(Stop::Cut(Cut::InLiteral, start));
-                }
-                if role != Role::ObjectValue {
-                    return Err(self.broken(start, "a value"));
-                }
-                return self.bare_word();
-            }
-        };
-        if let Some(rung) = rung {
-            self.fix(rung, start)?;
-        }
-        self.pos = end;
-        Ok(value)
-    }
-
-    /// A bare one-word value after a key (`{"status": ok}`), taken as a string.
-    fn bare_word(&mut self) -> Result<Value, Stop> {
-        let bytes = self.bytes;
-        let start = self.pos;
-        let mut end = start;
-        while end < bytes.len() && scan::is_bare_byte(bytes[end]) {
-            if bytes[end] == b'/' && matches!(bytes.get(end + 1), Some(b'/' | b'*')) {
-                break;
-            }
-            end += 1;
-        }
-        if end == bytes.len() {
-            return Err(Stop::Cut(Cut::InLiteral, start));
-        }
-        self.fix(Rung::Unquoted, start)?;
-        self.pos = end;
-        Ok(Value::String(self.text[start..end].to_owned()))
-    }
-
-    fn number(&mut self) -> Result<Value, Stop> {
-        let bytes = self.bytes;
-        let start = self.pos;
-        let negative = bytes[start] == b'-';
-        let mut end = start + usize::from(negative);
-        let digits = |from: usize| {
-            let mut to = from;
-            while to < bytes.len() && bytes[to].is_ascii_digit() {
-                to += 1;
-            }
-            to
-        };
-        match bytes.get(end) {
-            None => return Err(Stop::Cut(Cut::InNumber, start)),
-            Some(b'0') => end += 1,
-            Some(b'1'..=b'9') => end = digits(end),
-            Some(_) => return Err(self.broken(end, "a digit")),
-        }
-        let integer_end = end;
-        if bytes.get(end) == Some(&b'.') {
-            let fraction = digits(end + 1);
-            if fraction == bytes.len() && fraction == end + 1 {
-                return Err(Stop::Cut(Cut::InNumber, start));
-            }
-            if fraction == end + 1 {
-                return Err(self.broken(fraction, "a digit after '.'"));
-            }
-            end = fraction;
-        }
-        if matches!(bytes.get(end), Some(b'e' | b'E')) {
-            let mut exponent = end + 1;
-            if matches!(bytes.get(exponent), Some(b'+' | b'-')) {
-                exponent += 1;
-            }
-            let after = digits(exponent);
-            if after == bytes.len() && after == exponent {
-                return Err(Stop::Cut(Cut::InNumber, start));
-            }
-            if after == exponent {
-                return Err(self.broken(after, "a digit in the exponent"));
-            }
-            end = after;
-        }
-        match bytes.get(end) {
-            None => return Err(Stop::Cut(Cut::InNumber, start)),
-            Some(&byte) if scan::is_word_byte(byte) || byte == b'.' => {
-                return Err(self.broken(end, "a number"));
-            }
-            Some(_) => {}
-        }
-        self.pos = end;
-        let text = &self.text[start..end];
-        let number = if integer_end == end {
-            integer(text, negative)
-        } else {
-            text.parse::<f64>().ok().and_then(Number::from_f64)
-        };
-        let Some(number) = number else {
-            // Too large for a double: it has no JSON value but null.
-            self.fix(Rung::NonFinite, start)?;
-            return Ok(Value::Null);
-        };
-        if (integer_end != end || number.is_f64()) && self.number_budget > 0 {
-            self.remember_number_text(&number, text);
-        }
-        Ok(Value::Number(number))
-    }
-
-    fn remember_number_text(&mut self, number: &Number, text: &str) {
-        if number.to_string() == text {
-            return;
-        }
-        let mut pointer = String::new();
-        for frame in &self.stack {
-            pointer.push('/');
-            match frame {
-                Frame::Array(items) => pointer.push_str(&items.len().to_string()),
-                Frame::Object(_, key) => {
-                    let key = key.as_deref().unwrap_or_default();
-                    pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
-                }
-            }
-        }
-        self.number_budget = self
-            .number_budget
-            .saturating_sub(pointer.len() + text.len());
-        if self.number_budget > 0 {
-            self.numbers.push((pointer, text.to_owned()));
-        }
-    }
-
-    /// Whether a closing quote ending just before `after` really closes the string: what
-    /// follows must be the end, `,` (followed by something that fits), `:`, `}`, `]`, a
-    /// comment, a fence or chat token, or (after whitespace) the next member or element of a
-    /// list that lacks its comma. Anything else means the quote was content.
-    pub(super) fn closes_at(&self, after: usize, role: Role) -> bool {
-        let bytes = self.bytes;
-        let next = skip_space(bytes, after);
-        let Some(&byte) = bytes.get(next) else {
-            return true;
-        };
-        match byte {
-            b':' | b'}' | b']' => true,
-            b',' => role == Role::Key || self.fits_after_comma(next + 1, role),
-            b'/' => matches!(bytes.get(next + 1), Some(b'/' | b'*')),
-            b'`' | b'~' | b'<' => is_end_marker(bytes, next),
-            _ if next > after && role != Role::Key => self.continues_list(next, role),
-            _ => false,
-        }
-    }
-
-    fn fits_after_comma(&self, at: usize, role: Role) -> bool {
-        let bytes = self.bytes;
-        let at = skip_space(bytes, at);
-        let Some(&byte) = bytes.get(at) else {
-            return true;
-        };
-        match byte {
-            b',' | b'/' | b'#' => true,
-            b'}' if role == Role::ObjectValue => true,
-            b']' if role == Role::ArrayValue => true,
-            _ if is_end_marker(bytes, at) => true,
-            _ if role == Role::ObjectValue => self.starts_key(at),
-            _ => self.starts_value(at),
-        }
-    }
-
-    /// After a closing-quote candidate and whitespace: is this the next member (object) or
-    /// element (array) of a list that lacks its comma?
-    fn continues_list(&self, at: usize, role: Role) -> bool {
-        let bytes = self.bytes;
-        match (role, bytes[at]) {
-            (Role::ObjectValue, b'"' | b'\'') => {
-                let quote = bytes[at];
-                let Some(close) = same_line_quote(bytes, at + 1, quote) else {
-                    return false;
-                };
-                let after = skip_space(bytes, close + 1);
-                bytes.get(after) == Some(&b':')
-            }
-            (Role::ObjectValue, byte) if is_key_byte(byte) => self.starts_key(at),
-            (Role::ArrayValue, b'"') => {
-                let Some(close) = same_line_quote(bytes, at + 1, b'"') else {
-                    return false;
-                };
-                let after = skip_space(bytes, close + 1);
-                matches!(bytes.get(after), None | Some(b',' | b']'))
-            }
-            (Role::ArrayValue, b'{' | b'[' | b'-' | b'0'..=b'9') => true,
-            _ => false,
-        }
-    }
-}
-
-/// The next unescaped `quote` on the same line, from `at`.
-fn same_line_quote(bytes: &[u8], mut at: usize, quote: u8) -> Option<usize> {
-    while at < bytes.len() {
-        match bytes[at] {
-            b'\\' => at += 2,
-            b'\n' => return None,
-            byte if byte == quote => return Some(at),
-            _ => at += 1,
-        }
-    }
-    None
-}
-
-/// An integer the way `serde_json` reads it: `u64` when it fits, `i64` when negative and it
-/// fits, otherwise a double (`-0` is the double `-0.0`).
-fn integer(text: &str, negative: bool) -> Option<Number> {
-    let digits = if negative { &text[1..] } else { text };
-    match digits.parse::<u64>() {
-        Ok(magnitude) if !negative => Some(Number::from(magnitude)),
-        Ok(magnitude) => {
-            let negated = (magnitude as i64).wrapping_neg();
-            if negated >= 0 {
-                Number::from_f64(-(magnitude as f64))
-            } else {
-                Some(Number::from(negated))
-            }
-        }
-        Err(_) => text.parse::<f64>().ok().and_then(Number::from_f64),
     }
 }

@@ -9,6 +9,7 @@
 use super::parse::{Cut, Parser, Role, Stop};
 use super::rung::Rung;
 use super::scan::{SMART_LEN, Smart, find_in_smart_string, find_in_string, smart_quote};
+use super::scan::{is_end_marker, is_key_byte, skip_space};
 
 impl Parser<'_> {
     /// The string whose opening quote is at `self.pos` (`smart` when it is a typographic
@@ -172,4 +173,85 @@ fn hex4(bytes: &[u8], at: usize) -> Hex {
         unit = unit * 16 + digit as u16;
     }
     Hex::Unit(unit)
+}
+
+impl Parser<'_> {
+    /// Whether a closing quote ending just before `after` really closes the string: what
+    /// follows must be the end, `,` (followed by something that fits), `:`, `}`, `]`, a
+    /// comment, a fence or chat token, or (after whitespace) the next member or element of a
+    /// list that lacks its comma. Anything else means the quote was content.
+    #[inline]
+    pub(super) fn closes_at(&self, after: usize, role: Role) -> bool {
+        let bytes = self.bytes;
+        let next = skip_space(bytes, after);
+        let Some(&byte) = bytes.get(next) else {
+            return true;
+        };
+        match byte {
+            b':' | b'}' | b']' => true,
+            b',' => role == Role::Key || self.fits_after_comma(next + 1, role),
+            b'/' => matches!(bytes.get(next + 1), Some(b'/' | b'*')),
+            b'`' | b'~' | b'<' => is_end_marker(bytes, next),
+            // In a key, a quote followed by a word is content (`"key "with" quotes"`); a quote
+            // followed by anything else ends the key, and a missing `:` shows up next.
+            _ if role == Role::Key => !(byte.is_ascii_alphabetic() || byte >= 0x80),
+            _ if next > after => self.continues_list(next, role),
+            _ => false,
+        }
+    }
+
+    fn fits_after_comma(&self, at: usize, role: Role) -> bool {
+        let bytes = self.bytes;
+        let at = skip_space(bytes, at);
+        let Some(&byte) = bytes.get(at) else {
+            return true;
+        };
+        match byte {
+            b',' | b'/' | b'#' => true,
+            b'}' if role == Role::ObjectValue => true,
+            b']' if role == Role::ArrayValue => true,
+            _ if is_end_marker(bytes, at) => true,
+            _ if role == Role::ObjectValue => self.starts_key(at),
+            _ => self.starts_value(at),
+        }
+    }
+
+    /// After a closing-quote candidate and whitespace: is this the next member (object) or
+    /// element (array) of a list that lacks its comma?
+    fn continues_list(&self, at: usize, role: Role) -> bool {
+        let bytes = self.bytes;
+        match (role, bytes[at]) {
+            (Role::ObjectValue, b'"' | b'\'') => {
+                let quote = bytes[at];
+                let Some(close) = same_line_quote(bytes, at + 1, quote) else {
+                    return false;
+                };
+                let after = skip_space(bytes, close + 1);
+                bytes.get(after) == Some(&b':')
+            }
+            (Role::ObjectValue, byte) if is_key_byte(byte) => self.starts_key(at),
+            (Role::ArrayValue, b'"') => {
+                let Some(close) = same_line_quote(bytes, at + 1, b'"') else {
+                    return false;
+                };
+                let after = skip_space(bytes, close + 1);
+                matches!(bytes.get(after), None | Some(b',' | b']'))
+            }
+            (Role::ArrayValue, b'{' | b'[' | b'-' | b'0'..=b'9') => true,
+            _ => false,
+        }
+    }
+}
+
+/// The next unescaped `quote` on the same line, from `at`.
+fn same_line_quote(bytes: &[u8], mut at: usize, quote: u8) -> Option<usize> {
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' => at += 2,
+            b'\n' => return None,
+            byte if byte == quote => return Some(at),
+            _ => at += 1,
+        }
+    }
+    None
 }

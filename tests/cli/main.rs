@@ -9,6 +9,7 @@ mod emulator;
 mod generate;
 mod probe;
 mod readiness;
+mod repair;
 mod roles;
 mod schema;
 mod schema_gbnf;

@@ -1,0 +1,359 @@
+//! `slmcode repair`: a model's answer on stdin (or in a file) to repaired, validated JSON on
+//! stdout, or a clear failure with its own exit code (3 no JSON, 4 truncated, 5 wrong shape).
+//!
+//! Values of any depth are written with the repair module's iterative writer, never with
+//! `serde_json`'s recursive one, and dropped with `drop_deep`. Every run is counted in
+//! `<config dir>/repair-stats.json` (always: the `record_stats` setting is not read yet);
+//! a stats file that cannot be read or written is a warning, never a failure.
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+
+use anyhow::anyhow;
+use serde::Serialize;
+use serde_json::Value;
+use slmcode::config::{self, ConfigError, Environment, Key, Overrides};
+use slmcode::repair::{
+    self, Coercion, FailureClass, RepairFailure, RepairOptions, Repaired, STATS_FILE, Stats,
+};
+use slmcode::schema::ValidationError;
+
+use super::exit::{CliError, CommandResult, Exit};
+use super::input::{Source, load_schema_file};
+use super::printer::Printer;
+use super::settings_args;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The model's answer; `-` or nothing reads stdin.
+    #[arg(value_name = "FILE")]
+    input: Option<PathBuf>,
+
+    /// Validate (and coerce) against this contract (`slmcode schema list` shows them all);
+    /// `none` repairs without a schema.
+    #[arg(long, value_name = "ROLE", conflicts_with = "schema_file")]
+    schema: Option<String>,
+
+    /// Validate (and coerce) against the JSON Schema in this file.
+    #[arg(long, value_name = "FILE")]
+    schema_file: Option<PathBuf>,
+
+    /// How the server said the answer ended; `length` means it was cut off, so the result is
+    /// always "truncated".
+    #[arg(long, value_enum, value_name = "REASON")]
+    finish_reason: Option<FinishReason>,
+
+    /// Print the repaired JSON indented instead of compact.
+    #[arg(long)]
+    pretty: bool,
+
+    /// Whether to count this run in the repair stats (overrides `record_stats`).
+    #[arg(long, value_name = "BOOL")]
+    record_stats: Option<String>,
+}
+
+/// The finish reasons an OpenAI-compatible server reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum FinishReason {
+    /// The model ended its answer itself.
+    Stop,
+    /// The server stopped the model at `max_tokens`.
+    Length,
+}
+
+/// `--json` output of `slmcode repair`, on success and on failure alike (the exit code still
+/// tells which).
+///
+/// `{"ok": bool, "rung": "fence"|null, "rungs": ["fence", ...], "coercions": [{"pointer",
+/// "kind", "from", "to"}], "value": <the value>|null, "class": null|"empty"|"prose"|
+/// "truncated"|"malformed"|"wrong_shape", "message": null|"...", "errors": [{"pointer",
+/// "message"}], "partial": {...}|null, "missing_required": ["..."]}`
+#[derive(Debug, Serialize)]
+struct Report<'a> {
+    /// Whether a value that can be trusted came out.
+    ok: bool,
+    /// The first rung after which the document parsed (and validated); null on failure.
+    rung: Option<&'static str>,
+    /// Every rung that changed something, in ladder order.
+    rungs: Vec<&'static str>,
+    /// What the `coerce` rung changed, each at its JSON pointer.
+    coercions: &'a [Coercion],
+    /// The repaired value; on failure the parsed value when there is one (wrong shape).
+    value: Value,
+    /// The failure class; null on success.
+    class: Option<&'static str>,
+    /// The failure's one-line description; null on success.
+    message: Option<&'a str>,
+    /// For `wrong_shape`: every validation error with its JSON pointer.
+    errors: &'a [ValidationError],
+    /// For a truncated top-level object: the members that were complete.
+    partial: Value,
+    /// For a truncated top-level object: the required names the partial members lack.
+    missing_required: &'a [String],
+}
+
+pub fn run(args: Args, printer: &Printer) -> CommandResult {
+    let schema = resolve_schema(&args)?;
+    let count = counts_stats(args.record_stats.as_deref(), printer)?;
+    let source = Source::from_arg(args.input.as_deref());
+    let bytes = source.read_bytes()?;
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(error) => {
+            printer.warn(&format!(
+                "{} is not valid UTF-8: invalid bytes were replaced with U+FFFD",
+                source.name()
+            ));
+            String::from_utf8_lossy(error.as_bytes()).into_owned()
+        }
+    };
+    let mut options =
+        RepairOptions::new().finish_reason_length(args.finish_reason == Some(FinishReason::Length));
+    if let Some((name, schema)) = &schema {
+        options = options
+            .schema(schema)
+            .map_err(|error| CliError::new(Exit::Failure, anyhow!("schema {name}: {error}")))?;
+    }
+    let result = repair::repair(&text, &options);
+    if count {
+        record_stats(&result, printer);
+    }
+    if printer.json() {
+        return json_report(result, printer);
+    }
+    match result {
+        Ok(repaired) => {
+            let rendered = if args.pretty {
+                repair::to_pretty(&repaired.value)
+            } else {
+                repair::to_compact(&repaired.value)
+            };
+            printer.line(&rendered)?;
+            if repaired.rung != repair::Rung::None {
+                printer.note(&rung_note(&repaired));
+            }
+            repair::drop_deep(repaired.value);
+            Ok(Exit::Success)
+        }
+        Err(failure) => Err(failure_error(failure, &source)),
+    }
+}
+
+/// `--schema ROLE | --schema-file FILE | --schema none`, as the schema's name and value.
+fn resolve_schema(args: &Args) -> Result<Option<(String, Cow<'static, Value>)>, CliError> {
+    if let Some(path) = &args.schema_file {
+        let schema = load_schema_file(path)?;
+        return Ok(Some((path.display().to_string(), Cow::Owned(schema))));
+    }
+    match args.schema.as_deref() {
+        None | Some("none") => Ok(None),
+        Some(role) => {
+            let contract = super::schema::role(role)?;
+            Ok(Some((
+                format!("the {} contract", contract.name),
+                Cow::Borrowed(contract.schema()),
+            )))
+        }
+    }
+}
+
+/// `repaired at rung X (changed: a, b, X)`, plus the coercions, on one line.
+fn rung_note(repaired: &Repaired) -> String {
+    let changed: Vec<&str> = repaired
+        .rungs_changed
+        .iter()
+        .map(|rung| rung.as_str())
+        .collect();
+    let mut note = format!(
+        "repaired at rung {} (changed: {})",
+        repaired.rung,
+        changed.join(", ")
+    );
+    if !repaired.coercions.is_empty() {
+        let coerced: Vec<String> = repaired
+            .coercions
+            .iter()
+            .map(|coercion| {
+                let pointer = if coercion.pointer.is_empty() {
+                    "(root)"
+                } else {
+                    &coercion.pointer
+                };
+                format!("{pointer} {}", coercion.kind.as_str())
+            })
+            .collect();
+        note.push_str(&format!("; coerced {}", coerced.join(", ")));
+    }
+    note
+}
+
+fn exit_for(class: FailureClass) -> Exit {
+    match class {
+        FailureClass::Empty | FailureClass::Prose | FailureClass::Malformed => Exit::NotJson,
+        FailureClass::Truncated => Exit::Truncated,
+        FailureClass::WrongShape => Exit::SchemaViolation,
+    }
+}
+
+fn failure_error(failure: RepairFailure, source: &Source) -> CliError {
+    let mut text = format!("{}: {}", source.name(), failure.message);
+    for error in &failure.errors {
+        text.push_str(&format!("\n  {error}"));
+    }
+    if let Some(partial) = &failure.partial {
+        let names: Vec<&str> = partial.keys().map(String::as_str).collect();
+        text.push_str(&format!("\n  complete members: {}", list_or_none(&names)));
+        if !failure.missing_required.is_empty() {
+            let missing: Vec<&str> = failure
+                .missing_required
+                .iter()
+                .map(String::as_str)
+                .collect();
+            text.push_str(&format!("\n  missing required: {}", missing.join(", ")));
+        }
+    }
+    let hint = match failure.class {
+        FailureClass::Empty | FailureClass::Prose => {
+            "the model answered without JSON: re-ask for only one JSON object"
+        }
+        FailureClass::Malformed => {
+            "the JSON is broken beyond the repair ladder: re-ask for only one JSON object"
+        }
+        FailureClass::Truncated => {
+            "the model was cut off: raise max_tokens, or re-ask for the complete object"
+        }
+        FailureClass::WrongShape => {
+            "re-ask with the validation errors, or check the schema with `slmcode validate`"
+        }
+    };
+    let exit = exit_for(failure.class);
+    drop_failure(failure);
+    CliError::new(exit, anyhow!(text)).with_hint(hint)
+}
+
+fn list_or_none(names: &[&str]) -> String {
+    if names.is_empty() {
+        "none".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+fn drop_failure(failure: RepairFailure) {
+    if let Some(value) = failure.value {
+        repair::drop_deep(value);
+    }
+    if let Some(partial) = failure.partial {
+        repair::drop_deep(Value::Object(partial));
+    }
+}
+
+fn json_report(result: Result<Repaired, RepairFailure>, printer: &Printer) -> CommandResult {
+    // The report's own fields are shallow; the value and the partial members may be deep, so
+    // they are moved into the document afterwards and written with the iterative writer.
+    let (mut document, exit) = {
+        let (report, exit) = match &result {
+            Ok(repaired) => (
+                Report {
+                    ok: true,
+                    rung: Some(repaired.rung.as_str()),
+                    rungs: names(&repaired.rungs_changed),
+                    coercions: &repaired.coercions,
+                    value: Value::Null,
+                    class: None,
+                    message: None,
+                    errors: &[],
+                    partial: Value::Null,
+                    missing_required: &[],
+                },
+                Exit::Success,
+            ),
+            Err(failure) => (
+                Report {
+                    ok: false,
+                    rung: None,
+                    rungs: names(&failure.rungs_changed),
+                    coercions: &failure.coercions,
+                    value: Value::Null,
+                    class: Some(failure.class.as_str()),
+                    message: Some(&failure.message),
+                    errors: &failure.errors,
+                    partial: Value::Null,
+                    missing_required: &failure.missing_required,
+                },
+                exit_for(failure.class),
+            ),
+        };
+        let document = serde_json::to_value(&report).map_err(anyhow::Error::from)?;
+        (document, exit)
+    };
+    let (value, partial) = match result {
+        Ok(repaired) => (repaired.value, None),
+        Err(failure) => (failure.value.unwrap_or(Value::Null), failure.partial),
+    };
+    document["value"] = value;
+    document["partial"] = partial.map_or(Value::Null, Value::Object);
+    let mut text = repair::to_pretty(&document);
+    text.push('\n');
+    repair::drop_deep(document);
+    printer.raw(&text)?;
+    Ok(exit)
+}
+
+fn names(rungs: &[repair::Rung]) -> Vec<&'static str> {
+    rungs.iter().map(|rung| rung.as_str()).collect()
+}
+
+/// Whether the `record_stats` setting (flag > environment > file > default) is on. A bad flag
+/// is a usage error; settings that cannot be resolved otherwise are a warning, and the run is
+/// then not counted.
+fn counts_stats(flag: Option<&str>, printer: &Printer) -> Result<bool, CliError> {
+    let mut overrides = Overrides::new();
+    if let Some(value) = flag {
+        overrides.set(Key::RecordStats, value.to_owned());
+    }
+    match config::resolve(&Environment::from_process(), &overrides) {
+        Ok(resolved) => Ok(resolved.settings.record_stats),
+        Err(error @ ConfigError::InvalidOverride { .. }) => Err(settings_args::config_error(error)),
+        Err(error) => {
+            printer.warn(&format!(
+                "{}; this run is not counted in the repair stats",
+                error_chain(&error)
+            ));
+            Ok(false)
+        }
+    }
+}
+
+/// Counts this run in the stats file; any problem is a warning.
+fn record_stats(result: &Result<Repaired, RepairFailure>, printer: &Printer) {
+    let Some(directory) = slmcode::config::config_dir() else {
+        return;
+    };
+    let path = directory.join(STATS_FILE);
+    let mut stats = match Stats::load(&path) {
+        Ok(stats) => stats,
+        Err(error @ repair::StatsError::Corrupt { .. }) => {
+            printer.warn(&format!("{error}; starting the repair stats afresh"));
+            Stats::new()
+        }
+        Err(error) => {
+            printer.warn(&format!("{}; this run is not counted", error_chain(&error)));
+            return;
+        }
+    };
+    stats.record(result);
+    if let Err(error) = stats.save(&path) {
+        printer.warn(&format!("{}; this run is not counted", error_chain(&error)));
+    }
+}
+
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
+}

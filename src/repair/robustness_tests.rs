@@ -1,0 +1,228 @@
+//! No input may panic, overflow the stack or hang the ladder: big inputs, deep inputs (on the
+//! ordinary test thread, whose stack is small), NUL bytes, invalid UTF-8 (as the CLI passes it:
+//! replaced), lone surrogates, and arbitrary bytes.
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+use super::{
+    FailureClass, MAX_DEPTH, RepairOptions, Rung, drop_deep, equal_deep, repair, to_compact,
+    to_pretty,
+};
+
+fn nested_arrays(depth: usize, inner: &str) -> String {
+    format!("{}{inner}{}", "[".repeat(depth), "]".repeat(depth))
+}
+
+#[test]
+fn ten_megabytes_of_valid_and_of_broken_json() {
+    let item = r#"{"id": 12345, "title": "a step with \"quotes\" and {braces}", "done": false, "tags": ["x", "y"]}"#;
+    let count = 10 * 1024 * 1024 / item.len();
+    let valid = format!("[{}]", vec![item; count].join(","));
+    let result = repair(&valid, &RepairOptions::new()).unwrap();
+    assert_eq!(result.rung, Rung::None);
+    assert_eq!(result.value.as_array().unwrap().len(), count);
+
+    // A trailing comma in every array and object, single quotes, Python literals, a fence.
+    let broken_item = r#"{'id': 12345, 'title': 'a step with "quotes" and {braces}', 'done': False, 'tags': ['x', 'y',],}"#;
+    let broken = format!("```json\n[{},]\n```", vec![broken_item; count].join(",\n"));
+    let repaired = repair(&broken, &RepairOptions::new()).unwrap();
+    assert_eq!(
+        repaired.rungs_changed,
+        vec![
+            Rung::Fence,
+            Rung::TrailingComma,
+            Rung::Quotes,
+            Rung::PythonBools
+        ]
+    );
+    assert_eq!(repaired.value, result.value);
+
+    // Cut off near the end of 10 MB: truncated, with nothing closed up.
+    let cut = &valid[..valid.len() - 30];
+    let failure = repair(cut, &RepairOptions::new()).unwrap_err();
+    assert_eq!(failure.class, FailureClass::Truncated);
+}
+
+#[test]
+fn ten_thousand_levels_are_repaired_printed_and_dropped_on_a_test_thread() {
+    let depth = 10_000;
+    let valid = nested_arrays(depth, "1");
+    let result = repair(&valid, &RepairOptions::new()).unwrap();
+    assert_eq!(result.rung, Rung::None);
+    assert_eq!(to_compact(&result.value), valid);
+    drop_deep(result.value);
+    // Pretty output of n levels holds about 2n² bytes of indentation, so it is checked at a
+    // depth where that stays small; it is the same code either way.
+    let pretty_depth = 2_000;
+    let result = repair(&nested_arrays(pretty_depth, "1"), &RepairOptions::new()).unwrap();
+    let pretty = to_pretty(&result.value);
+    assert_eq!(pretty.lines().count(), 2 * pretty_depth + 1);
+    assert!(pretty.contains(&format!("\n{}1\n", " ".repeat(2 * pretty_depth))));
+    drop_deep(result.value);
+
+    let objects = format!("{}null{}", "{\"a\":".repeat(depth), "}".repeat(depth));
+    let result = repair(&format!("```json\n{objects}\n```"), &RepairOptions::new()).unwrap();
+    assert_eq!(result.rung, Rung::Fence);
+    assert_eq!(to_compact(&result.value), objects);
+    drop_deep(result.value);
+
+    // Broken at depth: a trailing comma in every array, and the closers missing.
+    let broken = format!("{}1{}", "[".repeat(depth), ",]".repeat(depth / 2));
+    let result = repair(&broken, &RepairOptions::new()).unwrap();
+    assert_eq!(
+        result.rungs_changed,
+        vec![Rung::TrailingComma, Rung::CloseBraces]
+    );
+    let expected: Value = serde_json::from_str::<Value>("1").unwrap();
+    let mut inner = &result.value;
+    for _ in 0..depth {
+        inner = &inner[0];
+    }
+    assert_eq!(inner, &expected);
+    drop_deep(result.value);
+}
+
+#[test]
+fn truncation_is_found_at_depth() {
+    let depth = 10_000;
+    let failure = repair(&format!("{}1", "[".repeat(depth)), &RepairOptions::new()).unwrap_err();
+    assert_eq!(failure.class, FailureClass::Truncated);
+    let failure = repair(
+        &format!("{}{{\"k\": \"cut", "[".repeat(depth)),
+        &RepairOptions::new(),
+    )
+    .unwrap_err();
+    assert_eq!(failure.class, FailureClass::Truncated);
+    // A complete number followed by a space: only closers are missing.
+    let closed = repair(&format!("{}1 ", "[".repeat(depth)), &RepairOptions::new()).unwrap();
+    assert_eq!(closed.rung, Rung::CloseBraces);
+    drop_deep(closed.value);
+    // Truncated at depth inside a top-level object keeps its complete members.
+    let text = format!("{{\"a\": 1, \"deep\": {}", "[".repeat(depth));
+    let failure = repair(&text, &RepairOptions::new()).unwrap_err();
+    assert_eq!(Value::Object(failure.partial.unwrap()), json!({"a": 1}));
+}
+
+#[test]
+fn a_hundred_kilobytes_cut_anywhere_late_is_truncated() {
+    let item = r#"{"name": "n", "values": [1.5, -2, true, null, "s"]}"#;
+    let text = format!("{{\"items\": [{}]}}", vec![item; 2000].join(", "));
+    assert!(text.len() > 100_000);
+    for cut in (text.len() - 200..text.len() - 1).step_by(7) {
+        let prefix = &text[..cut];
+        match repair(prefix, &RepairOptions::new()) {
+            Err(failure) => assert_eq!(failure.class, FailureClass::Truncated, "{cut}"),
+            Ok(repaired) => {
+                assert_eq!(repaired.rung, Rung::CloseBraces, "{cut}");
+                assert!(prefix.ends_with(['"', ']', '}', 'e', 'l', ' ']), "{cut}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_depth_limit_is_a_clear_error_up_to_a_million() {
+    let at_limit = nested_arrays(MAX_DEPTH, "");
+    let result = repair(&at_limit, &RepairOptions::new()).unwrap();
+    drop_deep(result.value);
+    for depth in [MAX_DEPTH + 1, 1_000_000] {
+        let failure = repair(&nested_arrays(depth, "0"), &RepairOptions::new()).unwrap_err();
+        assert_eq!(failure.class, FailureClass::Malformed);
+        assert_eq!(
+            failure.message,
+            format!(
+                "the JSON document is nested too deep: more than 100000 levels (line 1, column {})",
+                MAX_DEPTH + 1
+            )
+        );
+    }
+    let failure = repair(&"{\"a\":".repeat(1_000_000), &RepairOptions::new()).unwrap_err();
+    assert_eq!(failure.class, FailureClass::Malformed);
+}
+
+#[test]
+fn deep_values_validate_against_recursive_schemas() {
+    let schema = json!({"type": "array", "items": {"$ref": "#"}});
+    let options = RepairOptions::new().schema(&schema).unwrap();
+    // 127 levels is as deep as serde_json parses: validated on this (small) test thread.
+    let result = repair(&nested_arrays(127, ""), &options).unwrap();
+    assert_eq!(result.rung, Rung::None);
+    let result = repair(&nested_arrays(128, "1"), &options).unwrap_err();
+    assert_eq!(result.class, FailureClass::WrongShape);
+    let result = repair(&nested_arrays(10_000, ""), &options).unwrap();
+    assert!(equal_deep(&result.value, &result.value));
+    drop_deep(result.value);
+    let failure = repair(&nested_arrays(10_000, "1"), &options).unwrap_err();
+    assert_eq!(failure.class, FailureClass::WrongShape);
+    drop_deep(failure.value.unwrap());
+}
+
+#[test]
+fn nul_bytes_and_control_characters() {
+    let result = repair("{\"a\": \"x\u{0}y\"}", &RepairOptions::new()).unwrap();
+    assert_eq!(result.value, json!({"a": "x\u{0}y"}));
+    assert_eq!(result.rung, Rung::ControlChars);
+    let failure = repair("{\"a\": \u{0}1}", &RepairOptions::new()).unwrap_err();
+    assert_eq!(failure.class, FailureClass::Malformed);
+    let failure = repair("\u{0}\u{0}\u{0}", &RepairOptions::new()).unwrap_err();
+    assert_eq!(failure.class, FailureClass::Prose);
+}
+
+#[test]
+fn invalid_utf8_replaced_the_way_the_cli_does_it() {
+    let bytes = b"{\"a\": \"caf\xe9\", \"b\": [1, 2,]}\xff";
+    let text = String::from_utf8_lossy(bytes);
+    let result = repair(&text, &RepairOptions::new()).unwrap();
+    assert_eq!(result.value, json!({"a": "caf\u{fffd}", "b": [1, 2]}));
+}
+
+#[test]
+fn lone_surrogates_become_replacement_characters() {
+    for (text, expected) in [
+        (r#"["\ud800"]"#, "\u{fffd}"),
+        (r#"["\udfff"]"#, "\u{fffd}"),
+        (r#"["a\ud800b"]"#, "a\u{fffd}b"),
+        (r#"["\ud800\ud800\udc00"]"#, "\u{fffd}\u{10000}"),
+        (r#"["\udc00\ud800"]"#, "\u{fffd}\u{fffd}"),
+        (r#"["\ud83d\ude00"]"#, "😀"),
+    ] {
+        let result = repair(text, &RepairOptions::new()).unwrap();
+        assert_eq!(result.value, json!([expected]), "{text}");
+    }
+}
+
+#[test]
+fn adversarial_shapes_finish() {
+    let many_openers = "{\"".repeat(200_000);
+    let _ = repair(&many_openers, &RepairOptions::new());
+    let quotes = format!("{{\"a\": \"{}\"}}", "\" ".repeat(200_000));
+    let _ = repair(&quotes, &RepairOptions::new());
+    let candidates = "[x] {y} ".repeat(200_000);
+    let failure = repair(&candidates, &RepairOptions::new()).unwrap_err();
+    assert_eq!(failure.class, FailureClass::Prose);
+    let fences = "```\n".repeat(100_000);
+    let _ = repair(&fences, &RepairOptions::new());
+    let closers = format!("[{}", "}".repeat(200_000));
+    let _ = repair(&closers, &RepairOptions::new());
+    let mixed = format!("{}{}", "[{\"a\":".repeat(50_000), "]".repeat(100_000));
+    let _ = repair(&mixed, &RepairOptions::new());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        let text = String::from_utf8_lossy(&bytes);
+        let _ = repair(&text, &RepairOptions::new());
+        let _ = repair(&text, &RepairOptions::new().finish_reason_length(true));
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics(text in "\\PC{0,200}") {
+        let _ = repair(&text, &RepairOptions::new());
+        let schema = json!({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]});
+        let _ = repair(&text, &RepairOptions::new().schema(&schema).unwrap());
+    }
+}
