@@ -2,7 +2,7 @@
 //! capabilities, served models), so a server upgrade invalidates what was learned about it.
 //!
 //! Routes per engine: llama-server `GET /props` (`build_info`,
-//! `default_generation_settings.n_ctx`; measured in shared/real-engine/README.md), vLLM
+//! `default_generation_settings.n_ctx`; measured in tests/real-engine/README.md), vLLM
 //! `GET /version` (`{"version": ...}`), Ollama `GET /api/version` and `POST /api/show {"model"}`
 //! (`capabilities`, e.g. `thinking`; <https://docs.ollama.com/api-reference/show-model-details>),
 //! and `GET {endpoint}/models` for every OpenAI-compatible server. Each route is best effort:

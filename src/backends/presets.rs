@@ -4,7 +4,7 @@
 //!
 //! The priors are hints: a probe replaces them. Every wire detail below was checked against the
 //! engines' documentation (sources cited per preset); the measured llama.cpp behaviour is in
-//! `shared/real-engine/README.md`. Uses `config` and `schema` only.
+//! `tests/real-engine/README.md`. Uses `config` and `schema` only.
 
 use crate::config::Provider;
 use crate::schema::Mechanism;
@@ -149,7 +149,7 @@ const SGLANG: Preset = Preset {
 // llama.cpp's llama-server: `grammar` (GBNF), a top-level `json_schema`, and `response_format`
 // json_object / json_schema, all enforced by its sampler; unknown fields are ignored (200).
 // `/props` carries `build_info` and `default_generation_settings.n_ctx`.  https://github.com/ggml-org/llama.cpp/tree/master/tools/server
-// (README: `grammar`, `json_schema`), measured: shared/real-engine/README.md.
+// (README: `grammar`, `json_schema`), measured: tests/real-engine/README.md.
 const LLAMA_CPP: Preset = Preset {
     provider: Provider::LlamaCpp,
     default_endpoint: Some("http://127.0.0.1:8080/v1"),

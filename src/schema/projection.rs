@@ -18,7 +18,7 @@
 //!   (`MAX_REPETITION_THRESHOLD` in `src/llama-grammar.cpp`, multiplied by the rules of a
 //!   repeated group): such a build answers HTTP 400 "failed to parse grammar", and the
 //!   mechanism would be demoted for a bound no model reaches. (Builds differ: the server in
-//!   `shared/real-engine` accepts a single long repetition and refuses the repeated group.) So `minLength`, `maxLength`, `minItems` and
+//!   `tests/real-engine` accepts a single long repetition and refuses the repeated group.) So `minLength`, `maxLength`, `minItems` and
 //!   `maxItems` above [`WIRE_BOUND_LIMIT`] are dropped. The `name` is the schema's `title`
 //!   reduced to `[a-zA-Z0-9_-]{1,64}` (OpenAI's rule), or `response`.
 //! - **`guided_json`** (vLLM `structured_outputs.json` / `guided_json`): the bounds above

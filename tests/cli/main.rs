@@ -9,6 +9,9 @@ mod emulator;
 mod generate;
 mod probe;
 mod readiness;
+mod readme;
+#[path = "../support/readme_runner.rs"]
+mod readme_runner;
 mod repair;
 mod roles;
 mod schema;

@@ -1,5 +1,5 @@
 //! End-to-end tests against a real llama.cpp server with a tiny random-weight model
-//! (`shared/real-engine/start.sh`; `SLMCODE_E2E_ENDPOINT` is its OpenAI-style base URL, ending
+//! (`tests/real-engine/start.sh`; `SLMCODE_E2E_ENDPOINT` is its OpenAI-style base URL, ending
 //! in `/v1`). A random model's unconstrained output is never JSON, so anything well-formed in
 //! an answer was made so by the server's constrained decoding.
 //!
@@ -7,7 +7,7 @@
 //! on a machine without an engine. With it:
 //!
 //! ```sh
-//! eval "$(../shared/real-engine/start.sh)"
+//! eval "$(tests/real-engine/start.sh)"
 //! cargo test --test e2e
 //! kill "$SLMCODE_E2E_PID"
 //! ```
@@ -16,8 +16,13 @@
 mod util;
 
 mod doctor;
+#[path = "../support/emulator.rs"]
+mod emulator;
 mod generate;
 mod grammar;
+mod readme;
+#[path = "../support/readme_runner.rs"]
+mod readme_runner;
 mod tools;
 
 use std::time::Duration;
@@ -38,7 +43,7 @@ pub fn endpoint(test: &str) -> Option<String> {
         }
         _ => {
             eprintln!(
-                "skipped {test}: SLMCODE_E2E_ENDPOINT is not set (start an engine with ../shared/real-engine/start.sh)"
+                "skipped {test}: SLMCODE_E2E_ENDPOINT is not set (start an engine with tests/real-engine/start.sh)"
             );
             None
         }

@@ -1,6 +1,6 @@
 //! An engine emulator for tests: a real HTTP/1.1 server on 127.0.0.1 (std::net, one thread per
 //! connection, `Connection: close`), started per test on a free port, whose profiles follow what
-//! each engine documents (and, for llama-server, what shared/real-engine/README.md measured):
+//! each engine documents (and, for llama-server, what tests/real-engine/README.md measured):
 //! which body fields it enforces, which it ignores (200, unconstrained), which it rejects with
 //! which status and body. Scripted faults cover the rest: 5xx then recovery, 429 with
 //! `Retry-After`, a server that is still loading (connection refused until it binds), slow

@@ -1,5 +1,5 @@
 //! The engine emulator's profiles: what each engine documents (and, for llama-server, what
-//! shared/real-engine/README.md measured) about each body field: enforced, ignored (200,
+//! tests/real-engine/README.md measured) about each body field: enforced, ignored (200,
 //! unconstrained) or rejected with which status and body; its fingerprint routes; how it
 //! reports a context overflow.
 
@@ -227,7 +227,7 @@ impl Profile {
 
     /// llama.cpp's llama-server: grammar, top-level json_schema, response_format json_schema and
     /// json_object enforced; unknown fields ignored; invalid GBNF is a 400; `/props` has
-    /// build_info and n_ctx. Measured: shared/real-engine/README.md.
+    /// build_info and n_ctx. Measured: tests/real-engine/README.md.
     pub fn llama_server() -> Profile {
         Profile {
             json_schema: Field::Enforce,
@@ -267,7 +267,7 @@ impl Profile {
 
     /// llama-cpp-python's server: HTTP 500 to response_format json_schema (pydantic accepts only
     /// text/json_object), json_object and grammar honoured, top-level json_schema ignored, no
-    /// `/props`. Measured: shared/real-engine/README.md.
+    /// `/props`. Measured: tests/real-engine/README.md.
     pub fn llama_cpp_python() -> Profile {
         Profile {
             json_schema: Field::Reject(
