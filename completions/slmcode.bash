@@ -227,7 +227,7 @@ _slmcode() {
 
     case "${cmd}" in
         slmcode)
-            opts="-q -h -V --json --quiet --color --help --version validate repair schema roles config readiness assets doctor status probe generate tools help"
+            opts="-q -h -V --json --quiet --color --help --version repair validate generate schema tools roles doctor status probe readiness config assets help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -625,7 +625,7 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__help)
-            opts="validate repair schema roles config readiness assets doctor status probe generate tools help"
+            opts="repair validate generate schema tools roles doctor status probe readiness config assets help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

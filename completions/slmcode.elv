@@ -26,19 +26,34 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand validate 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer'
             cand repair 'Repair a model''s answer into JSON (fences, prose, trailing commas, quotes, truncation detection, ...) and validate it, printing the value or a failure with its own exit code'
-            cand schema 'The contracts slmcode ships (list, show) and lint of a JSON Schema (check)'
+            cand validate 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer'
+            cand generate 'Ask the endpoint for JSON that satisfies a contract or a schema file, through the structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and print the validated value'
+            cand schema 'The contracts slmcode ships (list, show), lint of a JSON Schema (check), and its exact GBNF grammar (gbnf, match)'
+            cand tools 'Tools as a constraint: compile a tool set into one constraint for a call (JSON Schema, GBNF, request fields), and extract a tool call a model wrote as text'
             cand roles 'How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences. Language-specialised ids (`go-worker`) fold to their generic role'
-            cand config 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
-            cand readiness 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
-            cand assets 'Write (or with --check, verify) the generated shell completions and man pages'
             cand doctor 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism''s probe outcome and the one selected. Exits non-zero when a check fails'
             cand status 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes'
             cand probe 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
-            cand generate 'Ask the endpoint for JSON that satisfies a contract or a schema file, through the structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and print the validated value'
-            cand tools 'Tools as a constraint: compile a tool set into one constraint for a call (JSON Schema, GBNF, request fields), and extract a tool call a model wrote as text'
+            cand readiness 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
+            cand config 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
+            cand assets 'Write (or with --check, verify) the generated shell completions and man pages'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'slmcode;repair'= {
+            cand --schema 'Validate (and coerce) against this contract (`slmcode schema list` shows them all); `none` repairs without a schema'
+            cand --schema-file 'Validate (and coerce) against the JSON Schema in this file'
+            cand --finish-reason 'How the server said the answer ended; `length` means it was cut off, so the result is always "truncated"'
+            cand --record-stats 'Whether to count this run in the repair stats (overrides `record_stats`)'
+            cand --color 'When to colour messages on stderr'
+            cand --pretty 'Print the repaired JSON indented instead of compact'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
         }
         &'slmcode;validate'= {
             cand --schema 'The contract to validate against, such as `plan` (`slmcode schema list` shows them all)'
@@ -52,13 +67,23 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
-        &'slmcode;repair'= {
-            cand --schema 'Validate (and coerce) against this contract (`slmcode schema list` shows them all); `none` repairs without a schema'
-            cand --schema-file 'Validate (and coerce) against the JSON Schema in this file'
-            cand --finish-reason 'How the server said the answer ended; `length` means it was cut off, so the result is always "truncated"'
-            cand --record-stats 'Whether to count this run in the repair stats (overrides `record_stats`)'
+        &'slmcode;generate'= {
+            cand --schema 'The contract to produce, such as `plan` (`slmcode schema list` shows them all)'
+            cand --schema-file 'A JSON Schema file to produce an instance of'
+            cand --role 'The agent role asking (`planner`, `go-worker`): its stop sequences, and its contract when neither --schema nor --schema-file is given'
+            cand --prompt 'The request; without it, the request is read from stdin'
+            cand --system 'A system message, sent before the contract''s instructions'
+            cand --max-tokens 'The first request''s completion budget (a truncation re-ask doubles it, up to 8192)'
+            cand --reask 'How many failure-matched re-asks may be sent (0: none)'
+            cand --mechanism 'Force a mechanism for this call: json_schema, guided_json, gbnf_grammar, json_object or prompt_only. Nothing is probed and recorded demotions are ignored; a rejection still walks down to prompt_only (and is recorded)'
+            cand --seed 'A sampling seed, for repeatable answers with a temperature above 0'
+            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
+            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
+            cand --model 'The model id to request'
+            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
+            cand --timeout 'Timeout of one request, in seconds'
             cand --color 'When to colour messages on stderr'
-            cand --pretty 'Print the repaired JSON indented instead of compact'
+            cand --pretty 'Print the value indented'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
@@ -157,10 +182,132 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         }
         &'slmcode;schema;help;help'= {
         }
+        &'slmcode;tools'= {
+            cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand compile 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`'
+            cand extract 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'slmcode;tools;compile'= {
+            cand --tool-choice 'none, auto, required (or any), a tool''s name, or a tool_choice JSON object [default: the file''s tool_choice, else required]'
+            cand --answer-schema 'Under auto, the JSON Schema of the plain answer (an object that requires a member other than `name` and `arguments`)'
+            cand --format 'What to print on stdout'
+            cand --mechanism 'With --format request: plan for this mechanism (json_schema, guided_json, gbnf_grammar, json_object, prompt_only) instead of the one selected for the endpoint'
+            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
+            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
+            cand --model 'The model id to request'
+            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
+            cand --timeout 'Timeout of one request, in seconds'
+            cand --color 'When to colour messages on stderr'
+            cand --answer 'Under auto, allow a plain answer `{"answer": "<text>"}` instead of a call, so that auto can be constrained'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;tools;extract'= {
+            cand --finish-reason 'How the server said the answer ended; `length` means the last call is cut off'
+            cand --color 'When to colour messages on stderr'
+            cand --all 'Keep every call in the text instead of only the first'
+            cand --serial 'Keep only the first call (serial tools). The default'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;tools;help'= {
+            cand compile 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`'
+            cand extract 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'slmcode;tools;help;compile'= {
+        }
+        &'slmcode;tools;help;extract'= {
+        }
+        &'slmcode;tools;help;help'= {
+        }
         &'slmcode;roles'= {
             cand --tools 'Treat the ids as agents with these tools (comma-separated), as a harness would declare them'
             cand --contract 'The contract the ids emit when their names do not lead to one'
             cand --color 'When to colour messages on stderr'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;doctor'= {
+            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
+            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
+            cand --model 'The model id to request'
+            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
+            cand --timeout 'Timeout of one request, in seconds'
+            cand --color 'When to colour messages on stderr'
+            cand --refresh 'Probe again even when the capabilities cache has a result'
+            cand --no-probe 'Send no probe: use the cached result, or the provider''s prior guess'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;status'= {
+            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
+            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
+            cand --model 'The model id to request'
+            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
+            cand --timeout 'Timeout of one request, in seconds'
+            cand --color 'When to colour messages on stderr'
+            cand --offline 'Do not contact the endpoint at all (`.connection.reachable` is null)'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;probe'= {
+            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
+            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
+            cand --model 'The model id to request'
+            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
+            cand --timeout 'Timeout of one request, in seconds'
+            cand --color 'When to colour messages on stderr'
+            cand --refresh 'Probe again even when the capabilities cache has a result for this endpoint and model'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'slmcode;readiness'= {
+            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
+            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
+            cand --model 'The model id to request'
+            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
+            cand --timeout 'Timeout of one request, in seconds'
+            cand --color 'When to colour messages on stderr'
+            cand --fix 'Write the recommended values to config.toml (atomically; comments are kept) and show what changed. A model, an endpoint and where the key lives are left to you'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
@@ -265,22 +412,6 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         }
         &'slmcode;config;help;help'= {
         }
-        &'slmcode;readiness'= {
-            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
-            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
-            cand --model 'The model id to request'
-            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
-            cand --timeout 'Timeout of one request, in seconds'
-            cand --color 'When to colour messages on stderr'
-            cand --fix 'Write the recommended values to config.toml (atomically; comments are kept) and show what changed. A model, an endpoint and where the key lives are left to you'
-            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
-            cand -q 'Say less on stderr: no notes or warnings, only errors'
-            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
         &'slmcode;assets'= {
             cand --dir 'The repository root that holds `completions/` and `man/`'
             cand --color 'When to colour messages on stderr'
@@ -293,155 +424,26 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
-        &'slmcode;doctor'= {
-            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
-            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
-            cand --model 'The model id to request'
-            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
-            cand --timeout 'Timeout of one request, in seconds'
-            cand --color 'When to colour messages on stderr'
-            cand --refresh 'Probe again even when the capabilities cache has a result'
-            cand --no-probe 'Send no probe: use the cached result, or the provider''s prior guess'
-            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
-            cand -q 'Say less on stderr: no notes or warnings, only errors'
-            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
-        &'slmcode;status'= {
-            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
-            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
-            cand --model 'The model id to request'
-            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
-            cand --timeout 'Timeout of one request, in seconds'
-            cand --color 'When to colour messages on stderr'
-            cand --offline 'Do not contact the endpoint at all (`.connection.reachable` is null)'
-            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
-            cand -q 'Say less on stderr: no notes or warnings, only errors'
-            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
-        &'slmcode;probe'= {
-            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
-            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
-            cand --model 'The model id to request'
-            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
-            cand --timeout 'Timeout of one request, in seconds'
-            cand --color 'When to colour messages on stderr'
-            cand --refresh 'Probe again even when the capabilities cache has a result for this endpoint and model'
-            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
-            cand -q 'Say less on stderr: no notes or warnings, only errors'
-            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
-        &'slmcode;generate'= {
-            cand --schema 'The contract to produce, such as `plan` (`slmcode schema list` shows them all)'
-            cand --schema-file 'A JSON Schema file to produce an instance of'
-            cand --role 'The agent role asking (`planner`, `go-worker`): its stop sequences, and its contract when neither --schema nor --schema-file is given'
-            cand --prompt 'The request; without it, the request is read from stdin'
-            cand --system 'A system message, sent before the contract''s instructions'
-            cand --max-tokens 'The first request''s completion budget (a truncation re-ask doubles it, up to 8192)'
-            cand --reask 'How many failure-matched re-asks may be sent (0: none)'
-            cand --mechanism 'Force a mechanism for this call: json_schema, guided_json, gbnf_grammar, json_object or prompt_only. Nothing is probed and recorded demotions are ignored; a rejection still walks down to prompt_only (and is recorded)'
-            cand --seed 'A sampling seed, for repeatable answers with a temperature above 0'
-            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
-            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
-            cand --model 'The model id to request'
-            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
-            cand --timeout 'Timeout of one request, in seconds'
-            cand --color 'When to colour messages on stderr'
-            cand --pretty 'Print the value indented'
-            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
-            cand -q 'Say less on stderr: no notes or warnings, only errors'
-            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
-        &'slmcode;tools'= {
-            cand --color 'When to colour messages on stderr'
-            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
-            cand -q 'Say less on stderr: no notes or warnings, only errors'
-            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-            cand compile 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`'
-            cand extract 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call'
-            cand help 'Print this message or the help of the given subcommand(s)'
-        }
-        &'slmcode;tools;compile'= {
-            cand --tool-choice 'none, auto, required (or any), a tool''s name, or a tool_choice JSON object [default: the file''s tool_choice, else required]'
-            cand --answer-schema 'Under auto, the JSON Schema of the plain answer (an object that requires a member other than `name` and `arguments`)'
-            cand --format 'What to print on stdout'
-            cand --mechanism 'With --format request: plan for this mechanism (json_schema, guided_json, gbnf_grammar, json_object, prompt_only) instead of the one selected for the endpoint'
-            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
-            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
-            cand --model 'The model id to request'
-            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
-            cand --timeout 'Timeout of one request, in seconds'
-            cand --color 'When to colour messages on stderr'
-            cand --answer 'Under auto, allow a plain answer `{"answer": "<text>"}` instead of a call, so that auto can be constrained'
-            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
-            cand -q 'Say less on stderr: no notes or warnings, only errors'
-            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
-        &'slmcode;tools;extract'= {
-            cand --finish-reason 'How the server said the answer ended; `length` means the last call is cut off'
-            cand --color 'When to colour messages on stderr'
-            cand --all 'Keep every call in the text instead of only the first'
-            cand --serial 'Keep only the first call (serial tools). The default'
-            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
-            cand -q 'Say less on stderr: no notes or warnings, only errors'
-            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
-        &'slmcode;tools;help'= {
-            cand compile 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`'
-            cand extract 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call'
-            cand help 'Print this message or the help of the given subcommand(s)'
-        }
-        &'slmcode;tools;help;compile'= {
-        }
-        &'slmcode;tools;help;extract'= {
-        }
-        &'slmcode;tools;help;help'= {
-        }
         &'slmcode;help'= {
-            cand validate 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer'
             cand repair 'Repair a model''s answer into JSON (fences, prose, trailing commas, quotes, truncation detection, ...) and validate it, printing the value or a failure with its own exit code'
-            cand schema 'The contracts slmcode ships (list, show) and lint of a JSON Schema (check)'
+            cand validate 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer'
+            cand generate 'Ask the endpoint for JSON that satisfies a contract or a schema file, through the structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and print the validated value'
+            cand schema 'The contracts slmcode ships (list, show), lint of a JSON Schema (check), and its exact GBNF grammar (gbnf, match)'
+            cand tools 'Tools as a constraint: compile a tool set into one constraint for a call (JSON Schema, GBNF, request fields), and extract a tool call a model wrote as text'
             cand roles 'How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences. Language-specialised ids (`go-worker`) fold to their generic role'
-            cand config 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
-            cand readiness 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
-            cand assets 'Write (or with --check, verify) the generated shell completions and man pages'
             cand doctor 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism''s probe outcome and the one selected. Exits non-zero when a check fails'
             cand status 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes'
             cand probe 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
-            cand generate 'Ask the endpoint for JSON that satisfies a contract or a schema file, through the structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and print the validated value'
-            cand tools 'Tools as a constraint: compile a tool set into one constraint for a call (JSON Schema, GBNF, request fields), and extract a tool call a model wrote as text'
+            cand readiness 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
+            cand config 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
+            cand assets 'Write (or with --check, verify) the generated shell completions and man pages'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'slmcode;help;repair'= {
         }
         &'slmcode;help;validate'= {
         }
-        &'slmcode;help;repair'= {
+        &'slmcode;help;generate'= {
         }
         &'slmcode;help;schema'= {
             cand list 'List the contracts: name, whether they are Strict, title, property counts'
@@ -460,7 +462,23 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         }
         &'slmcode;help;schema;match'= {
         }
+        &'slmcode;help;tools'= {
+            cand compile 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`'
+            cand extract 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call'
+        }
+        &'slmcode;help;tools;compile'= {
+        }
+        &'slmcode;help;tools;extract'= {
+        }
         &'slmcode;help;roles'= {
+        }
+        &'slmcode;help;doctor'= {
+        }
+        &'slmcode;help;status'= {
+        }
+        &'slmcode;help;probe'= {
+        }
+        &'slmcode;help;readiness'= {
         }
         &'slmcode;help;config'= {
             cand get 'Print a setting''s resolved value, normalised (an API key prints as <set>)'
@@ -479,25 +497,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         }
         &'slmcode;help;config;path'= {
         }
-        &'slmcode;help;readiness'= {
-        }
         &'slmcode;help;assets'= {
-        }
-        &'slmcode;help;doctor'= {
-        }
-        &'slmcode;help;status'= {
-        }
-        &'slmcode;help;probe'= {
-        }
-        &'slmcode;help;generate'= {
-        }
-        &'slmcode;help;tools'= {
-            cand compile 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`'
-            cand extract 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call'
-        }
-        &'slmcode;help;tools;compile'= {
-        }
-        &'slmcode;help;tools;extract'= {
         }
         &'slmcode;help;help'= {
         }

@@ -31,28 +31,19 @@ complete -c slmcode -n "__fish_slmcode_needs_command" -l json -d 'Print machine-
 complete -c slmcode -n "__fish_slmcode_needs_command" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
 complete -c slmcode -n "__fish_slmcode_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c slmcode -n "__fish_slmcode_needs_command" -s V -l version -d 'Print version'
-complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "validate" -d 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer'
 complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "repair" -d 'Repair a model\'s answer into JSON (fences, prose, trailing commas, quotes, truncation detection, ...) and validate it, printing the value or a failure with its own exit code'
-complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "schema" -d 'The contracts slmcode ships (list, show) and lint of a JSON Schema (check)'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "validate" -d 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "generate" -d 'Ask the endpoint for JSON that satisfies a contract or a schema file, through the structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and print the validated value'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "schema" -d 'The contracts slmcode ships (list, show), lint of a JSON Schema (check), and its exact GBNF grammar (gbnf, match)'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "tools" -d 'Tools as a constraint: compile a tool set into one constraint for a call (JSON Schema, GBNF, request fields), and extract a tool call a model wrote as text'
 complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "roles" -d 'How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences. Language-specialised ids (`go-worker`) fold to their generic role'
-complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "config" -d 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
-complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "readiness" -d 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
-complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "assets" -d 'Write (or with --check, verify) the generated shell completions and man pages'
 complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "doctor" -d 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism\'s probe outcome and the one selected. Exits non-zero when a check fails'
 complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "status" -d 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes'
 complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "probe" -d 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
-complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "generate" -d 'Ask the endpoint for JSON that satisfies a contract or a schema file, through the structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and print the validated value'
-complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "tools" -d 'Tools as a constraint: compile a tool set into one constraint for a call (JSON Schema, GBNF, request fields), and extract a tool call a model wrote as text'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "readiness" -d 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "config" -d 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
+complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "assets" -d 'Write (or with --check, verify) the generated shell completions and man pages'
 complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -l schema -d 'The contract to validate against, such as `plan` (`slmcode schema list` shows them all)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -l schema-file -d 'A JSON Schema file to validate against' -r -F
-complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
-always\t''
-never\t''"
-complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
-complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
-complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -s V -l version -d 'Print version'
 complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l schema -d 'Validate (and coerce) against this contract (`slmcode schema list` shows them all); `none` repairs without a schema' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l schema-file -d 'Validate (and coerce) against the JSON Schema in this file' -r -F
 complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l finish-reason -d 'How the server said the answer ended; `length` means it was cut off, so the result is always "truncated"' -r -f -a "stop\t'The model ended its answer itself'
@@ -66,6 +57,37 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l json -d 'Prin
 complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
 complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -l schema -d 'The contract to validate against, such as `plan` (`slmcode schema list` shows them all)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -l schema-file -d 'A JSON Schema file to validate against' -r -F
+complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l schema -d 'The contract to produce, such as `plan` (`slmcode schema list` shows them all)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l schema-file -d 'A JSON Schema file to produce an instance of' -r -F
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l role -d 'The agent role asking (`planner`, `go-worker`): its stop sequences, and its contract when neither --schema nor --schema-file is given' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l prompt -d 'The request; without it, the request is read from stdin' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l system -d 'A system message, sent before the contract\'s instructions' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l max-tokens -d 'The first request\'s completion budget (a truncation re-ask doubles it, up to 8192)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l reask -d 'How many failure-matched re-asks may be sent (0: none)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l mechanism -d 'Force a mechanism for this call: json_schema, guided_json, gbnf_grammar, json_object or prompt_only. Nothing is probed and recorded demotions are ignored; a rejection still walks down to prompt_only (and is recorded)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l seed -d 'A sampling seed, for repeatable answers with a temperature above 0' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l model -d 'The model id to request' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l pretty -d 'Print the value indented'
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -s V -l version -d 'Print version'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and not __fish_seen_subcommand_from list show check gbnf match help" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -126,6 +148,48 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "gbnf" -d 'Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what it cannot express is reported on stderr'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "match" -d 'Check whether a document is in the language of a schema\'s grammar, and if not, where it leaves it'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and not __fish_seen_subcommand_from compile extract help" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and not __fish_seen_subcommand_from compile extract help" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and not __fish_seen_subcommand_from compile extract help" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and not __fish_seen_subcommand_from compile extract help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and not __fish_seen_subcommand_from compile extract help" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and not __fish_seen_subcommand_from compile extract help" -f -a "compile" -d 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and not __fish_seen_subcommand_from compile extract help" -f -a "extract" -d 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool\'s schema; print the call'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and not __fish_seen_subcommand_from compile extract help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l tool-choice -d 'none, auto, required (or any), a tool\'s name, or a tool_choice JSON object [default: the file\'s tool_choice, else required]' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l answer-schema -d 'Under auto, the JSON Schema of the plain answer (an object that requires a member other than `name` and `arguments`)' -r -F
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l format -d 'What to print on stdout' -r -f -a "json-schema\t'The JSON Schema of the output (json_schema, guided_json, Ollama `format`)'
+gbnf\t'The GBNF grammar derived from that schema (llama.cpp `grammar`)'
+request\t'The request-body fields for the configured provider and mechanism'"
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l mechanism -d 'With --format request: plan for this mechanism (json_schema, guided_json, gbnf_grammar, json_object, prompt_only) instead of the one selected for the endpoint' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l model -d 'The model id to request' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l answer -d 'Under auto, allow a plain answer `{"answer": "<text>"}` instead of a call, so that auto can be constrained'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from extract" -l finish-reason -d 'How the server said the answer ended; `length` means the last call is cut off' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from extract" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from extract" -l all -d 'Keep every call in the text instead of only the first'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from extract" -l serial -d 'Keep only the first call (serial tools). The default'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from extract" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from extract" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from extract" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from extract" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from help" -f -a "compile" -d 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from help" -f -a "extract" -d 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool\'s schema; print the call'
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c slmcode -n "__fish_slmcode_using_subcommand roles" -l tools -d 'Treat the ids as agents with these tools (comma-separated), as a harness would declare them' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand roles" -l contract -d 'The contract the ids emit when their names do not lead to one' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand roles" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
@@ -135,6 +199,59 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand roles" -l json -d 'Print
 complete -c slmcode -n "__fish_slmcode_using_subcommand roles" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
 complete -c slmcode -n "__fish_slmcode_using_subcommand roles" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c slmcode -n "__fish_slmcode_using_subcommand roles" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l model -d 'The model id to request' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l refresh -d 'Probe again even when the capabilities cache has a result'
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l no-probe -d 'Send no probe: use the cached result, or the provider\'s prior guess'
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l model -d 'The model id to request' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l offline -d 'Do not contact the endpoint at all (`.connection.reachable` is null)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l model -d 'The model id to request' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l refresh -d 'Probe again even when the capabilities cache has a result for this endpoint and model'
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -s V -l version -d 'Print version'
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l model -d 'The model id to request' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
+always\t''
+never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l fix -d 'Write the recommended values to config.toml (atomically; comments are kept) and show what changed. A model, an endpoint and where the key lives are left to you'
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -s V -l version -d 'Print version'
 complete -c slmcode -n "__fish_slmcode_using_subcommand config; and not __fish_seen_subcommand_from get set unset list path help" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -199,19 +316,6 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_
 complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "list" -d 'Every setting, its value and where it came from'
 complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print where config.toml is (it need not exist yet)'
 complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l model -d 'The model id to request' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l timeout -d 'Timeout of one request, in seconds' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
-always\t''
-never\t''"
-complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l fix -d 'Write the recommended values to config.toml (atomically; comments are kept) and show what changed. A model, an endpoint and where the key lives are left to you'
-complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
-complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
-complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -s V -l version -d 'Print version'
 complete -c slmcode -n "__fish_slmcode_using_subcommand assets" -l dir -d 'The repository root that holds `completions/` and `man/`' -r -F
 complete -c slmcode -n "__fish_slmcode_using_subcommand assets" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
@@ -221,132 +325,28 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand assets" -l json -d 'Prin
 complete -c slmcode -n "__fish_slmcode_using_subcommand assets" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
 complete -c slmcode -n "__fish_slmcode_using_subcommand assets" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c slmcode -n "__fish_slmcode_using_subcommand assets" -s V -l version -d 'Print version'
-complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l model -d 'The model id to request' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l timeout -d 'Timeout of one request, in seconds' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
-always\t''
-never\t''"
-complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l refresh -d 'Probe again even when the capabilities cache has a result'
-complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l no-probe -d 'Send no probe: use the cached result, or the provider\'s prior guess'
-complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
-complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
-complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -s V -l version -d 'Print version'
-complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l model -d 'The model id to request' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l timeout -d 'Timeout of one request, in seconds' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
-always\t''
-never\t''"
-complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l offline -d 'Do not contact the endpoint at all (`.connection.reachable` is null)'
-complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
-complete -c slmcode -n "__fish_slmcode_using_subcommand status" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
-complete -c slmcode -n "__fish_slmcode_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c slmcode -n "__fish_slmcode_using_subcommand status" -s V -l version -d 'Print version'
-complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l model -d 'The model id to request' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l timeout -d 'Timeout of one request, in seconds' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
-always\t''
-never\t''"
-complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l refresh -d 'Probe again even when the capabilities cache has a result for this endpoint and model'
-complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
-complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
-complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -s V -l version -d 'Print version'
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l schema -d 'The contract to produce, such as `plan` (`slmcode schema list` shows them all)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l schema-file -d 'A JSON Schema file to produce an instance of' -r -F
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l role -d 'The agent role asking (`planner`, `go-worker`): its stop sequences, and its contract when neither --schema nor --schema-file is given' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l prompt -d 'The request; without it, the request is read from stdin' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l system -d 'A system message, sent before the contract\'s instructions' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l max-tokens -d 'The first request\'s completion budget (a truncation re-ask doubles it, up to 8192)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l reask -d 'How many failure-matched re-asks may be sent (0: none)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l mechanism -d 'Force a mechanism for this call: json_schema, guided_json, gbnf_grammar, json_object or prompt_only. Nothing is probed and recorded demotions are ignored; a rejection still walks down to prompt_only (and is recorded)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l seed -d 'A sampling seed, for repeatable answers with a temperature above 0' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l model -d 'The model id to request' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l timeout -d 'Timeout of one request, in seconds' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
-always\t''
-never\t''"
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l pretty -d 'Print the value indented'
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and not __fish_seen_subcommand_from compile extract help" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
-always\t''
-never\t''"
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and not __fish_seen_subcommand_from compile extract help" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and not __fish_seen_subcommand_from compile extract help" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and not __fish_seen_subcommand_from compile extract help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and not __fish_seen_subcommand_from compile extract help" -s V -l version -d 'Print version'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and not __fish_seen_subcommand_from compile extract help" -f -a "compile" -d 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and not __fish_seen_subcommand_from compile extract help" -f -a "extract" -d 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool\'s schema; print the call'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and not __fish_seen_subcommand_from compile extract help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l tool-choice -d 'none, auto, required (or any), a tool\'s name, or a tool_choice JSON object [default: the file\'s tool_choice, else required]' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l answer-schema -d 'Under auto, the JSON Schema of the plain answer (an object that requires a member other than `name` and `arguments`)' -r -F
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l format -d 'What to print on stdout' -r -f -a "json-schema\t'The JSON Schema of the output (json_schema, guided_json, Ollama `format`)'
-gbnf\t'The GBNF grammar derived from that schema (llama.cpp `grammar`)'
-request\t'The request-body fields for the configured provider and mechanism'"
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l mechanism -d 'With --format request: plan for this mechanism (json_schema, guided_json, gbnf_grammar, json_object, prompt_only) instead of the one selected for the endpoint' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l model -d 'The model id to request' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l timeout -d 'Timeout of one request, in seconds' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
-always\t''
-never\t''"
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l answer -d 'Under auto, allow a plain answer `{"answer": "<text>"}` instead of a call, so that auto can be constrained'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -s V -l version -d 'Print version'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from extract" -l finish-reason -d 'How the server said the answer ended; `length` means the last call is cut off' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from extract" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
-always\t''
-never\t''"
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from extract" -l all -d 'Keep every call in the text instead of only the first'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from extract" -l serial -d 'Keep only the first call (serial tools). The default'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from extract" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from extract" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from extract" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from extract" -s V -l version -d 'Print version'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from help" -f -a "compile" -d 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from help" -f -a "extract" -d 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool\'s schema; print the call'
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe generate tools help" -f -a "validate" -d 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe generate tools help" -f -a "repair" -d 'Repair a model\'s answer into JSON (fences, prose, trailing commas, quotes, truncation detection, ...) and validate it, printing the value or a failure with its own exit code'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe generate tools help" -f -a "schema" -d 'The contracts slmcode ships (list, show) and lint of a JSON Schema (check)'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe generate tools help" -f -a "roles" -d 'How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences. Language-specialised ids (`go-worker`) fold to their generic role'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe generate tools help" -f -a "config" -d 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe generate tools help" -f -a "readiness" -d 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe generate tools help" -f -a "assets" -d 'Write (or with --check, verify) the generated shell completions and man pages'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe generate tools help" -f -a "doctor" -d 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism\'s probe outcome and the one selected. Exits non-zero when a check fails'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe generate tools help" -f -a "status" -d 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe generate tools help" -f -a "probe" -d 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe generate tools help" -f -a "generate" -d 'Ask the endpoint for JSON that satisfies a contract or a schema file, through the structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and print the validated value'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe generate tools help" -f -a "tools" -d 'Tools as a constraint: compile a tool set into one constraint for a call (JSON Schema, GBNF, request fields), and extract a tool call a model wrote as text'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from validate repair schema roles config readiness assets doctor status probe generate tools help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from repair validate generate schema tools roles doctor status probe readiness config assets help" -f -a "repair" -d 'Repair a model\'s answer into JSON (fences, prose, trailing commas, quotes, truncation detection, ...) and validate it, printing the value or a failure with its own exit code'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from repair validate generate schema tools roles doctor status probe readiness config assets help" -f -a "validate" -d 'Validate a JSON document strictly against a schema, reporting every error with its JSON pointer'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from repair validate generate schema tools roles doctor status probe readiness config assets help" -f -a "generate" -d 'Ask the endpoint for JSON that satisfies a contract or a schema file, through the structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and print the validated value'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from repair validate generate schema tools roles doctor status probe readiness config assets help" -f -a "schema" -d 'The contracts slmcode ships (list, show), lint of a JSON Schema (check), and its exact GBNF grammar (gbnf, match)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from repair validate generate schema tools roles doctor status probe readiness config assets help" -f -a "tools" -d 'Tools as a constraint: compile a tool set into one constraint for a call (JSON Schema, GBNF, request fields), and extract a tool call a model wrote as text'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from repair validate generate schema tools roles doctor status probe readiness config assets help" -f -a "roles" -d 'How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences. Language-specialised ids (`go-worker`) fold to their generic role'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from repair validate generate schema tools roles doctor status probe readiness config assets help" -f -a "doctor" -d 'Check every step from the settings to a constrained answer: endpoint, key, model, reachability, each mechanism\'s probe outcome and the one selected. Exits non-zero when a check fails'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from repair validate generate schema tools roles doctor status probe readiness config assets help" -f -a "status" -d 'Show the settings in brief and the connection: endpoint, reachability, the mechanism in use and where it came from. Never probes'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from repair validate generate schema tools roles doctor status probe readiness config assets help" -f -a "probe" -d 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from repair validate generate schema tools roles doctor status probe readiness config assets help" -f -a "readiness" -d 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from repair validate generate schema tools roles doctor status probe readiness config assets help" -f -a "config" -d 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from repair validate generate schema tools roles doctor status probe readiness config assets help" -f -a "assets" -d 'Write (or with --check, verify) the generated shell completions and man pages'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and not __fish_seen_subcommand_from repair validate generate schema tools roles doctor status probe readiness config assets help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "list" -d 'List the contracts: name, whether they are Strict, title, property counts'
 complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "show" -d 'Print a contract\'s JSON Schema, or with `--prompt` the prompt that describes its fields'
 complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "check" -d 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer'
 complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "gbnf" -d 'Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what it cannot express is reported on stderr'
 complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "match" -d 'Check whether a document is in the language of a schema\'s grammar, and if not, where it leaves it'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from tools" -f -a "compile" -d 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`'
+complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from tools" -f -a "extract" -d 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool\'s schema; print the call'
 complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "get" -d 'Print a setting\'s resolved value, normalised (an API key prints as <set>)'
 complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "set" -d 'Write a setting to config.toml, after checking the value'
 complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "unset" -d 'Remove a setting from config.toml, so the environment or the default applies'
 complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "list" -d 'Every setting, its value and where it came from'
 complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print where config.toml is (it need not exist yet)'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from tools" -f -a "compile" -d 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`'
-complete -c slmcode -n "__fish_slmcode_using_subcommand help; and __fish_seen_subcommand_from tools" -f -a "extract" -d 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool\'s schema; print the call'

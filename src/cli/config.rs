@@ -9,7 +9,6 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Subcommand;
-use comfy_table::Table;
 use serde::Serialize;
 use slmcode::config::{
     self, ConfigFile, Environment, KEYS, Key, Normalisation, Resolved, Source, UnknownKey, Value,
@@ -209,7 +208,7 @@ fn list(settings: &SettingsArgs, printer: &Printer) -> CommandResult {
             entry.source.to_string(),
         ]
     });
-    printer.line(&plain_table(&["key", "value", "source"], rows))?;
+    printer.table(&["key", "value", "source"], rows)?;
     for note in &resolved.normalised {
         printer.note(&normalised_message(note));
     }
@@ -327,22 +326,6 @@ fn unset(name: &str, printer: &Printer) -> CommandResult {
         printer.warn(&format!("{variable} is still set and applies"));
     }
     Ok(Exit::Success)
-}
-
-/// Aligned columns without borders, two spaces apart, no trailing spaces: easy to read and to
-/// `grep`/`awk`.
-pub(super) fn plain_table(header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> String {
-    let mut table = Table::new();
-    table
-        .load_style(comfy_table::presets::NOTHING)
-        .set_header(header.to_vec());
-    for row in rows {
-        table.add_row(row);
-    }
-    for column in table.column_iter_mut() {
-        column.set_padding((0, 2));
-    }
-    table.trim_fmt()
 }
 
 fn path(printer: &Printer) -> CommandResult {

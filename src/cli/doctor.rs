@@ -13,9 +13,9 @@ use slmcode::backends::{Fingerprint, reachability};
 use slmcode::config::{Key, Resolved, Source, StructuredDecoding};
 use slmcode::schema::Mechanism;
 
-use super::config::plain_table;
 use super::exit::{CommandResult, Exit};
 use super::printer::Printer;
+use super::printer::plain_table;
 use super::probe::{Connection, FormRow, form_rows, matrix, negotiate, options, target_from};
 use super::settings_args::{self, SettingsArgs};
 

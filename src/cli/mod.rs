@@ -5,12 +5,9 @@
 mod assets;
 mod config;
 mod doctor;
-// Printer and error helpers are shared infrastructure; some are only used by later commands.
-#[allow(dead_code)]
 mod exit;
 mod generate;
 mod input;
-#[allow(dead_code)]
 mod printer;
 mod probe;
 mod readiness;
@@ -37,27 +34,43 @@ const LONG_VERSION: &str = concat!(
     ")"
 );
 
+/// The end of `slmcode --help`: where to start, and the exit codes scripts branch on.
+const AFTER_HELP: &str = "\
+Start with: slmcode config set endpoint http://127.0.0.1:8080/v1 && slmcode doctor
+
+Exit codes: 0 success; 1 other failure (unreadable file, bad schema, config, failed check);
+2 usage; 3 no JSON in the input; 4 truncated JSON; 5 JSON that violates the schema;
+6 endpoint failure.";
+
 /// Structured output that a program can trust, from small and local language models.
 #[derive(Debug, Parser)]
 #[command(
     name = "slmcode",
     version,
     long_version = LONG_VERSION,
+    after_help = AFTER_HELP,
     propagate_version = true,
     max_term_width = 100
 )]
 pub struct Cli {
     /// Print machine-readable JSON on stdout instead of human output. The shape of each
     /// command's JSON is documented in the README and stays stable.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Global options")]
     json: bool,
 
     /// Say less on stderr: no notes or warnings, only errors.
-    #[arg(short, long, global = true)]
+    #[arg(short, long, global = true, help_heading = "Global options")]
     quiet: bool,
 
     /// When to colour messages on stderr.
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value_t = ColorChoice::Auto,
+        value_name = "WHEN",
+        help_heading = "Global options"
+    )]
     color: ColorChoice,
 
     #[command(subcommand)]
@@ -66,25 +79,25 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Validate a JSON document strictly against a schema, reporting every error with its JSON
-    /// pointer.
-    Validate(validate::Args),
     /// Repair a model's answer into JSON (fences, prose, trailing commas, quotes, truncation
     /// detection, ...) and validate it, printing the value or a failure with its own exit code.
     Repair(repair::Args),
-    /// The contracts slmcode ships (list, show) and lint of a JSON Schema (check).
+    /// Validate a JSON document strictly against a schema, reporting every error with its JSON
+    /// pointer.
+    Validate(validate::Args),
+    /// Ask the endpoint for JSON that satisfies a contract or a schema file, through the
+    /// structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and
+    /// print the validated value.
+    Generate(generate::Args),
+    /// The contracts slmcode ships (list, show), lint of a JSON Schema (check), and its exact
+    /// GBNF grammar (gbnf, match).
     Schema(schema::Args),
+    /// Tools as a constraint: compile a tool set into one constraint for a call (JSON Schema,
+    /// GBNF, request fields), and extract a tool call a model wrote as text.
+    Tools(tools::Args),
     /// How each agent role is decoded: its contract, JSON-only, serial tools, stop sequences.
     /// Language-specialised ids (`go-worker`) fold to their generic role.
     Roles(roles::Args),
-    /// Read and edit settings: get, set, unset, list (with where each value comes from), path.
-    Config(config::Args),
-    /// Score the settings for a small local model (out of 100); --fix writes the recommended
-    /// values.
-    Readiness(readiness::Args),
-    /// Write (or with --check, verify) the generated shell completions and man pages.
-    #[command(hide = true)]
-    Assets(assets::Args),
     /// Check every step from the settings to a constrained answer: endpoint, key, model,
     /// reachability, each mechanism's probe outcome and the one selected. Exits non-zero when a
     /// check fails.
@@ -94,13 +107,14 @@ enum Command {
     Status(status::Args),
     /// Probe the endpoint and print the capability matrix (a cached result unless --refresh).
     Probe(probe::Args),
-    /// Ask the endpoint for JSON that satisfies a contract or a schema file, through the
-    /// structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and
-    /// print the validated value.
-    Generate(generate::Args),
-    /// Tools as a constraint: compile a tool set into one constraint for a call (JSON Schema,
-    /// GBNF, request fields), and extract a tool call a model wrote as text.
-    Tools(tools::Args),
+    /// Score the settings for a small local model (out of 100); --fix writes the recommended
+    /// values.
+    Readiness(readiness::Args),
+    /// Read and edit settings: get, set, unset, list (with where each value comes from), path.
+    Config(config::Args),
+    /// Write (or with --check, verify) the generated shell completions and man pages.
+    #[command(hide = true)]
+    Assets(assets::Args),
 }
 
 /// Runs the command line and maps the outcome to the process's exit code.

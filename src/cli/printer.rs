@@ -52,11 +52,6 @@ impl Printer {
         self.json
     }
 
-    /// Whether the user asked for `-q`.
-    pub fn quiet(&self) -> bool {
-        self.quiet
-    }
-
     /// Writes `text` and a newline to stdout.
     pub fn line(&self, text: &str) -> io::Result<()> {
         let mut stdout = io::stdout().lock();
@@ -81,9 +76,13 @@ impl Printer {
         stdout.flush()
     }
 
-    /// Writes a table to stdout.
-    pub fn table(&self, table: &comfy_table::Table) -> io::Result<()> {
-        self.line(table.to_string().trim_end())
+    /// Writes a table to stdout, in the one style every command uses ([`plain_table`]).
+    pub fn table(
+        &self,
+        header: &[&str],
+        rows: impl IntoIterator<Item = Vec<String>>,
+    ) -> io::Result<()> {
+        self.line(&plain_table(header, rows))
     }
 
     /// A message for the user on stderr; silenced by `-q`.
@@ -129,4 +128,20 @@ impl Printer {
             text.to_owned()
         }
     }
+}
+
+/// Aligned columns without borders, two spaces apart, no trailing spaces: easy to read and to
+/// `grep`/`awk`.
+pub fn plain_table(header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> String {
+    let mut table = comfy_table::Table::new();
+    table
+        .load_style(comfy_table::presets::NOTHING)
+        .set_header(header.to_vec());
+    for row in rows {
+        table.add_row(row);
+    }
+    for column in table.column_iter_mut() {
+        column.set_padding((0, 2));
+    }
+    table.trim_fmt()
 }

@@ -15,9 +15,9 @@ use slmcode::backends::{
 use slmcode::config::{Resolved, StructuredDecoding};
 use slmcode::schema::Mechanism;
 
-use super::config::plain_table;
 use super::exit::{CliError, CommandResult, Exit};
 use super::printer::Printer;
+use super::printer::plain_table;
 use super::settings_args::{self, SettingsArgs};
 
 #[derive(Debug, clap::Args)]

@@ -8,9 +8,9 @@ use serde::Serialize;
 use slmcode::config::readiness::{self, Assessment, Change};
 use slmcode::config::{self, ConfigFile, Key, Source};
 
-use super::config::plain_table;
 use super::exit::{CommandResult, Exit};
 use super::printer::Printer;
+use super::printer::plain_table;
 use super::settings_args::{self, SettingsArgs, config_error};
 
 #[derive(Debug, clap::Args)]

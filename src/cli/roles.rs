@@ -51,20 +51,8 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         printer.json_value(&Listing { roles })?;
         return Ok(Exit::Success);
     }
-    let mut table = comfy_table::Table::new();
-    table
-        .load_style(comfy_table::presets::UTF8_FULL_CONDENSED)
-        .set_header([
-            "id",
-            "generic",
-            "kind",
-            "contract",
-            "json only",
-            "serial tools",
-            "stop",
-        ]);
-    for role in &roles {
-        table.add_row([
+    let rows = roles.iter().map(|role| {
+        vec![
             role.id.clone(),
             role.generic_id.clone(),
             role.kind.as_str().to_owned(),
@@ -76,9 +64,18 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
                 .map(|stop| format!("{stop:?}"))
                 .collect::<Vec<_>>()
                 .join(" "),
-        ]);
-    }
-    printer.table(&table)?;
+        ]
+    });
+    let header = [
+        "id",
+        "generic",
+        "kind",
+        "contract",
+        "json only",
+        "serial tools",
+        "stop",
+    ];
+    printer.table(&header, rows)?;
     Ok(Exit::Success)
 }
 

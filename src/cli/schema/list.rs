@@ -50,20 +50,16 @@ pub fn run(_args: Args, printer: &Printer) -> CommandResult {
         printer.json_value(&Listing { contracts })?;
         return Ok(Exit::Success);
     }
-    let mut table = comfy_table::Table::new();
-    table
-        .load_style(comfy_table::presets::UTF8_FULL_CONDENSED)
-        .set_header(["name", "strict", "title", "properties", "total"]);
-    for entry in &contracts {
-        table.add_row([
+    let rows = contracts.iter().map(|entry| {
+        vec![
             entry.name.to_owned(),
             if entry.strict { "yes" } else { "no" }.to_owned(),
             entry.title.to_owned(),
             entry.top_level_properties.to_string(),
             entry.total_properties.to_string(),
-        ]);
-    }
-    printer.table(&table)?;
+        ]
+    });
+    printer.table(&["name", "strict", "title", "properties", "total"], rows)?;
     Ok(Exit::Success)
 }
 
