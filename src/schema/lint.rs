@@ -37,17 +37,5 @@ fn type_admits(node: &Map<String, Value>, type_name: &str) -> bool {
     }
 }
 
-/// "a string", "an array": for messages about a value of the wrong kind.
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 #[cfg(test)]
 mod tests;

@@ -26,6 +26,20 @@ impl std::fmt::Display for Problem {
     }
 }
 
+/// "a string", "an array": a word for the JSON type of `value`, for messages about a value
+/// of the wrong kind.
+pub fn json_kind(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// Appends one token to a JSON pointer, escaping `~` and `/` as RFC 6901 requires.
 pub fn pointer_push(pointer: &str, token: &str) -> String {
     let mut out = String::with_capacity(pointer.len() + token.len() + 1);

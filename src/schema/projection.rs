@@ -41,6 +41,7 @@
 use serde_json::{Map, Value};
 
 use super::gbnf;
+use super::walk::{SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS};
 use super::{Constraint, Mechanism, Problem, is_strict_ready, pointer_push};
 
 /// The largest `minLength` / `maxLength` / `minItems` / `maxItems` a schema keeps on the wire
@@ -133,31 +134,6 @@ enum Wire {
     GuidedJson,
 }
 
-/// Keywords whose value is one subschema.
-const SUBSCHEMA: &[&str] = &[
-    "items",
-    "additionalItems",
-    "additionalProperties",
-    "contains",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-];
-/// Keywords whose value is an array of subschemas.
-const SUBSCHEMA_ARRAYS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems", "items"];
-/// Keywords whose value maps names to subschemas.
-const SUBSCHEMA_MAPS: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
-
 /// A copy of `schema` without the keywords `wire` does not take, noting each.
 fn strip(schema: &Value, pointer: &str, notes: &mut Vec<Problem>, wire: &Wire) -> Value {
     let Some(map) = schema.as_object() else {
@@ -174,9 +150,9 @@ fn strip(schema: &Value, pointer: &str, notes: &mut Vec<Problem>, wire: &Wire) -
             });
             continue;
         }
-        let projected = if SUBSCHEMA.contains(&key) && !value.is_array() {
+        let projected = if SCHEMA_KEYWORDS.contains(&key) && !value.is_array() {
             strip(value, &pointer_push(pointer, key), notes, wire)
-        } else if SUBSCHEMA_ARRAYS.contains(&key) && value.is_array() {
+        } else if (SCHEMA_ARRAY_KEYWORDS.contains(&key) || key == "items") && value.is_array() {
             let here = pointer_push(pointer, key);
             let items = value.as_array().expect("checked");
             Value::Array(
@@ -188,7 +164,7 @@ fn strip(schema: &Value, pointer: &str, notes: &mut Vec<Problem>, wire: &Wire) -
                     })
                     .collect(),
             )
-        } else if SUBSCHEMA_MAPS.contains(&key) && value.is_object() {
+        } else if SCHEMA_MAP_KEYWORDS.contains(&key) && value.is_object() {
             let here = pointer_push(pointer, key);
             let members = value.as_object().expect("checked");
             Value::Object(

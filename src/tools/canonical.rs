@@ -12,7 +12,7 @@
 
 use serde_json::{Map, Value};
 
-use super::walk::{SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS};
+use crate::schema::walk::{SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS};
 
 /// `schema` in canonical form, as a value (built from [`write_schema`]'s text, which
 /// `serde_json` reads back in the written order).

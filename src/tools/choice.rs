@@ -13,8 +13,8 @@ use std::fmt;
 
 use serde_json::{Value, json};
 
-use super::parse::{ToolSetError, kind};
-use crate::schema::pointer_push;
+use super::parse::ToolSetError;
+use crate::schema::{json_kind, pointer_push};
 
 /// How much freedom the decoder keeps about calling a tool.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -42,7 +42,7 @@ impl ToolChoice {
                     }
                     Some(other) => Err(ToolSetError::new(
                         &pointer_push(at, "name"),
-                        format!("must be a non-empty string, found {}", kind(other)),
+                        format!("must be a non-empty string, found {}", json_kind(other)),
                     )),
                     None => Err(ToolSetError::new(&pointer_push(at, "name"), "missing")),
                 };
@@ -53,7 +53,7 @@ impl ToolChoice {
                     }
                     (_, Some(other)) => Err(ToolSetError::new(
                         &pointer_push(pointer, "function"),
-                        format!("must be an object, found {}", kind(other)),
+                        format!("must be an object, found {}", json_kind(other)),
                     )),
                     (Some("function" | "tool"), None) | (None, None) => name_at(map, pointer),
                     (Some("auto"), None) => Ok(ToolChoice::Auto),
@@ -71,7 +71,7 @@ impl ToolChoice {
                 pointer,
                 format!(
                     "tool_choice must be a string or an object, found {}",
-                    kind(other)
+                    json_kind(other)
                 ),
             )),
         }

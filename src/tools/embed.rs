@@ -20,7 +20,7 @@
 
 use serde_json::{Map, Value};
 
-use super::walk::{for_each_schema_mut, references};
+use crate::schema::walk::{for_each_schema_mut, references};
 use crate::schema::{Problem, pointer_push};
 
 /// One tool's schema, ready to go into the combined schema.

@@ -49,7 +49,6 @@ mod embed;
 mod extract;
 mod parse;
 mod request;
-mod walk;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};

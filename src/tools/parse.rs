@@ -86,7 +86,7 @@ impl ToolSet {
                     "",
                     format!(
                         "expected an array of tools or an object with a `tools` array, found {}",
-                        kind(other)
+                        schema::json_kind(other)
                     ),
                 ));
             }
@@ -166,7 +166,10 @@ fn list_member(map: &Map<String, Value>) -> Result<Option<(&'static str, &[Value
             Some(other) => {
                 return Err(ToolSetError::new(
                     &pointer_push("", key),
-                    format!("must be an array of tools, found {}", kind(other)),
+                    format!(
+                        "must be an array of tools, found {}",
+                        schema::json_kind(other)
+                    ),
                 ));
             }
         }
@@ -185,7 +188,10 @@ fn parse_tool(item: &Value, pointer: &str) -> Result<(Tool, String), ToolSetErro
     let Value::Object(map) = item else {
         return Err(ToolSetError::new(
             pointer,
-            format!("a tool must be an object, found {}", kind(item)),
+            format!(
+                "a tool must be an object, found {}",
+                schema::json_kind(item)
+            ),
         ));
     };
     let kind_of_tool = map.get("type");
@@ -203,7 +209,7 @@ fn parse_tool(item: &Value, pointer: &str) -> Result<(Tool, String), ToolSetErro
         let Value::Object(function) = function else {
             return Err(ToolSetError::new(
                 &function_pointer,
-                format!("must be an object, found {}", kind(function)),
+                format!("must be an object, found {}", schema::json_kind(function)),
             ));
         };
         return build(function, pointer, &function_pointer, "parameters");
@@ -259,7 +265,7 @@ fn build(
         Some(other) => {
             return Err(ToolSetError::new(
                 &name_pointer,
-                format!("must be a string, found {}", kind(other)),
+                format!("must be a string, found {}", schema::json_kind(other)),
             ));
         }
     };
@@ -269,7 +275,7 @@ fn build(
         Some(other) => {
             return Err(ToolSetError::new(
                 &pointer_push(pointer, "description"),
-                format!("must be a string, found {}", kind(other)),
+                format!("must be a string, found {}", schema::json_kind(other)),
             ));
         }
     };
@@ -285,7 +291,10 @@ fn build(
         Some(other) => {
             return Err(ToolSetError::new(
                 &parameters_pointer,
-                format!("must be a JSON Schema object, found {}", kind(other)),
+                format!(
+                    "must be a JSON Schema object, found {}",
+                    schema::json_kind(other)
+                ),
             ));
         }
     };
@@ -326,18 +335,6 @@ fn check_object_type(schema: &Value, pointer: &str) -> Result<(), ToolSetError> 
             &pointer_push(pointer, "type"),
             format!("must be \"object\" (tool arguments are a JSON object), found {declared}"),
         ))
-    }
-}
-
-/// A word for the JSON type of `value`, for messages.
-pub(crate) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -9,10 +9,10 @@
 
 use serde_json::{Map, Value};
 
-use super::derive::{Deriver, kind_of};
+use super::derive::Deriver;
 use super::expr::Expr;
 use super::types::count;
-use crate::schema::pointer_push;
+use crate::schema::{json_kind, pointer_push};
 
 /// Above this many expression items, the tails of an object's member list become rules of
 /// their own instead of being written out for every alternative.
@@ -52,7 +52,7 @@ pub(crate) fn array(
             (Some(other), _) => {
                 return deriver.invalid(
                     &pointer_push(pointer, "prefixItems"),
-                    format!("prefixItems must be an array, not {}", kind_of(other)),
+                    format!("prefixItems must be an array, not {}", json_kind(other)),
                 );
             }
             (None, items) => (None, "", items, "items"),
@@ -173,7 +173,7 @@ pub(crate) fn object(
         Some(other) => {
             return deriver.invalid(
                 &pointer_push(pointer, "properties"),
-                format!("properties must be an object, not {}", kind_of(other)),
+                format!("properties must be an object, not {}", json_kind(other)),
             );
         }
     };

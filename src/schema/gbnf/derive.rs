@@ -11,7 +11,7 @@ use super::builder::Builder;
 use super::expr::Expr;
 use super::merge;
 use super::shared::{RESERVED, Shared};
-use crate::schema::{Problem, pointer_push};
+use crate::schema::{Problem, json_kind, pointer_push};
 
 /// How deep `allOf`, `$ref` siblings and merged branches may inline one another before the
 /// walk gives up on a part of the schema.
@@ -246,7 +246,7 @@ impl<'schema> Deriver<'schema> {
                 pointer,
                 format!(
                     "a schema must be an object or a boolean, not {}",
-                    kind_of(other)
+                    json_kind(other)
                 ),
             ),
         }
@@ -477,18 +477,6 @@ pub(crate) fn without(map: &Map<String, Value>, keys: &[&str]) -> Map<String, Va
         .filter(|(key, _)| !keys.contains(&key.as_str()))
         .map(|(key, value)| (key.clone(), value.clone()))
         .collect()
-}
-
-/// A word for the JSON type of `value`, for messages.
-pub(crate) fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Whether any `$ref` in the schema points at the whole schema (`#`).

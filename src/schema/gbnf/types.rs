@@ -10,9 +10,9 @@
 
 use serde_json::{Map, Value};
 
-use super::derive::{Deriver, kind_of};
+use super::derive::Deriver;
 use super::expr::Expr;
-use crate::schema::pointer_push;
+use crate::schema::{json_kind, pointer_push};
 
 const TYPES: &[&str] = &[
     "null", "boolean", "object", "array", "number", "integer", "string",
@@ -47,7 +47,10 @@ pub(crate) fn typed(
         Some(other) => {
             return deriver.invalid(
                 &pointer_push(pointer, "type"),
-                format!("type must be a string or an array, not {}", kind_of(other)),
+                format!(
+                    "type must be a string or an array, not {}",
+                    json_kind(other)
+                ),
             );
         }
         None => return untyped(deriver, map, pointer, hint, depth),

@@ -2,7 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use super::{json_kind, problem, type_admits};
+use super::{problem, type_admits};
+use crate::schema::json_kind;
 use crate::schema::{Problem, pointer_push};
 
 /// Every place where `schema` breaks OpenAI's rules for Structured Outputs with

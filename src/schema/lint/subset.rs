@@ -2,7 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use super::{json_kind, problem};
+use super::problem;
+use crate::schema::json_kind;
 use crate::schema::{Problem, pointer_push};
 
 /// The draft-07 meta-schema URIs a contract may name in `$schema`.

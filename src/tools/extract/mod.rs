@@ -442,7 +442,7 @@ fn check(attempt: Attempt, tools: &ToolSet) -> Result<ExtractedCall, ExtractErro
                 errors: Vec::new(),
                 message: format!(
                     "arguments must be a JSON object, found {}",
-                    super::parse::kind(&other)
+                    crate::schema::json_kind(&other)
                 ),
                 arguments: Some(other),
             });
