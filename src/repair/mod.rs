@@ -23,7 +23,8 @@
 //!
 //! Truncation is not malformation. A document cut inside a string, key, number or literal,
 //! after `:` or `,`, or right after an opener is reported as truncated, never closed up: a
-//! number at the very end may go on, so `[1, 2, 3` is truncated, while a closing fence or a
+//! number at the very end (whitespace after it does not count) may go on, so `[1, 2, 3` and
+//! `[1, 2, 3\n` are truncated, while a closing fence or a
 //! chat-template token ends the document, so a number before one is complete. `close_braces`
 //! only supplies closers after a complete final value. A caller that knows the server stopped
 //! on length says so ([`RepairOptions::finish_reason_length`]) and always gets truncated. A

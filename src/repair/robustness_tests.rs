@@ -94,8 +94,12 @@ fn truncation_is_found_at_depth() {
     )
     .unwrap_err();
     assert_eq!(failure.class, FailureClass::Truncated);
-    // A complete number followed by a space: only closers are missing.
-    let closed = repair(&format!("{}1 ", "[".repeat(depth)), &RepairOptions::new()).unwrap();
+    // A complete number followed by a comment: only closers are missing.
+    let closed = repair(
+        &format!("{}1 // done\n", "[".repeat(depth)),
+        &RepairOptions::new(),
+    )
+    .unwrap();
     assert_eq!(closed.rung, Rung::CloseBraces);
     drop_deep(closed.value);
     // Truncated at depth inside a top-level object keeps its complete members.

@@ -147,8 +147,13 @@ impl Parser<'_> {
             }
             end = after;
         }
+        // Only whitespace after the number, to the end of the text, is no evidence that it is
+        // complete: a cut-off answer saved to a file or piped by `echo` ends with a newline.
         match bytes.get(end) {
             None => return Err(Stop::Cut(Cut::InNumber, start)),
+            Some(_) if scan::skip_space(bytes, end) == bytes.len() => {
+                return Err(Stop::Cut(Cut::InNumber, start));
+            }
             Some(&byte) if scan::is_word_byte(byte) || byte == b'.' => {
                 return Err(self.broken(end, "a number"));
             }
