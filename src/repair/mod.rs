@@ -206,6 +206,15 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
             start = at;
         }
         locate::Reasoning::Unclosed(at) => return Err(Failed::unclosed_reasoning(at)),
+        locate::Reasoning::Orphan { tag, end } => {
+            // `{"html": "</think>"}`: a closing tag inside the document is content.
+            let inside = locate::candidate(bytes, 0)
+                .is_some_and(|first| first < tag && spans_past(text, first, tag));
+            if !inside {
+                gate(&mut changed, Rung::Think, 0)?;
+                start = end;
+            }
+        }
     }
     if locate::blank(bytes, start, bytes.len()) {
         return Err(Failed::empty("the input holds only a reasoning block"));
