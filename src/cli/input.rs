@@ -51,9 +51,17 @@ impl Source {
     }
 }
 
-/// Parses `bytes` as one JSON document; the error names the source, line and column, and maps
-/// to the not-JSON or truncated exit code.
+/// Parses `bytes` as one JSON document (a leading byte-order mark is ignored); the error names
+/// the source, line and column, and maps to the not-JSON or truncated exit code. Empty input
+/// holds no JSON: it is not a document cut off.
 pub fn parse_json(bytes: &[u8], source: &Source) -> Result<Value, CliError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(CliError::new(
+            Exit::NotJson,
+            anyhow::anyhow!("{} is empty: it holds no JSON document", source.name()),
+        ));
+    }
     serde_json::from_slice(bytes).map_err(|error| {
         let exit = if error.is_eof() {
             Exit::Truncated

@@ -96,6 +96,38 @@ fn input_that_is_not_json_is_a_clear_error() {
         "{}",
         run.stderr
     );
+
+    // Empty input holds no JSON (exit 3), it is not a cut-off document.
+    for empty in ["", " \n\t\r\n"] {
+        let run = slm.run(
+            ["validate", "--schema-file", schema.to_str().unwrap()],
+            empty,
+        );
+        run.code(3);
+        assert_eq!(
+            run.stderr,
+            "error: <stdin> is empty: it holds no JSON document\n"
+        );
+    }
+}
+
+#[test]
+fn a_byte_order_mark_is_ignored() {
+    let slm = Slm::new();
+    let document = slm.file(
+        "bom.json",
+        "\u{feff}{\"in_scope\": true, \"reason\": \"ok\"}\n",
+    );
+    slm.run(
+        [
+            "validate",
+            "--schema",
+            "scope_judge",
+            document.to_str().unwrap(),
+        ],
+        "",
+    )
+    .code(0);
 }
 
 #[test]
