@@ -79,6 +79,10 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     })?;
     let input = Source::from_arg(input.as_deref());
     let bytes = input.read_bytes()?;
+    // Where the input stops being UTF-8, if it does.
+    let bad_byte = std::str::from_utf8(&bytes)
+        .err()
+        .map(|error| error.valid_up_to());
     let outcome = match std::str::from_utf8(&bytes) {
         Ok(text) => grammar
             .recognize(text)
@@ -105,7 +109,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             input.name(),
             mismatch.line,
             mismatch.column,
-            mismatch.reason()
+            reason(mismatch, bad_byte)
         ))?;
         for line in caret(text, mismatch) {
             printer.line(&line)?;
@@ -123,6 +127,16 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     } else {
         Exit::Success
     })
+}
+
+/// What went wrong, in words: at a byte that is not UTF-8 the text has not ended, whatever
+/// the mismatch's `found` (null there, as at the end) would otherwise say.
+fn reason(mismatch: &Mismatch, bad_byte: Option<usize>) -> String {
+    let reason = mismatch.reason();
+    match reason.strip_prefix("unexpected end of input") {
+        Some(rest) if bad_byte == Some(mismatch.offset) => format!("invalid UTF-8{rest}"),
+        _ => reason,
+    }
 }
 
 /// The mismatch for input whose UTF-8 breaks after `text`: where the valid part already
