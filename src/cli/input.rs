@@ -51,6 +51,9 @@ impl Source {
     }
 }
 
+/// How deep a document [`parse_json`] reads: `serde_json`'s recursion limit.
+const MAX_DEPTH: usize = 128;
+
 /// Parses `bytes` as one JSON document (a leading byte-order mark is ignored); the error names
 /// the source, line and column, and maps to the not-JSON or truncated exit code. Empty input
 /// holds no JSON: it is not a document cut off.
@@ -63,6 +66,24 @@ pub fn parse_json(bytes: &[u8], source: &Source) -> Result<Value, CliError> {
         ));
     }
     serde_json::from_slice(bytes).map_err(|error| {
+        // serde_json's only way to tell this case: its message. The document may well be
+        // JSON; it is deeper than this command reads.
+        if error.to_string().starts_with("recursion limit exceeded") {
+            return CliError::new(
+                Exit::Failure,
+                anyhow::anyhow!(
+                    "{} nests deeper than {MAX_DEPTH} levels, more than this command reads \
+                     (line {}, column {})",
+                    source.name(),
+                    error.line(),
+                    error.column()
+                ),
+            )
+            .with_hint(format!(
+                "`slmcode repair` reads documents nested up to {} levels",
+                slmcode::repair::MAX_DEPTH
+            ));
+        }
         let exit = if error.is_eof() {
             Exit::Truncated
         } else {

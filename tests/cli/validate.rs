@@ -112,6 +112,19 @@ fn input_that_is_not_json_is_a_clear_error() {
 }
 
 #[test]
+fn a_document_nested_too_deep_is_a_clear_failure() {
+    let slm = Slm::new();
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    let run = slm.run(["validate", "--schema", "plan"], &deep);
+    run.code(1);
+    assert_eq!(
+        run.stderr,
+        "error: <stdin> nests deeper than 128 levels, more than this command reads (line 1, \
+         column 128)\nhint: `slmcode repair` reads documents nested up to 100000 levels\n"
+    );
+}
+
+#[test]
 fn a_byte_order_mark_is_ignored() {
     let slm = Slm::new();
     let document = slm.file(
