@@ -68,6 +68,12 @@ mod corpus_tests;
 #[cfg(test)]
 mod corpus_tests_loose;
 #[cfg(test)]
+mod corpus_tests_models;
+#[cfg(test)]
+mod corpus_tests_models_cut;
+#[cfg(test)]
+mod corpus_tests_models_more;
+#[cfg(test)]
 mod corpus_tests_more;
 #[cfg(test)]
 mod property_tests;
