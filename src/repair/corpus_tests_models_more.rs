@@ -7,6 +7,24 @@
 use super::corpus_tests::{Case, check, fails, ok};
 
 pub(super) const MORE_MODEL_OUTPUTS: &[Case] = &[
+    // An unquoted URL is one bare word: `://` is neither a key's colon nor a comment.
+    ok(
+        "{\"url\": https://example.com/a?b=c}",
+        r#"{"url": "https://example.com/a?b=c"}"#,
+        "unquoted",
+    ),
+    ok(
+        "{\"docs\": http://localhost:8080/api//v1, \"n\": 1} // see the docs",
+        r#"{"docs": "http://localhost:8080/api//v1", "n": 1}"#,
+        "extract unquoted",
+    ),
+    ok(
+        "{\"a\": ./x // the path\n}",
+        r#"{"a": "./x"}"#,
+        "comments unquoted",
+    ),
+    fails("{\"url\": https://exa", "truncated"),
+    fails("{\"url\": https:", "truncated"),
     ok(
         "<think>hm</think>\n<answer>\n{\"a\": 1}\n</answer>",
         r#"{"a": 1}"#,

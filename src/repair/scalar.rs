@@ -85,13 +85,35 @@ impl Parser<'_> {
         Ok(value)
     }
 
-    /// A bare one-word value after a key (`{"status": ok}`), taken as a string.
+    /// A bare one-word value after a key (`{"status": ok}`), taken as a string. A URL
+    /// (`https://host:8080/a//b`) is one word: its `://`, port colon and slashes are not
+    /// separators or comments.
     fn bare_word(&mut self) -> Result<Value, Stop> {
         let bytes = self.bytes;
         let start = self.pos;
         let mut end = start;
-        while end < bytes.len() && scan::is_bare_byte(bytes[end]) {
-            if bytes[end] == b'/' && matches!(bytes.get(end + 1), Some(b'/' | b'*')) {
+        let mut url = false;
+        while end < bytes.len() {
+            let byte = bytes[end];
+            if byte == b':' {
+                let scheme = end > start && bytes[start..end].iter().all(u8::is_ascii_alphabetic);
+                if !url && scheme && b"//".starts_with(&bytes[end + 1..]) {
+                    // `https:` or `https:/` at the very end: cut inside the URL.
+                    return Err(Stop::Cut(Cut::InLiteral, start));
+                }
+                if !url && scheme && bytes[end + 1..].starts_with(b"//") {
+                    url = true;
+                    end += 3;
+                    continue;
+                }
+                if url && bytes.get(end + 1).is_some_and(u8::is_ascii_digit) {
+                    end += 1;
+                    continue;
+                }
+            }
+            if !scan::is_bare_byte(byte)
+                || (!url && byte == b'/' && matches!(bytes.get(end + 1), Some(b'/' | b'*')))
+            {
                 break;
             }
             end += 1;
