@@ -99,15 +99,31 @@ pub fn parse_json(bytes: &[u8], source: &Source) -> Result<Value, CliError> {
     })
 }
 
-/// Loads a JSON Schema file; a file that is not JSON is a plain failure naming the path and the
-/// position.
+/// Loads a JSON Schema file (`-` reads it from stdin); a file that is not JSON is a plain
+/// failure naming the path and the position.
 pub fn load_schema_file(path: &Path) -> Result<Value, CliError> {
-    let text = std::fs::read(path)
-        .with_context(|| format!("cannot read schema file {}", path.display()))?;
+    let source = Source::from_arg(Some(path));
+    let text = match &source {
+        Source::Stdin => source.read_bytes()?,
+        Source::File(path) => std::fs::read(path)
+            .with_context(|| format!("cannot read schema file {}", path.display()))?,
+    };
     serde_json::from_slice(&text).map_err(|error| {
         CliError::new(
             Exit::Failure,
-            anyhow::anyhow!("schema file {} is not valid JSON: {error}", path.display()),
+            anyhow::anyhow!("schema file {} is not valid JSON: {error}", source.name()),
         )
     })
+}
+
+/// A command that reads both a schema file and a document cannot read both from stdin.
+pub fn not_both_stdin(schema_file: Option<&Path>, document: &Source) -> Result<(), CliError> {
+    let schema_on_stdin = schema_file.is_some_and(|path| path.as_os_str() == "-");
+    if schema_on_stdin && matches!(document, Source::Stdin) {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "the schema and the document cannot both be read from stdin"
+        ))
+        .with_hint("give the document as a file argument"));
+    }
+    Ok(())
 }

@@ -16,7 +16,7 @@ use slmcode::schema::gbnf::{self, Mismatch};
 
 use super::source;
 use crate::cli::exit::{CliError, CommandResult, Exit};
-use crate::cli::input::Source;
+use crate::cli::input::{Source, not_both_stdin};
 use crate::cli::printer::Printer;
 
 /// How many characters of the offending line the report shows on each side of the caret.
@@ -36,7 +36,7 @@ pub struct Args {
     #[arg(value_name = "INPUT")]
     input: Option<PathBuf>,
 
-    /// A JSON Schema file instead of a contract.
+    /// A JSON Schema file instead of a contract (`-` reads it from stdin).
     #[arg(long, value_name = "FILE")]
     file: Option<PathBuf>,
 }
@@ -66,6 +66,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         (None, role, input) => (role, input),
         (Some(_), None, input) => (None, input),
     };
+    not_both_stdin(args.file.as_deref(), &Source::from_arg(input.as_deref()))?;
     let named = source::resolve(role.as_deref(), args.file.as_deref())?;
     let derived = source::derive(&named)?;
     let grammar = gbnf::parse(&derived.grammar).map_err(|error| {
