@@ -109,10 +109,15 @@ pub fn load_schema_file(path: &Path) -> Result<Value, CliError> {
             .with_context(|| format!("cannot read schema file {}", path.display()))?,
     };
     serde_json::from_slice(&text).map_err(|error| {
-        CliError::new(
-            Exit::Failure,
-            anyhow::anyhow!("schema file {} is not valid JSON: {error}", source.name()),
-        )
+        let message = if error.to_string().starts_with("recursion limit exceeded") {
+            format!(
+                "schema file {} nests deeper than {MAX_DEPTH} levels, more than slmcode reads",
+                source.name()
+            )
+        } else {
+            format!("schema file {} is not valid JSON: {error}", source.name())
+        };
+        CliError::new(Exit::Failure, anyhow::anyhow!(message))
     })
 }
 

@@ -122,6 +122,23 @@ fn a_document_nested_too_deep_is_a_clear_failure() {
         "error: <stdin> nests deeper than 128 levels, more than this command reads (line 1, \
          column 128)\nhint: `slmcode repair` reads documents nested up to 100000 levels\n"
     );
+    let schema = slm.file(
+        "deep.schema.json",
+        format!(
+            "{}{{\"type\": \"integer\"}}{}",
+            "{\"type\": \"array\", \"items\": ".repeat(200),
+            "}".repeat(200)
+        ),
+    );
+    let run = slm.run(["validate", "--schema-file", schema.to_str().unwrap()], "1");
+    run.code(1);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "error: schema file {} nests deeper than 128 levels, more than slmcode reads\n",
+            schema.display()
+        )
+    );
 }
 
 #[test]
