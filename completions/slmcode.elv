@@ -42,7 +42,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         }
         &'slmcode;repair'= {
             cand --schema 'Validate (and coerce) against this contract (`slmcode schema list` shows them all); `none` repairs without a schema'
-            cand --schema-file 'Validate (and coerce) against the JSON Schema in this file'
+            cand --schema-file 'Validate (and coerce) against the JSON Schema in this file (`-` reads it from stdin)'
             cand --finish-reason 'How the server said the answer ended; `length` means it was cut off, so the result is always "truncated"'
             cand --record-stats 'Whether to count this run in the repair stats (overrides `record_stats`)'
             cand --color 'When to colour messages on stderr'
@@ -57,7 +57,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         }
         &'slmcode;validate'= {
             cand --schema 'The contract to validate against, such as `plan` (`slmcode schema list` shows them all)'
-            cand --schema-file 'A JSON Schema file to validate against'
+            cand --schema-file 'A JSON Schema file to validate against (`-` reads it from stdin)'
             cand --color 'When to colour messages on stderr'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
@@ -141,7 +141,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand --version 'Print version'
         }
         &'slmcode;schema;gbnf'= {
-            cand --file 'A JSON Schema file instead of a contract'
+            cand --file 'A JSON Schema file instead of a contract (`-` reads it from stdin)'
             cand --color 'When to colour messages on stderr'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
@@ -152,7 +152,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand --version 'Print version'
         }
         &'slmcode;schema;match'= {
-            cand --file 'A JSON Schema file instead of a contract'
+            cand --file 'A JSON Schema file instead of a contract (`-` reads it from stdin)'
             cand --color 'When to colour messages on stderr'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'

@@ -45,7 +45,7 @@ complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "config" -d 'Read an
 complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "assets" -d 'Write (or with --check, verify) the generated shell completions and man pages'
 complete -c slmcode -n "__fish_slmcode_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l schema -d 'Validate (and coerce) against this contract (`slmcode schema list` shows them all); `none` repairs without a schema' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l schema-file -d 'Validate (and coerce) against the JSON Schema in this file' -r -F
+complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l schema-file -d 'Validate (and coerce) against the JSON Schema in this file (`-` reads it from stdin)' -r -F
 complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l finish-reason -d 'How the server said the answer ended; `length` means it was cut off, so the result is always "truncated"' -r -f -a "stop\t'The model ended its answer itself'
 length\t'The server stopped the model at `max_tokens`'"
 complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -l record-stats -d 'Whether to count this run in the repair stats (overrides `record_stats`)' -r
@@ -58,7 +58,7 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -s q -l quiet -d
 complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c slmcode -n "__fish_slmcode_using_subcommand repair" -s V -l version -d 'Print version'
 complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -l schema -d 'The contract to validate against, such as `plan` (`slmcode schema list` shows them all)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -l schema-file -d 'A JSON Schema file to validate against' -r -F
+complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -l schema-file -d 'A JSON Schema file to validate against (`-` reads it from stdin)' -r -F
 complete -c slmcode -n "__fish_slmcode_using_subcommand validate" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -126,7 +126,7 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
-complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from gbnf" -l file -d 'A JSON Schema file instead of a contract' -r -F
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from gbnf" -l file -d 'A JSON Schema file instead of a contract (`-` reads it from stdin)' -r -F
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from gbnf" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -134,7 +134,7 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from gbnf" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from gbnf" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from gbnf" -s V -l version -d 'Print version'
-complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from match" -l file -d 'A JSON Schema file instead of a contract' -r -F
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from match" -l file -d 'A JSON Schema file instead of a contract (`-` reads it from stdin)' -r -F
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from match" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"

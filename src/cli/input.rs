@@ -51,10 +51,39 @@ impl Source {
     }
 }
 
-/// Parses `bytes` as one JSON document; the error names the source, line and column, and maps
-/// to the not-JSON or truncated exit code.
+/// How deep a document [`parse_json`] reads: `serde_json`'s recursion limit.
+const MAX_DEPTH: usize = 128;
+
+/// Parses `bytes` as one JSON document (a leading byte-order mark is ignored); the error names
+/// the source, line and column, and maps to the not-JSON or truncated exit code. Empty input
+/// holds no JSON: it is not a document cut off.
 pub fn parse_json(bytes: &[u8], source: &Source) -> Result<Value, CliError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(CliError::new(
+            Exit::NotJson,
+            anyhow::anyhow!("{} is empty: it holds no JSON document", source.name()),
+        ));
+    }
     serde_json::from_slice(bytes).map_err(|error| {
+        // serde_json's only way to tell this case: its message. The document may well be
+        // JSON; it is deeper than this command reads.
+        if error.to_string().starts_with("recursion limit exceeded") {
+            return CliError::new(
+                Exit::Failure,
+                anyhow::anyhow!(
+                    "{} nests deeper than {MAX_DEPTH} levels, more than this command reads \
+                     (line {}, column {})",
+                    source.name(),
+                    error.line(),
+                    error.column()
+                ),
+            )
+            .with_hint(format!(
+                "`slmcode repair` reads documents nested up to {} levels",
+                slmcode::repair::MAX_DEPTH
+            ));
+        }
         let exit = if error.is_eof() {
             Exit::Truncated
         } else {
@@ -70,15 +99,36 @@ pub fn parse_json(bytes: &[u8], source: &Source) -> Result<Value, CliError> {
     })
 }
 
-/// Loads a JSON Schema file; a file that is not JSON is a plain failure naming the path and the
-/// position.
+/// Loads a JSON Schema file (`-` reads it from stdin); a file that is not JSON is a plain
+/// failure naming the path and the position.
 pub fn load_schema_file(path: &Path) -> Result<Value, CliError> {
-    let text = std::fs::read(path)
-        .with_context(|| format!("cannot read schema file {}", path.display()))?;
+    let source = Source::from_arg(Some(path));
+    let text = match &source {
+        Source::Stdin => source.read_bytes()?,
+        Source::File(path) => std::fs::read(path)
+            .with_context(|| format!("cannot read schema file {}", path.display()))?,
+    };
     serde_json::from_slice(&text).map_err(|error| {
-        CliError::new(
-            Exit::Failure,
-            anyhow::anyhow!("schema file {} is not valid JSON: {error}", path.display()),
-        )
+        let message = if error.to_string().starts_with("recursion limit exceeded") {
+            format!(
+                "schema file {} nests deeper than {MAX_DEPTH} levels, more than slmcode reads",
+                source.name()
+            )
+        } else {
+            format!("schema file {} is not valid JSON: {error}", source.name())
+        };
+        CliError::new(Exit::Failure, anyhow::anyhow!(message))
     })
+}
+
+/// A command that reads both a schema file and a document cannot read both from stdin.
+pub fn not_both_stdin(schema_file: Option<&Path>, document: &Source) -> Result<(), CliError> {
+    let schema_on_stdin = schema_file.is_some_and(|path| path.as_os_str() == "-");
+    if schema_on_stdin && matches!(document, Source::Stdin) {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "the schema and the document cannot both be read from stdin"
+        ))
+        .with_hint("give the document as a file argument"));
+    }
+    Ok(())
 }

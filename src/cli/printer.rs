@@ -21,6 +21,15 @@ pub enum ColorChoice {
     Never,
 }
 
+/// A reader that closed stdout (`slmcode ... | head -c1`) has read all it wanted: that is not a
+/// failure, and the command still exits with its own verdict (a failed match stays 5).
+fn reader_gone_is_fine(written: io::Result<()>) -> io::Result<()> {
+    match written {
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
 /// Where and how a command writes.
 #[derive(Clone, Debug)]
 pub struct Printer {
@@ -55,25 +64,31 @@ impl Printer {
     /// Writes `text` and a newline to stdout.
     pub fn line(&self, text: &str) -> io::Result<()> {
         let mut stdout = io::stdout().lock();
-        stdout.write_all(text.as_bytes())?;
-        stdout.write_all(b"\n")?;
-        stdout.flush()
+        reader_gone_is_fine((|| {
+            stdout.write_all(text.as_bytes())?;
+            stdout.write_all(b"\n")?;
+            stdout.flush()
+        })())
     }
 
     /// Writes `text` to stdout exactly as given.
     pub fn raw(&self, text: &str) -> io::Result<()> {
         let mut stdout = io::stdout().lock();
-        stdout.write_all(text.as_bytes())?;
-        stdout.flush()
+        reader_gone_is_fine((|| {
+            stdout.write_all(text.as_bytes())?;
+            stdout.flush()
+        })())
     }
 
     /// Writes `value` as pretty JSON and a newline to stdout.
     pub fn json_value<T: Serialize + ?Sized>(&self, value: &T) -> io::Result<()> {
         let mut stdout = io::stdout().lock();
-        // `io::Error::from` keeps the kind of an I/O failure (a closed pipe stays BrokenPipe).
-        serde_json::to_writer_pretty(&mut stdout, value).map_err(io::Error::from)?;
-        stdout.write_all(b"\n")?;
-        stdout.flush()
+        reader_gone_is_fine((|| {
+            // `io::Error::from` keeps the kind of an I/O failure (a closed pipe stays BrokenPipe).
+            serde_json::to_writer_pretty(&mut stdout, value).map_err(io::Error::from)?;
+            stdout.write_all(b"\n")?;
+            stdout.flush()
+        })())
     }
 
     /// Writes a table to stdout, in the one style every command uses ([`plain_table`]).

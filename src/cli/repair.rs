@@ -19,7 +19,7 @@ use slmcode::repair::{
 use slmcode::schema::ValidationError;
 
 use super::exit::{CliError, CommandResult, Exit};
-use super::input::{Source, load_schema_file};
+use super::input::{Source, load_schema_file, not_both_stdin};
 use super::printer::Printer;
 use super::settings_args;
 
@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long, value_name = "ROLE", conflicts_with = "schema_file")]
     schema: Option<String>,
 
-    /// Validate (and coerce) against the JSON Schema in this file.
+    /// Validate (and coerce) against the JSON Schema in this file (`-` reads it from stdin).
     #[arg(long, value_name = "FILE")]
     schema_file: Option<PathBuf>,
 
@@ -93,6 +93,10 @@ struct Report<'a> {
 }
 
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
+    not_both_stdin(
+        args.schema_file.as_deref(),
+        &Source::from_arg(args.input.as_deref()),
+    )?;
     let schema = resolve_schema(&args)?;
     let count = counts_stats(args.record_stats.as_deref(), printer)?;
     let source = Source::from_arg(args.input.as_deref());

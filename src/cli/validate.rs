@@ -8,7 +8,7 @@ use serde_json::Value;
 use slmcode::schema::{self, ValidationError, Validator};
 
 use super::exit::{CliError, CommandResult, Exit};
-use super::input::{Source, load_schema_file, parse_json};
+use super::input::{Source, load_schema_file, not_both_stdin, parse_json};
 use super::printer::Printer;
 
 #[derive(Debug, clap::Args)]
@@ -18,7 +18,7 @@ pub struct Args {
     #[arg(long, value_name = "ROLE", group = "against")]
     schema: Option<String>,
 
-    /// A JSON Schema file to validate against.
+    /// A JSON Schema file to validate against (`-` reads it from stdin).
     #[arg(long, value_name = "FILE", group = "against")]
     schema_file: Option<PathBuf>,
 
@@ -57,6 +57,8 @@ impl Against {
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
     // The schema is resolved before the input is read: a wrong role or a broken schema file
     // is reported without waiting on stdin.
+    let source = Source::from_arg(args.input.as_deref());
+    not_both_stdin(args.schema_file.as_deref(), &source)?;
     let (schema_name, described, against) = match (&args.schema, &args.schema_file) {
         (Some(role), _) => {
             let contract = super::schema::role(role)?;
@@ -79,7 +81,6 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         }
         (None, None) => unreachable!("clap requires one of --schema and --schema-file"),
     };
-    let source = Source::from_arg(args.input.as_deref());
     let document: Value = parse_json(&source.read_bytes()?, &source)?;
     let errors = match against.validator().validate(&document) {
         Ok(()) => Vec::new(),

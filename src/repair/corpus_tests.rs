@@ -173,6 +173,28 @@ const VALID_AND_LOCATED: &[Case] = &[
         "think",
     ),
     ok("<think></think>{\"a\": 1}", r#"{"a": 1}"#, "think"),
+    // A closing tag inside the document's strings is content, not the end of a reasoning
+    // block the template opened.
+    ok(
+        "{'a': 'close with </think> tag', 'b': 1}",
+        r#"{"a": "close with </think> tag", "b": 1}"#,
+        "quotes",
+    ),
+    ok(
+        "Here: {\"a\": \"x</think>y\"}",
+        r#"{"a": "x</think>y"}"#,
+        "extract",
+    ),
+    ok(
+        "```json\n{\"doc\": \"The </reasoning> element\", \"n\": 1,}\n```",
+        r#"{"doc": "The </reasoning> element", "n": 1}"#,
+        "fence trailing_comma",
+    ),
+    ok(
+        "Maybe {\"a\": [1, 2... no.\n</think>\n{\"a\": 1}",
+        r#"{"a": 1}"#,
+        "think",
+    ),
     ok(
         "<reasoning>{\"draft\": 0}</reasoning>{'a': 1}",
         r#"{"a": 1}"#,

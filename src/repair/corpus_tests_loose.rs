@@ -159,7 +159,6 @@ pub(super) const LOOSER: &[Case] = &[
         r#"{"a": {"b": true}}"#,
         "close_braces",
     ),
-    ok("[1, 2, 3\n", "[1, 2, 3]", "close_braces"),
     ok(
         "```json\n{\"a\": 1\n```",
         r#"{"a": 1}"#,

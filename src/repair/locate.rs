@@ -22,6 +22,10 @@ pub(super) enum Reasoning {
     /// A reasoning block opens at this byte and never closes: the model was cut off while
     /// thinking.
     Unclosed(usize),
+    /// A closing tag with no opening one starts at `tag` and ends just before `end`. It closes
+    /// a block the chat template opened, unless it sits inside the document (in one of its
+    /// strings): the caller decides, since that takes a parse.
+    Orphan { tag: usize, end: usize },
 }
 
 /// Finds a reasoning block before the answer: `<think>...</think>` (or `thinking`,
@@ -46,7 +50,10 @@ pub(super) fn reasoning(text: &str) -> Reasoning {
         let after = &text[offset + 2..];
         for tag in REASONING_TAGS {
             if after.starts_with(tag) && after[tag.len()..].starts_with('>') {
-                return Reasoning::Removed(offset + 2 + tag.len() + 1);
+                return Reasoning::Orphan {
+                    tag: offset,
+                    end: offset + 2 + tag.len() + 1,
+                };
             }
         }
     }
@@ -223,7 +230,13 @@ mod tests {
         };
         assert_eq!(&text[at..], "\n{\"a\": 1}");
         let text = "so {\"x\"} then</thinking>{\"a\": 1}";
-        assert_eq!(reasoning(text), Reasoning::Removed(text.len() - 8));
+        assert_eq!(
+            reasoning(text),
+            Reasoning::Orphan {
+                tag: text.len() - 19,
+                end: text.len() - 8
+            }
+        );
         assert_eq!(reasoning("  <think> still going {"), Reasoning::Unclosed(2));
     }
 

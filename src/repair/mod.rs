@@ -23,7 +23,8 @@
 //!
 //! Truncation is not malformation. A document cut inside a string, key, number or literal,
 //! after `:` or `,`, or right after an opener is reported as truncated, never closed up: a
-//! number at the very end may go on, so `[1, 2, 3` is truncated, while a closing fence or a
+//! number at the very end (whitespace after it does not count) may go on, so `[1, 2, 3` and
+//! `[1, 2, 3\n` are truncated, while a closing fence or a
 //! chat-template token ends the document, so a number before one is complete. `close_braces`
 //! only supplies closers after a complete final value. A caller that knows the server stopped
 //! on length says so ([`RepairOptions::finish_reason_length`]) and always gets truncated. A
@@ -66,6 +67,12 @@ mod write;
 mod corpus_tests;
 #[cfg(test)]
 mod corpus_tests_loose;
+#[cfg(test)]
+mod corpus_tests_models;
+#[cfg(test)]
+mod corpus_tests_models_cut;
+#[cfg(test)]
+mod corpus_tests_models_more;
 #[cfg(test)]
 mod corpus_tests_more;
 #[cfg(test)]
@@ -205,6 +212,15 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
             start = at;
         }
         locate::Reasoning::Unclosed(at) => return Err(Failed::unclosed_reasoning(at)),
+        locate::Reasoning::Orphan { tag, end } => {
+            // `{"html": "</think>"}`: a closing tag inside the document is content.
+            let inside = locate::candidate(bytes, 0)
+                .is_some_and(|first| first < tag && spans_past(text, first, tag));
+            if !inside {
+                gate(&mut changed, Rung::Think, 0)?;
+                start = end;
+            }
+        }
     }
     if locate::blank(bytes, start, bytes.len()) {
         return Err(Failed::empty("the input holds only a reasoning block"));

@@ -94,8 +94,12 @@ fn truncation_is_found_at_depth() {
     )
     .unwrap_err();
     assert_eq!(failure.class, FailureClass::Truncated);
-    // A complete number followed by a space: only closers are missing.
-    let closed = repair(&format!("{}1 ", "[".repeat(depth)), &RepairOptions::new()).unwrap();
+    // A complete number followed by a comment: only closers are missing.
+    let closed = repair(
+        &format!("{}1 // done\n", "[".repeat(depth)),
+        &RepairOptions::new(),
+    )
+    .unwrap();
     assert_eq!(closed.rung, Rung::CloseBraces);
     drop_deep(closed.value);
     // Truncated at depth inside a top-level object keeps its complete members.
@@ -194,19 +198,22 @@ fn lone_surrogates_become_replacement_characters() {
 
 #[test]
 fn adversarial_shapes_finish() {
+    let class = |text: &str| repair(text, &RepairOptions::new()).map_err(|failure| failure.class);
     let many_openers = "{\"".repeat(200_000);
-    let _ = repair(&many_openers, &RepairOptions::new());
+    assert_eq!(class(&many_openers).unwrap_err(), FailureClass::Truncated);
+    // Every inner quote is followed by a space, so none of them closes the string.
     let quotes = format!("{{\"a\": \"{}\"}}", "\" ".repeat(200_000));
-    let _ = repair(&quotes, &RepairOptions::new());
+    let repaired = class(&quotes).unwrap();
+    assert_eq!(repaired.value["a"].as_str().map(str::len), Some(400_000));
+    assert_eq!(repaired.rung, Rung::InnerQuotes);
     let candidates = "[x] {y} ".repeat(200_000);
-    let failure = repair(&candidates, &RepairOptions::new()).unwrap_err();
-    assert_eq!(failure.class, FailureClass::Prose);
+    assert_eq!(class(&candidates).unwrap_err(), FailureClass::Prose);
     let fences = "```\n".repeat(100_000);
-    let _ = repair(&fences, &RepairOptions::new());
+    assert_eq!(class(&fences).unwrap_err(), FailureClass::Prose);
     let closers = format!("[{}", "}".repeat(200_000));
-    let _ = repair(&closers, &RepairOptions::new());
+    assert_eq!(class(&closers).unwrap_err(), FailureClass::Prose);
     let mixed = format!("{}{}", "[{\"a\":".repeat(50_000), "]".repeat(100_000));
-    let _ = repair(&mixed, &RepairOptions::new());
+    assert_eq!(class(&mixed).unwrap_err(), FailureClass::Malformed);
 }
 
 proptest! {

@@ -85,13 +85,35 @@ impl Parser<'_> {
         Ok(value)
     }
 
-    /// A bare one-word value after a key (`{"status": ok}`), taken as a string.
+    /// A bare one-word value after a key (`{"status": ok}`), taken as a string. A URL
+    /// (`https://host:8080/a//b`) is one word: its `://`, port colon and slashes are not
+    /// separators or comments.
     fn bare_word(&mut self) -> Result<Value, Stop> {
         let bytes = self.bytes;
         let start = self.pos;
         let mut end = start;
-        while end < bytes.len() && scan::is_bare_byte(bytes[end]) {
-            if bytes[end] == b'/' && matches!(bytes.get(end + 1), Some(b'/' | b'*')) {
+        let mut url = false;
+        while end < bytes.len() {
+            let byte = bytes[end];
+            if byte == b':' {
+                let scheme = end > start && bytes[start..end].iter().all(u8::is_ascii_alphabetic);
+                if !url && scheme && b"//".starts_with(&bytes[end + 1..]) {
+                    // `https:` or `https:/` at the very end: cut inside the URL.
+                    return Err(Stop::Cut(Cut::InLiteral, start));
+                }
+                if !url && scheme && bytes[end + 1..].starts_with(b"//") {
+                    url = true;
+                    end += 3;
+                    continue;
+                }
+                if url && bytes.get(end + 1).is_some_and(u8::is_ascii_digit) {
+                    end += 1;
+                    continue;
+                }
+            }
+            if !scan::is_bare_byte(byte)
+                || (!url && byte == b'/' && matches!(bytes.get(end + 1), Some(b'/' | b'*')))
+            {
                 break;
             }
             end += 1;
@@ -147,8 +169,13 @@ impl Parser<'_> {
             }
             end = after;
         }
+        // Only whitespace after the number, to the end of the text, is no evidence that it is
+        // complete: a cut-off answer saved to a file or piped by `echo` ends with a newline.
         match bytes.get(end) {
             None => return Err(Stop::Cut(Cut::InNumber, start)),
+            Some(_) if scan::skip_space(bytes, end) == bytes.len() => {
+                return Err(Stop::Cut(Cut::InNumber, start));
+            }
             Some(&byte) if scan::is_word_byte(byte) || byte == b'.' => {
                 return Err(self.broken(end, "a number"));
             }

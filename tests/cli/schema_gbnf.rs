@@ -328,4 +328,15 @@ fn input_that_is_not_utf8_stops_at_the_bad_byte() {
         (mismatch["offset"].clone(), mismatch["column"].clone()),
         (json!(13), json!(14))
     );
+    let run = slm.run(
+        ["schema", "match", "scope_judge"],
+        b"{\"reason\": \"a\xff\"}".as_slice(),
+    );
+    run.code(5);
+    assert!(
+        run.stdout
+            .starts_with(r#"<stdin>:1:14: invalid UTF-8; expected "\"", "\\" or [^\"\\\x00-\x1F]"#),
+        "{}",
+        run.stdout
+    );
 }

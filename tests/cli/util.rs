@@ -128,6 +128,35 @@ impl Slm {
     }
 }
 
+impl Slm {
+    /// Runs with `args` and the given stdin, with stdout's reading end closed before the
+    /// binary gets its input (`slmcode ... | head -c0`): a command that reads stdin first
+    /// always finds its stdout gone when it writes. stdout is empty in the result.
+    pub fn run_with_stdout_closed<I, S>(&self, args: I, stdin: impl AsRef<[u8]>) -> Run
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn slmcode");
+        drop(child.stdout.take());
+        let mut pipe = child.stdin.take().unwrap();
+        let _ = pipe.write_all(stdin.as_ref());
+        drop(pipe);
+        let output = child.wait_with_output().expect("wait for slmcode");
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::new(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+}
+
 /// The repository's root, for fixtures and shipped examples.
 pub fn repo_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

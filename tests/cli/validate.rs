@@ -96,6 +96,68 @@ fn input_that_is_not_json_is_a_clear_error() {
         "{}",
         run.stderr
     );
+
+    // Empty input holds no JSON (exit 3), it is not a cut-off document.
+    for empty in ["", " \n\t\r\n"] {
+        let run = slm.run(
+            ["validate", "--schema-file", schema.to_str().unwrap()],
+            empty,
+        );
+        run.code(3);
+        assert_eq!(
+            run.stderr,
+            "error: <stdin> is empty: it holds no JSON document\n"
+        );
+    }
+}
+
+#[test]
+fn a_document_nested_too_deep_is_a_clear_failure() {
+    let slm = Slm::new();
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    let run = slm.run(["validate", "--schema", "plan"], &deep);
+    run.code(1);
+    assert_eq!(
+        run.stderr,
+        "error: <stdin> nests deeper than 128 levels, more than this command reads (line 1, \
+         column 128)\nhint: `slmcode repair` reads documents nested up to 100000 levels\n"
+    );
+    let schema = slm.file(
+        "deep.schema.json",
+        format!(
+            "{}{{\"type\": \"integer\"}}{}",
+            "{\"type\": \"array\", \"items\": ".repeat(200),
+            "}".repeat(200)
+        ),
+    );
+    let run = slm.run(["validate", "--schema-file", schema.to_str().unwrap()], "1");
+    run.code(1);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "error: schema file {} nests deeper than 128 levels, more than slmcode reads\n",
+            schema.display()
+        )
+    );
+}
+
+#[test]
+fn a_byte_order_mark_is_ignored() {
+    let slm = Slm::new();
+    let document = slm.file(
+        "bom.json",
+        "\u{feff}{\"in_scope\": true, \"reason\": \"ok\"}\n",
+    );
+    slm.run(
+        [
+            "validate",
+            "--schema",
+            "scope_judge",
+            document.to_str().unwrap(),
+        ],
+        "",
+    )
+    .code(0);
 }
 
 #[test]

@@ -65,7 +65,7 @@ const SECTIONS: &[Section] = &[
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The JSON Schema file to check.
+    /// The JSON Schema file to check; `-` reads stdin.
     #[arg(value_name = "FILE")]
     file: PathBuf,
 

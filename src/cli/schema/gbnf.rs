@@ -20,7 +20,7 @@ pub struct Args {
     #[arg(value_name = "ROLE")]
     role: Option<String>,
 
-    /// A JSON Schema file instead of a contract.
+    /// A JSON Schema file instead of a contract (`-` reads it from stdin).
     #[arg(long, value_name = "FILE", conflicts_with = "role")]
     file: Option<PathBuf>,
 }

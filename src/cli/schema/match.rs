@@ -16,7 +16,7 @@ use slmcode::schema::gbnf::{self, Mismatch};
 
 use super::source;
 use crate::cli::exit::{CliError, CommandResult, Exit};
-use crate::cli::input::Source;
+use crate::cli::input::{Source, not_both_stdin};
 use crate::cli::printer::Printer;
 
 /// How many characters of the offending line the report shows on each side of the caret.
@@ -36,7 +36,7 @@ pub struct Args {
     #[arg(value_name = "INPUT")]
     input: Option<PathBuf>,
 
-    /// A JSON Schema file instead of a contract.
+    /// A JSON Schema file instead of a contract (`-` reads it from stdin).
     #[arg(long, value_name = "FILE")]
     file: Option<PathBuf>,
 }
@@ -66,6 +66,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         (None, role, input) => (role, input),
         (Some(_), None, input) => (None, input),
     };
+    not_both_stdin(args.file.as_deref(), &Source::from_arg(input.as_deref()))?;
     let named = source::resolve(role.as_deref(), args.file.as_deref())?;
     let derived = source::derive(&named)?;
     let grammar = gbnf::parse(&derived.grammar).map_err(|error| {
@@ -79,6 +80,10 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     })?;
     let input = Source::from_arg(input.as_deref());
     let bytes = input.read_bytes()?;
+    // Where the input stops being UTF-8, if it does.
+    let bad_byte = std::str::from_utf8(&bytes)
+        .err()
+        .map(|error| error.valid_up_to());
     let outcome = match std::str::from_utf8(&bytes) {
         Ok(text) => grammar
             .recognize(text)
@@ -105,7 +110,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             input.name(),
             mismatch.line,
             mismatch.column,
-            mismatch.reason()
+            reason(mismatch, bad_byte)
         ))?;
         for line in caret(text, mismatch) {
             printer.line(&line)?;
@@ -123,6 +128,16 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     } else {
         Exit::Success
     })
+}
+
+/// What went wrong, in words: at a byte that is not UTF-8 the text has not ended, whatever
+/// the mismatch's `found` (null there, as at the end) would otherwise say.
+fn reason(mismatch: &Mismatch, bad_byte: Option<usize>) -> String {
+    let reason = mismatch.reason();
+    match reason.strip_prefix("unexpected end of input") {
+        Some(rest) if bad_byte == Some(mismatch.offset) => format!("invalid UTF-8{rest}"),
+        _ => reason,
+    }
 }
 
 /// The mismatch for input whose UTF-8 breaks after `text`: where the valid part already
