@@ -107,6 +107,28 @@ fn inexpressible_keywords_are_noted_with_pointers() {
 }
 
 #[test]
+fn declared_empty_properties_mean_no_members() {
+    let no_arguments = json!({"type": "object", "properties": {}});
+    assert!(accepts(&no_arguments, "{}") && accepts(&no_arguments, "{ }"));
+    assert!(!accepts(&no_arguments, r#"{"url": "https://example.com"}"#));
+    assert_eq!(
+        noted(&no_arguments),
+        [" additionalProperties"].map(str::to_owned)
+    );
+    // Without `properties`, or with others allowed in so many words, an object is free-form.
+    for free in [
+        json!({"type": "object"}),
+        json!({"type": "object", "properties": {}, "additionalProperties": true}),
+    ] {
+        assert!(
+            accepts(&free, r#"{"url": "https://example.com"}"#),
+            "{free}"
+        );
+        assert!(noted(&free).is_empty(), "{free}");
+    }
+}
+
+#[test]
 fn number_bounds_are_in_the_grammar() {
     let timeout = json!({"type": "number", "minimum": 0, "maximum": 60});
     for good in ["0", "0.5", "59.999", "60", "60.000", "12"] {
