@@ -301,6 +301,27 @@ fn request_time_demotions_are_shown_with_status_and_body() {
     assert_eq!(json["connection"]["demotions"][0]["status"], 400);
     assert_eq!(check(&json, "demotion")["status"], "warn");
     assert_eq!(form(&json, "json_schema_strict")["demoted"], true);
+    // With every enforced form demoted, the reason says so (not "nothing was enforced").
+    for demoted in [
+        slmcode::backends::WireForm::JsonSchema,
+        slmcode::backends::WireForm::Grammar,
+        slmcode::backends::WireForm::JsonObject,
+    ] {
+        let entry = cache.read().entries.pop().unwrap();
+        cache
+            .record_demotion(
+                &entry.key(),
+                slmcode::backends::Demotion::now(demoted, Some(400), "refused"),
+                &entry.capabilities(),
+            )
+            .unwrap();
+    }
+    let json = doctor(&slm, &["--json"]).code(0).json();
+    assert_eq!(json["connection"]["mechanism"], "prompt_only");
+    assert_eq!(
+        check(&json, "mechanism")["detail"],
+        "prompt_only: every form the cached probe found enforced was demoted at request time (see the demotions): prompt-only JSON and repair"
+    );
     // A 500 during probing from a server that is only busy is not a demotion.
     emulator.faults([Fault::Status(503, "busy".to_owned(), None)]);
     doctor(&slm, &["--refresh"]).code(0);
