@@ -471,7 +471,7 @@ fn extract_failures_have_their_exit_codes() {
             "The tests pass, nothing to do.",
             &[],
             3,
-            "error: the text holds no tool call: no JSON object, <tool_call> block or fenced JSON",
+            "error: the text holds no tool call: no JSON object, <tool_call> block, fenced JSON or Python-style call",
         ),
         (
             "{\"answer\": \"done\"}",

@@ -5,6 +5,7 @@
 mod compile;
 mod corpus;
 mod instances;
+mod robustness;
 
 use serde_json::Value;
 
