@@ -341,9 +341,43 @@ fn request_fragments_follow_provider_and_mechanism() {
     assert_eq!(body.keys().collect::<Vec<_>>(), ["grammar"]);
     assert!(body["grammar"].as_str().unwrap().starts_with("root ::= "));
 
-    let schema = request(&["--provider", "llamacpp"]);
+    // llama-server takes both; its own schema converter enforces neither `format` nor bounded
+    // exponents, so the tools go in the exact derived grammar.
+    let llama = request(&["--provider", "llamacpp"]);
+    assert_eq!(llama["mechanism"], "gbnf_grammar");
+    assert_eq!(llama["mechanism_source"], "prior");
+    assert_eq!(
+        llama["body"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["grammar"]
+    );
+    let human = slm.run(
+        [
+            "tools",
+            "compile",
+            tools.as_str(),
+            "--format",
+            "request",
+            "--provider",
+            "llamacpp",
+        ],
+        "",
+    );
+    human.code(0);
+    assert!(
+        human.stderr.contains(
+            "the tools go in the derived grammar: it is exact, and the server's own json_schema converter enforces neither `format` nor bounded exponents"
+        ),
+        "{}",
+        human.stderr
+    );
+
+    let schema = request(&["--provider", "llamacpp", "--mechanism", "json_schema"]);
     assert_eq!(schema["mechanism"], "json_schema");
-    assert_eq!(schema["mechanism_source"], "prior");
+    assert_eq!(schema["mechanism_source"], "flag");
     assert_eq!(schema["body"]["response_format"]["type"], "json_schema");
     assert_eq!(
         schema["body"]["response_format"]["json_schema"]["name"],
