@@ -212,7 +212,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('compile', 'compile', [CompletionResultType]::ParameterValue, 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`')
-            [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call')
+            [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, a Python call, ...), repair it and validate its arguments against the tool''s schema; print the call')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -253,7 +253,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
         }
         'slmcode;tools;help' {
             [CompletionResult]::new('compile', 'compile', [CompletionResultType]::ParameterValue, 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`')
-            [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call')
+            [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, a Python call, ...), repair it and validate its arguments against the tool''s schema; print the call')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -520,7 +520,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
         }
         'slmcode;help;tools' {
             [CompletionResult]::new('compile', 'compile', [CompletionResultType]::ParameterValue, 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`')
-            [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call')
+            [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, a Python call, ...), repair it and validate its arguments against the tool''s schema; print the call')
             break
         }
         'slmcode;help;tools;compile' {

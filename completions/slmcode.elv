@@ -192,7 +192,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand compile 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`'
-            cand extract 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call'
+            cand extract 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, a Python call, ...), repair it and validate its arguments against the tool''s schema; print the call'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'slmcode;tools;compile'= {
@@ -230,7 +230,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         }
         &'slmcode;tools;help'= {
             cand compile 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`'
-            cand extract 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call'
+            cand extract 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, a Python call, ...), repair it and validate its arguments against the tool''s schema; print the call'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'slmcode;tools;help;compile'= {
@@ -464,7 +464,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         }
         &'slmcode;help;tools'= {
             cand compile 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`'
-            cand extract 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...), repair it and validate its arguments against the tool''s schema; print the call'
+            cand extract 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, a Python call, ...), repair it and validate its arguments against the tool''s schema; print the call'
         }
         &'slmcode;help;tools;compile'= {
         }

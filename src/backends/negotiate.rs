@@ -158,6 +158,15 @@ impl Negotiation {
                         "the endpoint did not answer the probe: prompt-only JSON and repair"
                             .to_owned()
                     }
+                    None if capabilities
+                        .outcomes
+                        .values()
+                        .any(|outcome| *outcome == Outcome::Supported) =>
+                    {
+                        format!(
+                            "every form {from} found enforced was demoted at request time (see the demotions): prompt-only JSON and repair"
+                        )
+                    }
                     None => format!(
                         "no constraint form was enforced in {from}: prompt-only JSON and repair"
                     ),

@@ -185,6 +185,9 @@ pub struct ProbeReport {
     pub latency_ms: Option<u64>,
     /// Why the plain request failed, when it did.
     pub baseline_error: Option<String>,
+    /// The HTTP status the plain request failed with, when the server answered one (a 401
+    /// means the key was refused, a 404 a wrong endpoint or model).
+    pub baseline_status: Option<u16>,
     /// The server's fingerprint (unknown parts empty).
     pub fingerprint: Fingerprint,
     /// How long the probe took, in milliseconds.
@@ -279,6 +282,10 @@ pub fn probe(target: &Target, timeout: Duration) -> ProbeReport {
         "no answer within the {} s probe deadline",
         timeout.as_secs_f64()
     );
+    let baseline_status = match &baseline {
+        Some(Err(error)) => error.status,
+        _ => None,
+    };
     let baseline_error = match &baseline {
         Some(Ok(_)) => None,
         Some(Err(error)) => Some(error.to_string()),
@@ -343,6 +350,7 @@ pub fn probe(target: &Target, timeout: Duration) -> ProbeReport {
             _ => None,
         },
         baseline_error,
+        baseline_status,
         fingerprint: found,
         elapsed_ms: started.elapsed().as_millis() as u64,
         deadline_ms: timeout.as_millis() as u64,

@@ -408,6 +408,8 @@ impl Client {
             .limit(self.max_response_bytes)
             .read_to_vec()
             .map_err(|error| self.transport_error(error, timeout))?;
+        // A server that echoes the key (in an error, a model list, a proxy's reply) must not
+        // put it into anything slmcode prints or caches: every body is read masked.
         let text = self.mask(&String::from_utf8_lossy(&bytes));
         if !(200..300).contains(&status) {
             return Err(CallError::from_failure(Failure::Status {
@@ -416,7 +418,7 @@ impl Client {
                 retry_after,
             }));
         }
-        serde_json::from_slice(&bytes).map_err(|error| {
+        serde_json::from_str(&text).map_err(|error| {
             CallError::from_failure(Failure::Malformed(format!(
                 "HTTP {status} but the body is not JSON ({error}): {text}"
             )))
@@ -450,165 +452,5 @@ impl Client {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn request() -> ChatRequest {
-        ChatRequest {
-            messages: vec![ChatMessage::user("hi")],
-            model: Some("m".to_owned()),
-            max_tokens: Some(64),
-            temperature: Some(0.0),
-            stop: vec!["\n## ".to_owned()],
-            seed: Some(7),
-            tools: None,
-            tool_choice: None,
-        }
-    }
-
-    #[test]
-    fn each_constraint_goes_in_its_field() {
-        let schema = json!({"type": "object"});
-        let strict = build_body(
-            &request(),
-            &Constraint::JsonSchema {
-                name: "plan".to_owned(),
-                schema: schema.clone(),
-                strict: true,
-            },
-            GuidedField::StructuredOutputs,
-        );
-        assert_eq!(
-            strict["response_format"],
-            json!({"type": "json_schema", "json_schema": {"name": "plan", "schema": schema, "strict": true}})
-        );
-        let loose = build_body(
-            &request(),
-            &Constraint::JsonSchema {
-                name: "plan".to_owned(),
-                schema: schema.clone(),
-                strict: false,
-            },
-            GuidedField::StructuredOutputs,
-        );
-        assert!(
-            loose["response_format"]["json_schema"]
-                .get("strict")
-                .is_none()
-        );
-        let guided = Constraint::GuidedJson {
-            schema: schema.clone(),
-        };
-        assert_eq!(
-            build_body(&request(), &guided, GuidedField::StructuredOutputs)["structured_outputs"],
-            json!({"json": schema})
-        );
-        let legacy = build_body(&request(), &guided, GuidedField::GuidedJson);
-        assert_eq!(legacy["guided_json"], schema);
-        assert!(legacy.get("structured_outputs").is_none());
-        let grammar = build_body(
-            &request(),
-            &Constraint::Grammar {
-                gbnf: "root ::= \"x\"".to_owned(),
-            },
-            GuidedField::StructuredOutputs,
-        );
-        assert_eq!(grammar["grammar"], json!("root ::= \"x\""));
-        assert_eq!(
-            build_body(
-                &request(),
-                &Constraint::JsonObject,
-                GuidedField::StructuredOutputs
-            )["response_format"],
-            json!({"type": "json_object"})
-        );
-        let plain = build_body(
-            &request(),
-            &Constraint::None,
-            GuidedField::StructuredOutputs,
-        );
-        for field in [
-            "response_format",
-            "structured_outputs",
-            "guided_json",
-            "grammar",
-        ] {
-            assert!(plain.get(field).is_none(), "{field}");
-        }
-        assert_eq!(plain["model"], json!("m"));
-        assert_eq!(plain["max_tokens"], json!(64));
-        assert_eq!(plain["stop"], json!(["\n## "]));
-        assert_eq!(plain["seed"], json!(7));
-        assert_eq!(
-            plain["messages"],
-            json!([{"role": "user", "content": "hi"}])
-        );
-    }
-
-    #[test]
-    fn tools_pass_through_and_a_missing_model_is_omitted() {
-        let mut with_tools = request();
-        with_tools.model = None;
-        with_tools.tools = Some(json!([{"type": "function", "function": {"name": "read"}}]));
-        with_tools.tool_choice = Some(json!("required"));
-        let body = build_body(
-            &with_tools,
-            &Constraint::None,
-            GuidedField::StructuredOutputs,
-        );
-        assert!(body.get("model").is_none());
-        assert_eq!(body["tools"][0]["function"]["name"], json!("read"));
-        assert_eq!(body["tool_choice"], json!("required"));
-    }
-
-    #[test]
-    fn answers_parse_content_finish_reason_usage_and_tool_calls() {
-        let body = json!({
-            "model": "tiny",
-            "choices": [{"finish_reason": "tool_calls", "message": {
-                "role": "assistant", "content": null,
-                "tool_calls": [{"id": "c1", "type": "function",
-                    "function": {"name": "read", "arguments": "{\"path\":\"a\"}"}}]}}],
-            "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8}
-        });
-        let parsed = parse_chat_response(&body).unwrap();
-        assert_eq!(parsed.content, None);
-        assert_eq!(parsed.finish_reason.as_deref(), Some("tool_calls"));
-        assert_eq!(parsed.usage.total_tokens, Some(8));
-        assert_eq!(parsed.tool_calls[0].name, "read");
-        assert_eq!(parsed.tool_calls[0].arguments, "{\"path\":\"a\"}");
-        assert_eq!(parsed.model.as_deref(), Some("tiny"));
-        let cut =
-            json!({"choices": [{"finish_reason": "length", "message": {"content": "{\"a\":"}}]});
-        assert!(parse_chat_response(&cut).unwrap().is_truncated());
-        assert!(parse_chat_response(&json!({"error": "x"})).is_err());
-    }
-
-    #[test]
-    fn retry_after_in_seconds_or_as_a_date() {
-        assert_eq!(parse_retry_after("3"), Some(Duration::from_secs(3)));
-        assert_eq!(
-            parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT"),
-            Some(Duration::ZERO)
-        );
-        assert_eq!(parse_retry_after("soon"), None);
-    }
-
-    #[test]
-    fn debug_output_never_shows_the_key() {
-        let endpoint = crate::config::endpoint::normalize_endpoint(
-            crate::config::Provider::OpenAi,
-            "http://127.0.0.1:9/v1",
-        )
-        .unwrap()
-        .endpoint;
-        let client = Client::new(
-            endpoint,
-            AuthHeader::Bearer,
-            Some(Secret::new("sk-test-DEBUGKEY")),
-        );
-        let debug = format!("{client:?}");
-        assert!(!debug.contains("DEBUGKEY"), "{debug}");
-        assert_eq!(client.mask("echo sk-test-DEBUGKEY"), "echo <redacted>");
-    }
-}
+#[path = "transport_tests.rs"]
+mod tests;

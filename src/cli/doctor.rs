@@ -4,7 +4,8 @@
 //!
 //! The checks are collected first (probing included, behind a spinner on a terminal), then
 //! rendered as a table or as JSON; the exit code comes from the same list: 0 when nothing
-//! failed, 6 when the endpoint could not be reached, 1 for any other failed check.
+//! failed, 6 when the endpoint could not be reached or refused a plain chat request (`answer`),
+//! 1 for any other failed check (a refused key fails `api_key`).
 
 use std::time::Duration;
 
@@ -16,7 +17,10 @@ use slmcode::schema::Mechanism;
 use super::exit::{CommandResult, Exit};
 use super::printer::Printer;
 use super::printer::plain_table;
-use super::probe::{Connection, FormRow, form_rows, matrix, negotiate, options, target_from};
+use super::probe::{
+    Connection, FormRow, form_rows, key_or_model_remedy, matrix, negotiate, options, refusal,
+    target_from,
+};
 use super::settings_args::{self, SettingsArgs};
 
 #[derive(Debug, clap::Args)]
@@ -51,7 +55,7 @@ pub enum Status {
 #[derive(Debug, Serialize)]
 pub struct Check {
     /// What was checked: config, provider, endpoint, api_key, model, reachable, model_served,
-    /// mechanism, cache, demotion.
+    /// mechanism, answer (the server refused a plain request), cache, demotion.
     pub name: &'static str,
     /// ok, warn, fail or skip.
     pub status: Status,
@@ -139,6 +143,12 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
                 format!("answered in {latency} ms"),
                 None,
             ),
+            Some(status @ (401 | 403)) => check(
+                "reachable",
+                Status::Ok,
+                format!("answered GET /models with HTTP {status} in {latency} ms (see api_key)"),
+                None,
+            ),
             Some(status) => check(
                 "reachable",
                 Status::Warn,
@@ -187,6 +197,10 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         ),
     });
 
+    if let Some(status @ (401 | 403)) = reach.status {
+        refuse_key(&mut checks, &target, status, "GET /models");
+    }
+
     let mut negotiate_options = options(&resolved, args.refresh, !args.no_probe);
     if !reach.reachable {
         // A server that refused a plain GET gets a short probe, not the whole deadline: enough
@@ -217,6 +231,18 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             .then(|| "`slmcode probe` to check it against the server".to_owned());
         check("mechanism", status, format!("{mechanism}{strict}: {}", negotiation.reason()), remedy)
     });
+    if let Some(refusal) = refusal(&negotiation, &target) {
+        if matches!(refusal.status, 401 | 403) {
+            refuse_key(&mut checks, &target, refusal.status, "a plain chat request");
+        } else {
+            checks.push(check(
+                "answer",
+                Status::Fail,
+                refusal.detail,
+                Some(refusal.remedy),
+            ));
+        }
+    }
     let cache_path = negotiate_options
         .cache
         .as_ref()
@@ -275,10 +301,31 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     Ok(exit_code(&report.checks))
 }
 
+/// Marks the `api_key` check failed: the server answered `what` with `status`.
+fn refuse_key(checks: &mut [Check], target: &slmcode::backends::Target, status: u16, what: &str) {
+    let Some(key) = checks.iter_mut().find(|check| check.name == "api_key") else {
+        return;
+    };
+    if key.status == Status::Fail {
+        return;
+    }
+    let refused = if target.api_key.is_some() {
+        "the server refused the key"
+    } else {
+        "the server wants a key"
+    };
+    *key = check(
+        "api_key",
+        Status::Fail,
+        format!("{refused}: HTTP {status} to {what}"),
+        Some(key_or_model_remedy(status, target)),
+    );
+}
+
 fn exit_code(checks: &[Check]) -> Exit {
     if checks
         .iter()
-        .any(|check| check.name == "reachable" && check.status == Status::Fail)
+        .any(|check| matches!(check.name, "reachable" | "answer") && check.status == Status::Fail)
     {
         Exit::Endpoint
     } else if checks.iter().any(|check| check.status == Status::Fail) {

@@ -3,7 +3,8 @@
 //!
 //! A valid cached probe is shown as it is (its source says `cache`); `--refresh` probes again.
 //! Also the shared pieces `doctor` and `status` render: the target from settings, the
-//! `.connection` object and the matrix rows. Exit 6 when the endpoint did not answer the probe.
+//! `.connection` object and the matrix rows. Exit 6 when the endpoint did not answer the probe,
+//! or answered it with an error (a refused key, an unknown model).
 
 use std::time::Duration;
 
@@ -247,7 +248,52 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         );
         return Ok(Exit::Endpoint);
     }
+    if let Some(refusal) = refusal(&negotiation, &target) {
+        printer.error(
+            &anyhow::anyhow!("{}", refusal.detail),
+            Some(&refusal.remedy),
+        );
+        return Ok(Exit::Endpoint);
+    }
     Ok(Exit::Success)
+}
+
+/// The server answered the probe's plain request with an error: what it said, and what to do.
+pub struct Refusal {
+    /// The HTTP status.
+    pub status: u16,
+    /// What happened, in one sentence.
+    pub detail: String,
+    /// What to do about it.
+    pub remedy: String,
+}
+
+/// Whether the probe this negotiation ran found the server refusing even a plain request (so
+/// nothing was learned, and requests will fail the same way).
+pub fn refusal(negotiation: &Negotiation, target: &Target) -> Option<Refusal> {
+    let report = negotiation.report.as_ref()?;
+    let status = report.baseline_status.filter(|_| !report.probed)?;
+    let error = report.baseline_error.as_deref().unwrap_or("no 2xx answer");
+    Some(Refusal {
+        status,
+        detail: format!("the server refused a plain chat request: {error}"),
+        remedy: key_or_model_remedy(status, target),
+    })
+}
+
+/// What to do about a server that refuses requests with `status`.
+pub fn key_or_model_remedy(status: u16, target: &Target) -> String {
+    match status {
+        401 | 403 => match (&target.api_key, target.provider.key_env()) {
+            (Some(_), _) => "the server refused the key: check it (`slmcode config list` shows where it comes from)".to_owned(),
+            (None, Some(variable)) => format!("the server wants a key: export {variable}=... (or point api_key_env at the variable that holds it)"),
+            (None, None) => "the server wants a key: export SLMCODE_API_KEY=... (or point api_key_env at the variable that holds it)".to_owned(),
+        },
+        _ => format!(
+            "check the model (`slmcode config set model NAME`) and the endpoint ({}); then `slmcode probe --refresh`",
+            target.endpoint
+        ),
+    }
 }
 
 fn render(report: &Report, printer: &Printer) -> std::io::Result<()> {

@@ -335,20 +335,16 @@ fn record_stats(result: &Result<Repaired, RepairFailure>, printer: &Printer) {
         return;
     };
     let path = directory.join(STATS_FILE);
-    let mut stats = match Stats::load(&path) {
-        Ok(stats) => stats,
-        Err(error @ repair::StatsError::Corrupt { .. }) => {
-            printer.warn(&format!("{error}; starting the repair stats afresh"));
-            Stats::new()
+    let mut stats = Stats::new();
+    stats.record(result);
+    match stats.add_to_file(&path) {
+        Ok(None) => {}
+        Ok(Some(replaced)) => {
+            printer.warn(&format!("{replaced}; starting the repair stats afresh"));
         }
         Err(error) => {
             printer.warn(&format!("{}; this run is not counted", error_chain(&error)));
-            return;
         }
-    };
-    stats.record(result);
-    if let Err(error) = stats.save(&path) {
-        printer.warn(&format!("{}; this run is not counted", error_chain(&error)));
     }
 }
 

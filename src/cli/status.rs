@@ -170,7 +170,10 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             repair.total,
             outcomes.join(", ")
         ))?;
-        printer.line(&format!("rungs:      {}", rungs.join(", ")))?;
+        // Answers that never parsed or validated stopped on no rung: nothing to list then.
+        if !rungs.is_empty() {
+            printer.line(&format!("rungs:      {}", rungs.join(", ")))?;
+        }
     }
     Ok(Exit::Success)
 }

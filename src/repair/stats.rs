@@ -4,9 +4,10 @@
 //! The library counts ([`Stats::record`], [`Stats::merge`]); [`Stats::load`] and
 //! [`Stats::save`] read and write the small JSON file the CLI keeps next to the config
 //! ([`STATS_FILE`]). Saving writes a temporary file in the same directory and renames it over
-//! the old one, so a reader never sees half a file. Two processes saving at the same moment
-//! can lose one of their counts (the last rename wins), never corrupt the file. Callers treat
-//! every error here as a warning: statistics are never a reason to fail.
+//! the old one, so a reader never sees half a file. [`Stats::add_to_file`] does the
+//! read-add-write under an advisory lock on a `.lock` file beside it, so processes counting at
+//! the same moment all add up (a plain load and save would let the last rename win). Callers
+//! treat every error here as a warning: statistics are never a reason to fail.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -137,6 +138,40 @@ impl Stats {
         })
     }
 
+    /// Adds these counts to the stats file at `path`, under an advisory lock on `<path>.lock`
+    /// (`std::fs::File::lock`) held from the read to the rename, so concurrent processes never
+    /// lose each other's counts. A file that is not a stats document is replaced; the error
+    /// that said so comes back as `Ok(Some(..))`.
+    pub fn add_to_file(&self, path: &Path) -> Result<Option<StatsError>, StatsError> {
+        let mut lock_path = path.as_os_str().to_owned();
+        lock_path.push(".lock");
+        let lock_path = PathBuf::from(lock_path);
+        let failed = |source| StatsError::Write {
+            path: lock_path.clone(),
+            source,
+        };
+        if let Some(directory) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+            std::fs::create_dir_all(directory).map_err(failed)?;
+        }
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(failed)?;
+        lock.lock().map_err(failed)?;
+        let (mut total, replaced) = match Stats::load(path) {
+            Ok(total) => (total, None),
+            Err(error @ StatsError::Corrupt { .. }) => (Stats::new(), Some(error)),
+            Err(error) => return Err(error),
+        };
+        total.merge(self);
+        total.save(path)?;
+        // Unlocking also happens when `lock` drops; doing it here keeps the order obvious.
+        let _ = lock.unlock();
+        Ok(replaced)
+    }
+
     /// Writes the stats to `path` atomically (a temporary file in the same directory, then a
     /// rename), creating the directory if needed.
     pub fn save(&self, path: &Path) -> Result<(), StatsError> {
@@ -190,6 +225,31 @@ mod tests {
         merged.merge(&stats);
         assert_eq!(merged.total, 8);
         assert_eq!(merged.outcomes["repaired"], 4);
+    }
+
+    #[test]
+    fn concurrent_additions_all_count() {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join(STATS_FILE);
+        let mut one = Stats::new();
+        one.record(&repair("{\"a\": 1}", &RepairOptions::new()));
+        std::thread::scope(|scope| {
+            for _ in 0..8 {
+                scope.spawn(|| {
+                    for _ in 0..10 {
+                        assert!(one.add_to_file(&path).unwrap().is_none());
+                    }
+                });
+            }
+        });
+        let total = Stats::load(&path).unwrap();
+        assert_eq!(total.total, 80);
+        assert_eq!(total.rungs["none"], 80);
+        // A corrupt file is replaced, and the caller is told.
+        std::fs::write(&path, "not json").unwrap();
+        let replaced = one.add_to_file(&path).unwrap();
+        assert!(matches!(replaced, Some(StatsError::Corrupt { .. })));
+        assert_eq!(Stats::load(&path).unwrap().total, 1);
     }
 
     #[test]

@@ -70,6 +70,64 @@ fn llama_server_gets_strict_json_schema_and_a_truthful_matrix() {
 }
 
 #[test]
+fn a_refused_key_or_request_fails_with_what_to_do() {
+    let unauthorized =
+        r#"{"error": {"message": "Invalid API Key", "type": "authentication_error"}}"#;
+    let emulator = Emulator::start(Profile::llama_server());
+    emulator.faults((0..20).map(|_| Fault::Status(401, unauthorized.to_owned(), None)));
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", "llamacpp")
+        .env("SLMCODE_ENDPOINT", &emulator.base_url())
+        .env("SLMCODE_API_KEY", "sk-wrong-key");
+    let json = doctor(&slm, &["--json"]).code(1).json();
+    assert_eq!(json["ok"], false);
+    assert_eq!(check(&json, "api_key")["status"], "fail");
+    assert_eq!(
+        check(&json, "api_key")["detail"],
+        "the server refused the key: HTTP 401 to a plain chat request"
+    );
+    assert_eq!(
+        check(&json, "api_key")["remedy"],
+        "the server refused the key: check it (`slmcode config list` shows where it comes from)"
+    );
+    let probe = slm.run(["probe"], "");
+    probe.code(6);
+    assert!(
+        probe.stderr.starts_with(
+            "error: the server refused a plain chat request: permanent error: HTTP 401"
+        ),
+        "{}",
+        probe.stderr
+    );
+
+    // A model the server does not have: the request is refused, not the key.
+    let not_found =
+        r#"{"error": {"message": "model 'qwen' not found", "type": "not_found_error"}}"#;
+    let emulator = Emulator::start(Profile::llama_server());
+    emulator.faults((0..10).map(|_| Fault::Status(404, not_found.to_owned(), None)));
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", "llamacpp")
+        .env("SLMCODE_ENDPOINT", &emulator.base_url());
+    let run = doctor(&slm, &[]);
+    run.code(6);
+    assert!(
+        run.stdout.contains(
+            "answer        FAIL    the server refused a plain chat request: permanent error: HTTP 404"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            "answer: check the model (`slmcode config set model NAME`) and the endpoint ({}); then `slmcode probe --refresh`",
+            emulator.base_url()
+        )),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn a_dead_port_fails_with_the_endpoint_exit_code_and_a_remedy() {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -243,6 +301,27 @@ fn request_time_demotions_are_shown_with_status_and_body() {
     assert_eq!(json["connection"]["demotions"][0]["status"], 400);
     assert_eq!(check(&json, "demotion")["status"], "warn");
     assert_eq!(form(&json, "json_schema_strict")["demoted"], true);
+    // With every enforced form demoted, the reason says so (not "nothing was enforced").
+    for demoted in [
+        slmcode::backends::WireForm::JsonSchema,
+        slmcode::backends::WireForm::Grammar,
+        slmcode::backends::WireForm::JsonObject,
+    ] {
+        let entry = cache.read().entries.pop().unwrap();
+        cache
+            .record_demotion(
+                &entry.key(),
+                slmcode::backends::Demotion::now(demoted, Some(400), "refused"),
+                &entry.capabilities(),
+            )
+            .unwrap();
+    }
+    let json = doctor(&slm, &["--json"]).code(0).json();
+    assert_eq!(json["connection"]["mechanism"], "prompt_only");
+    assert_eq!(
+        check(&json, "mechanism")["detail"],
+        "prompt_only: every form the cached probe found enforced was demoted at request time (see the demotions): prompt-only JSON and repair"
+    );
     // A 500 during probing from a server that is only busy is not a demotion.
     emulator.faults([Fault::Status(503, "busy".to_owned(), None)]);
     doctor(&slm, &["--refresh"]).code(0);

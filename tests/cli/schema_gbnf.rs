@@ -42,7 +42,7 @@ const APPROXIMATED: &str = r#"{
     "type": "object",
     "properties": {
         "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
-        "ratio": {"type": "number", "maximum": 1}
+        "ratio": {"type": "number", "maximum": 0.75}
     },
     "required": ["code"],
     "additionalProperties": false
@@ -64,7 +64,7 @@ fn gbnf_of_a_file_warns_about_what_the_grammar_cannot_express() {
         run.stderr,
         format!(
             "warning: /properties/code: `pattern`: a regular expression is not translated into the grammar; checked when the output is validated\n\
-             warning: /properties/ratio: `maximum`: bounds on a non-integer number are not expressible in a grammar; the grammar allows any number and validation checks the bound\n\
+             warning: /properties/ratio: `maximum`: the bound 0.75 is not an integer: the grammar bounds the number at 1 and validation checks the exact bound\n\
              the grammar is not exact for {} in 2 places; validation still checks the whole schema\n",
             schema.display()
         )
@@ -97,7 +97,7 @@ fn gbnf_of_a_file_warns_about_what_the_grammar_cannot_express() {
         report["notes"],
         json!([
             {"pointer": "/properties/code", "keyword": "pattern", "reason": "a regular expression is not translated into the grammar; checked when the output is validated"},
-            {"pointer": "/properties/ratio", "keyword": "maximum", "reason": "bounds on a non-integer number are not expressible in a grammar; the grammar allows any number and validation checks the bound"}
+            {"pointer": "/properties/ratio", "keyword": "maximum", "reason": "the bound 0.75 is not an integer: the grammar bounds the number at 1 and validation checks the exact bound"}
         ])
     );
     assert_eq!(report["grammar"], Value::String(quiet.stdout));

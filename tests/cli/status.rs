@@ -107,4 +107,17 @@ fn repair_stats_from_the_config_directory_are_shown() {
         "{}",
         run.stdout
     );
+    // Only failures recorded: no rung to list, and no empty line for it.
+    std::fs::write(
+        slm.config_dir().join("repair-stats.json"),
+        r#"{"version": 1, "total": 2, "outcomes": {"wrong_shape": 2}, "rungs": {}, "changed": {}}"#,
+    )
+    .unwrap();
+    let run = slm.run(["status", "--offline"], "");
+    run.code(0);
+    assert!(
+        run.stdout.ends_with("repairs:    2 (wrong_shape 2)\n"),
+        "{}",
+        run.stdout
+    );
 }

@@ -341,9 +341,43 @@ fn request_fragments_follow_provider_and_mechanism() {
     assert_eq!(body.keys().collect::<Vec<_>>(), ["grammar"]);
     assert!(body["grammar"].as_str().unwrap().starts_with("root ::= "));
 
-    let schema = request(&["--provider", "llamacpp"]);
+    // llama-server takes both; its own schema converter enforces neither `format` nor bounded
+    // exponents, so the tools go in the exact derived grammar.
+    let llama = request(&["--provider", "llamacpp"]);
+    assert_eq!(llama["mechanism"], "gbnf_grammar");
+    assert_eq!(llama["mechanism_source"], "prior");
+    assert_eq!(
+        llama["body"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["grammar"]
+    );
+    let human = slm.run(
+        [
+            "tools",
+            "compile",
+            tools.as_str(),
+            "--format",
+            "request",
+            "--provider",
+            "llamacpp",
+        ],
+        "",
+    );
+    human.code(0);
+    assert!(
+        human.stderr.contains(
+            "the tools go in the derived grammar: it is exact, and the server's own json_schema converter enforces neither `format` nor bounded exponents"
+        ),
+        "{}",
+        human.stderr
+    );
+
+    let schema = request(&["--provider", "llamacpp", "--mechanism", "json_schema"]);
     assert_eq!(schema["mechanism"], "json_schema");
-    assert_eq!(schema["mechanism_source"], "prior");
+    assert_eq!(schema["mechanism_source"], "flag");
     assert_eq!(schema["body"]["response_format"]["type"], "json_schema");
     assert_eq!(
         schema["body"]["response_format"]["json_schema"]["name"],
@@ -471,7 +505,7 @@ fn extract_failures_have_their_exit_codes() {
             "The tests pass, nothing to do.",
             &[],
             3,
-            "error: the text holds no tool call: no JSON object, <tool_call> block or fenced JSON",
+            "error: the text holds no tool call: no JSON object, <tool_call> block, fenced JSON or Python-style call",
         ),
         (
             "{\"answer\": \"done\"}",

@@ -6,7 +6,11 @@
 //! mechanism (its forms, then prompt-only), or are prompt-only alone (`structured_decoding =
 //! off`, or tools in the request). A strict form is used only for a strict-ready schema: for any
 //! other schema it becomes json_schema without `strict`, so a strict server is never sent a
-//! strict request it must reject.
+//! strict request it must reject. On llama-server, a schema with a `number` or a `format`
+//! goes in the derived grammar first when the grammar form is on the ladder: the server's own
+//! converter behind json_schema bounds neither a number (it lets `maximum` and a 7-digit
+//! exponent through) nor a format (a `uri` came back as `"9%"`), measured on the real server,
+//! while the derived grammar is exact there.
 //!
 //! [`Exchange::send`] sends one request on the current rung with the retry policy (the only
 //! retry on this path: the provider's own fixed-delay retry is not used) and walks down:
@@ -26,7 +30,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::config::{Settings, StructuredDecoding};
+use crate::config::{Provider, Settings, StructuredDecoding};
 use crate::schema::{self, Constraint, Mechanism, Problem};
 
 use super::super::cache::Demotion;
@@ -86,6 +90,11 @@ impl Ladder {
             }
             let mut forms = strict_adjusted(forms, plan.strict_ready);
             forms.retain(|form| !demoted.contains(form));
+            if context.negotiation.key.provider == Provider::LlamaCpp
+                && needs_the_derived_grammar(&plan.schema)
+            {
+                grammar_first(&mut forms);
+            }
             (LadderSource::Negotiated, forms)
         };
         let mut rungs: Vec<Option<WireForm>> = forms.into_iter().map(Some).collect();
@@ -124,6 +133,42 @@ impl Ladder {
         if current == Some(form) {
             self.at = self.at.min(self.rungs.len() - 1);
         }
+    }
+}
+
+/// Whether `schema` holds a `number` or a `format` anywhere: what llama-server's json_schema
+/// converter does not enforce (see the module docs).
+fn needs_the_derived_grammar(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => {
+            let number = match map.get("type") {
+                Some(Value::String(kind)) => kind == "number",
+                Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "number"),
+                _ => false,
+            };
+            number
+                || map.get("format").is_some_and(Value::is_string)
+                || map.values().any(needs_the_derived_grammar)
+        }
+        Value::Array(items) => items.iter().any(needs_the_derived_grammar),
+        _ => false,
+    }
+}
+
+/// Moves the grammar form ahead of the json_schema forms, when it is on the ladder.
+fn grammar_first(forms: &mut Vec<WireForm>) {
+    let Some(grammar) = forms.iter().position(|form| *form == WireForm::Grammar) else {
+        return;
+    };
+    let Some(schema) = forms
+        .iter()
+        .position(|form| matches!(form, WireForm::JsonSchemaStrict | WireForm::JsonSchema))
+    else {
+        return;
+    };
+    if schema < grammar {
+        let form = forms.remove(grammar);
+        forms.insert(schema, form);
     }
 }
 
@@ -357,16 +402,35 @@ impl<'a> Exchange<'a> {
     }
 }
 
-/// Whether an answer parses as JSON as it stands (a leading reasoning block and surrounding
-/// whitespace aside): what a mechanism that enforces must produce.
+/// Whether an answer is JSON as it stands (a leading reasoning block and surrounding
+/// whitespace aside): what a mechanism that enforces must produce. Syntax only: a number past
+/// a double's range (`-911e5807`, which llama-server's schema converter lets through) is JSON
+/// the decoder was right to allow, not a sign that the field was ignored; the repair ladder and
+/// validation deal with its value.
 fn parses(text: &str) -> bool {
     let answer = super::super::probe::strip_reasoning(text).trim();
-    serde_json::from_str::<Value>(answer).is_ok()
+    serde_json::from_str::<serde::de::IgnoredAny>(answer).is_ok()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn enforcement_looks_at_syntax_not_at_what_a_double_holds() {
+        assert!(parses(r#"{"score": -911e5807, "url": "x"}"#));
+        assert!(parses("<think>hm</think>\n {\"a\": [1, 2.5e-999]} "));
+        for broken in [
+            "Sure! {\"a\": 1}",
+            "{\"a\": 1,}",
+            "{'a': 1}",
+            "{\"a\": 1",
+            "{\"a\": 01}",
+            "",
+        ] {
+            assert!(!parses(broken), "{broken}");
+        }
+    }
 
     #[test]
     fn strict_becomes_plain_json_schema_for_a_schema_that_is_not_strict_ready() {

@@ -152,13 +152,14 @@ pub fn structured_call(
     if settings.record_stats
         && let Some(path) = &context.stats_file
     {
-        let saved = Stats::load(path).and_then(|mut total| {
-            total.merge(&stats);
-            total.save(path)
-        });
-        if let Err(error) = saved {
-            meta.warnings
-                .push(format!("repair stats not saved: {error}"));
+        match stats.add_to_file(path) {
+            Ok(None) => {}
+            Ok(Some(replaced)) => meta
+                .warnings
+                .push(format!("{replaced}; the repair stats start afresh")),
+            Err(error) => meta
+                .warnings
+                .push(format!("repair stats not saved: {error}")),
         }
     }
     meta.degrade_reason = degrade_reason(&meta);

@@ -3,8 +3,11 @@
 //! `--format json-schema` (the default) prints the `oneOf` schema, `gbnf` its grammar, and
 //! `request` the request-body fields for the configured provider and the mechanism the
 //! capabilities cache (or the provider's prior, or `--mechanism`) selects: the constraint for a
-//! local engine that enforces it, the native `tools` and `tool_choice` otherwise. Nothing is
-//! sent to the endpoint. The content address (`key: sha256:...`) and the notes (what the
+//! local engine that enforces it, the native `tools` and `tool_choice` otherwise. Where the
+//! selected mechanism is json_schema and the server also takes a grammar (llama-server), the
+//! tools go in the derived grammar: it is exact, while llama-server's own schema converter
+//! enforces neither `format` nor a bounded exponent (measured: about one call in six of a
+//! browser agent's invalid). Nothing is sent to the endpoint. The content address (`key: sha256:...`) and the notes (what the
 //! grammar could not express, per tool and JSON pointer) go to stderr.
 //!
 //! `--tool-choice` defaults to the file's own `tool_choice` (a request body), else `required`:
@@ -17,7 +20,8 @@ use anyhow::anyhow;
 use clap::ValueEnum;
 use serde::Serialize;
 use serde_json::Value;
-use slmcode::backends::{preset, transport};
+use slmcode::backends::{Negotiation, Outcome, WireForm, preset, transport};
+use slmcode::config::Provider;
 use slmcode::schema::{Constraint, Mechanism};
 use slmcode::tools::{
     self, CompileError, CompileOptions, CompiledTools, Policy, ToolChoice, ToolNote, ToolRequest,
@@ -265,6 +269,23 @@ fn compile_error(error: CompileError, choice_from_flag: bool) -> CliError {
     }
 }
 
+/// Whether the tools should go in the grammar although json_schema was selected: the server
+/// enforces the grammar form (probed, or llama-server's prior) and no request demoted it.
+fn grammar_is_better(negotiation: &Negotiation, provider: Provider) -> bool {
+    if negotiation.capabilities.mechanism != Mechanism::JsonSchema
+        || negotiation
+            .demotions
+            .iter()
+            .any(|demotion| demotion.form == WireForm::Grammar)
+    {
+        return false;
+    }
+    match negotiation.capabilities.outcomes.get(&WireForm::Grammar) {
+        Some(Outcome::Supported) => true,
+        _ => !negotiation.capabilities.probed && provider == Provider::LlamaCpp,
+    }
+}
+
 /// The request fields for the configured provider and the selected (or given) mechanism.
 fn request_report(
     args: &Args,
@@ -289,8 +310,16 @@ fn request_report(
                 printer.warn(warning);
             }
             let capabilities = &negotiation.capabilities;
+            let mechanism = if grammar_is_better(&negotiation, provider) {
+                printer.note(
+                    "the tools go in the derived grammar: it is exact, and the server's own json_schema converter enforces neither `format` nor bounded exponents",
+                );
+                Mechanism::GbnfGrammar
+            } else {
+                capabilities.mechanism
+            };
             (
-                capabilities.mechanism,
+                mechanism,
                 capabilities.guided_field,
                 negotiation.source.as_str(),
             )

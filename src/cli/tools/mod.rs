@@ -30,8 +30,8 @@ enum Command {
     /// tools), its GBNF, or the request fields for the configured provider. The content
     /// address (key) goes to stderr, or into `--json`.
     Compile(compile::Args),
-    /// Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, ...),
-    /// repair it and validate its arguments against the tool's schema; print the call.
+    /// Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, a Python
+    /// call, ...), repair it and validate its arguments against the tool's schema; print the call.
     Extract(extract::Args),
 }
 

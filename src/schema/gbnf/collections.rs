@@ -192,6 +192,24 @@ pub(crate) fn object(
     };
     let additional = map.get("additionalProperties");
     if properties.is_empty() && required.is_empty() {
+        // `"properties": {}` written out (and nothing said of others) declares no members: a
+        // tool without arguments, as MCP servers and OpenAI's examples write it. Like any
+        // other declared list, it is all the grammar generates.
+        if map.contains_key("properties") && additional.is_none() {
+            deriver.note(
+                pointer,
+                Some("additionalProperties"),
+                "additionalProperties is not false: the grammar generates only the declared properties (none here), never others",
+            );
+            return free_form(
+                deriver,
+                map,
+                Some(&Value::Bool(false)),
+                pointer,
+                hint,
+                depth,
+            );
+        }
         return free_form(deriver, map, additional, pointer, hint, depth);
     }
     let closed = additional == Some(&Value::Bool(false));

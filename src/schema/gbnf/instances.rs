@@ -271,7 +271,7 @@ impl<'s> Generator<'s> {
                     json!(3),
                     json!(-7),
                     json!(0.001),
-                    json!(1e300),
+                    json!(1e99),
                 ];
                 let choice = self.cycle(pointer, "number", numbers.len() as u64) as usize;
                 Node::Literal {

@@ -1,10 +1,20 @@
-//! Integer bounds as exact digit rules, and the JSON number syntax.
+//! Integer bounds as exact digit rules, bounded numbers, and the JSON number syntax.
 //!
 //! An integer in the grammar is written the way serde_json writes it: an optional `-`, then
 //! `0` or a digit string without a leading zero; `-0` is not produced (it is the same value as
 //! `0`, and `0` is its canonical form). A range `[low, high]` becomes an alternation of
 //! disjoint digit patterns, one group per digit count, so the grammar matches exactly the
 //! integers in the range.
+//!
+//! A number between integer bounds is written in positional notation (no exponent): its
+//! integer part is an integer range as above, and the fraction decides the edges (at an
+//! inclusive upper bound only zeros may follow the point; at an exclusive lower bound some
+//! digit after the point must not be zero), so the grammar matches exactly the numbers in the
+//! range. An unbounded number keeps JSON's exponent, with at most two exponent digits: a JSON
+//! parser turns `8e555` into an error (the value is out of range for a double), and a model
+//! under a grammar that allows it writes it now and then (measured on llama.cpp's server with a
+//! random model). Every finite double is still in the language: positionally, or with an
+//! exponent under 100.
 
 use super::expr::{CharClass, Expr};
 
@@ -176,7 +186,106 @@ fn pow10(exponent: u32) -> u128 {
     10u128.pow(exponent)
 }
 
-/// Any JSON number, exactly as RFC 8259 writes it.
+/// One side of a number range: an integer bound, and whether the bound itself is excluded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Bound {
+    /// The bound's value.
+    pub value: i128,
+    /// Whether the bound itself is outside the range (`exclusiveMinimum`, `exclusiveMaximum`).
+    pub exclusive: bool,
+}
+
+/// The numbers `x` with `low <= x <= high` (or `<` on an exclusive side; `None`: unbounded),
+/// in positional notation: an optional `-`, an integer part without leading zeros, and an
+/// optional fraction. `-0` (with or without a fraction of zeros) is not produced: `0` is. `Never`
+/// when no number lies in the range.
+pub(crate) fn number_range(low: Option<Bound>, high: Option<Bound>) -> Expr {
+    let mut alternatives = Vec::new();
+    // Non-negative numbers: the magnitude is the value.
+    let positive_upper = match high {
+        Some(high) if high.value < 0 || (high.value == 0 && high.exclusive) => None,
+        Some(high) => Some(Some((high.value as u128, high.exclusive))),
+        None => Some(None),
+    };
+    if let Some(upper) = positive_upper {
+        let (lower, strict) = match low {
+            Some(low) if low.value >= 0 => (low.value as u128, low.exclusive),
+            _ => (0, false),
+        };
+        alternatives.push(magnitudes(lower, strict, upper));
+    }
+    // Negative numbers: `-` and a magnitude above zero; `x >= low` bounds the magnitude above.
+    let negative_upper = match low {
+        Some(low) if low.value >= 0 => None,
+        Some(low) => Some(Some((low.value.unsigned_abs(), low.exclusive))),
+        None => Some(None),
+    };
+    if let Some(upper) = negative_upper {
+        let (lower, strict) = match high {
+            Some(high) if high.value < 0 => (high.value.unsigned_abs(), high.exclusive),
+            _ => (0, true),
+        };
+        let magnitude = magnitudes(lower, strict, upper);
+        if magnitude != Expr::Never {
+            alternatives.push(Expr::seq([Expr::lit("-"), magnitude]));
+        }
+    }
+    Expr::alt(alternatives)
+}
+
+/// The non-negative numbers `m` with `lower <= m` (`<` when `strict`) and `m <= upper` (`<`
+/// when the upper bound is exclusive), positionally.
+fn magnitudes(lower: u128, strict: bool, upper: Option<(u128, bool)>) -> Expr {
+    let any_fraction = || {
+        Expr::optional(Expr::seq([
+            Expr::lit("."),
+            Expr::repeat(any_digit(), 1, None),
+        ]))
+    };
+    let mut alternatives = Vec::new();
+    // Integer parts strictly inside the range take any fraction.
+    let first = if strict {
+        lower.checked_add(1)
+    } else {
+        Some(lower)
+    };
+    let last = match upper {
+        Some((upper, _)) => upper.checked_sub(1),
+        None => Some(u128::MAX),
+    };
+    if let (Some(first), Some(last)) = (first, last)
+        && first <= last
+    {
+        let high = upper.map(|_| last);
+        alternatives.push(Expr::seq([natural_range(first, high), any_fraction()]));
+    }
+    // Just above an exclusive lower bound: that integer part with a fraction that is not zero.
+    if strict && upper.is_none_or(|(upper, _)| upper > lower) {
+        alternatives.push(Expr::seq([
+            natural_range(lower, Some(lower)),
+            Expr::lit("."),
+            Expr::repeat(Expr::lit("0"), 0, None),
+            digit_class(1, 9),
+            Expr::repeat(any_digit(), 0, None),
+        ]));
+    }
+    // An inclusive upper bound itself: that integer part with a fraction of zeros only.
+    if let Some((upper, false)) = upper
+        && (upper > lower || (upper == lower && !strict))
+    {
+        alternatives.push(Expr::seq([
+            natural_range(upper, Some(upper)),
+            Expr::optional(Expr::seq([
+                Expr::lit("."),
+                Expr::repeat(Expr::lit("0"), 1, None),
+            ])),
+        ]));
+    }
+    Expr::alt(alternatives)
+}
+
+/// Any JSON number as RFC 8259 writes it, except exponents of three or more digits (see the
+/// module docs).
 pub(crate) fn json_number() -> Expr {
     let digits = || Expr::repeat(any_digit(), 1, None);
     Expr::seq([
@@ -189,7 +298,7 @@ pub(crate) fn json_number() -> Expr {
         Expr::optional(Expr::seq([
             Expr::Class(CharClass::of(&[('e', 'e'), ('E', 'E')])),
             Expr::optional(Expr::Class(CharClass::of(&[('+', '+'), ('-', '-')]))),
-            digits(),
+            Expr::repeat(any_digit(), 1, Some(2)),
         ])),
     ])
 }
@@ -286,6 +395,55 @@ mod tests {
         assert!(grammar.recognize("12345678901234567").is_ok());
     }
 
+    /// Decimal spellings around the edges of every range, against the value check.
+    #[test]
+    fn number_ranges_are_exact() {
+        let fractions = ["", ".0", ".00", ".5", ".05", ".001", ".9", ".999"];
+        let mut texts = Vec::new();
+        for whole in -12i32..=12 {
+            for fraction in fractions {
+                let sign = if whole < 0 { "-" } else { "" };
+                texts.push(format!("{sign}{}{fraction}", whole.unsigned_abs()));
+                if whole == 0 {
+                    texts.push(format!("-0{fraction}"));
+                }
+            }
+        }
+        let edges: Vec<Option<Bound>> =
+            [None]
+                .into_iter()
+                .chain([-10i128, -1, 0, 1, 7, 10].into_iter().flat_map(|value| {
+                    [false, true].map(|exclusive| Some(Bound { value, exclusive }))
+                }))
+                .collect();
+        for &low in &edges {
+            for &high in &edges {
+                let grammar = grammar(number_range(low, high));
+                for text in &texts {
+                    let value: f64 = text.parse().unwrap();
+                    let inside_low = low.is_none_or(|low| {
+                        value > low.value as f64 || (value == low.value as f64 && !low.exclusive)
+                    });
+                    let inside_high = high.is_none_or(|high| {
+                        value < high.value as f64 || (value == high.value as f64 && !high.exclusive)
+                    });
+                    let negative_zero = text.starts_with('-') && value == 0.0;
+                    assert_eq!(
+                        grammar.recognize(text).is_ok(),
+                        inside_low && inside_high && !negative_zero,
+                        "{text} in {low:?}..{high:?}"
+                    );
+                }
+                for bad in ["07", "+1", "1.", ".5", "1e1", "-", ""] {
+                    assert!(
+                        grammar.recognize(bad).is_err(),
+                        "{bad} in {low:?}..{high:?}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn numbers_follow_json() {
         let grammar = grammar(json_number());
@@ -295,6 +453,18 @@ mod tests {
         for bad in ["01", "1.", ".5", "+1", "1e", "--1", "0x1", ""] {
             assert!(grammar.recognize(bad).is_err(), "{bad}");
         }
+        // A JSON parser refuses what a double cannot hold: exponents stop at two digits.
+        for good in ["1e99", "-1.5E-99", "8838e83"] {
+            assert!(grammar.recognize(good).is_ok(), "{good}");
+            assert!(
+                serde_json::from_str::<serde_json::Value>(good).is_ok(),
+                "{good}"
+            );
+        }
+        for out_of_range in ["8838E834", "68e5568934385", "1e400"] {
+            assert!(serde_json::from_str::<serde_json::Value>(out_of_range).is_err());
+            assert!(grammar.recognize(out_of_range).is_err(), "{out_of_range}");
+        }
     }
 
     #[test]
@@ -302,6 +472,24 @@ mod tests {
         let mut builder = Builder::new();
         builder.define(0, integer_range(Some(1), Some(100)));
         assert_eq!(builder.finish(), "root ::= [1-9] | [1-9] [0-9] | \"100\"\n");
+        let mut builder = Builder::new();
+        builder.define(
+            0,
+            number_range(
+                Some(Bound {
+                    value: 0,
+                    exclusive: true,
+                }),
+                Some(Bound {
+                    value: 60,
+                    exclusive: false,
+                }),
+            ),
+        );
+        assert_eq!(
+            builder.finish(),
+            "root ::= ([1-9] | [1-5] [0-9]) (\".\" [0-9]+)? | \"0.\" \"0\"* [1-9] [0-9]* | \"60\" (\".\" \"0\"+)?\n"
+        );
         let mut builder = Builder::new();
         builder.define(0, integer_range(Some(-5), None));
         assert_eq!(

@@ -302,20 +302,156 @@ fn integer(deriver: &mut Deriver<'_>, map: &Map<String, Value>, pointer: &str) -
 }
 
 fn number(deriver: &mut Deriver<'_>, map: &Map<String, Value>, pointer: &str) -> Expr {
-    for keyword in [
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "multipleOf",
-    ] {
-        if map.get(keyword).is_some_and(|value| !value.is_boolean()) {
-            deriver.note(
-                pointer,
-                Some(keyword),
-                "bounds on a non-integer number are not expressible in a grammar; the grammar allows any number and validation checks the bound",
+    if map
+        .get("multipleOf")
+        .is_some_and(|value| !value.is_boolean())
+    {
+        deriver.note(
+            pointer,
+            Some("multipleOf"),
+            "the grammar allows every number in range, not only multiples; validation checks it",
+        );
+    }
+    let (low, high) = match number_bounds(map) {
+        Ok(bounds) => bounds,
+        Err(keyword) => {
+            return deriver.invalid(
+                &pointer_push(pointer, keyword),
+                format!("{keyword} must be a number"),
             );
         }
+    };
+    for (keyword, rounded) in low
+        .iter()
+        .chain(high.iter())
+        .filter_map(|side| side.rounded.as_ref())
+    {
+        deriver.note(pointer, Some(keyword), rounded.clone());
     }
-    deriver.rule("number")
+    if low.is_none() && high.is_none() {
+        return deriver.rule("number");
+    }
+    let bound = |side: &Option<NumberSide>| side.as_ref().map(|side| side.bound);
+    match super::numbers::number_range(bound(&low), bound(&high)) {
+        Expr::Never => deriver.never(
+            pointer,
+            Some("minimum"),
+            "no number lies between the bounds",
+        ),
+        expr => expr,
+    }
+}
+
+/// Bounds beyond this are left out of the grammar (they bound nothing a model writes).
+const LARGEST_NUMBER_BOUND: f64 = 1e18;
+
+/// One side of a number's range as the grammar uses it.
+#[derive(Clone, Debug)]
+struct NumberSide {
+    bound: super::numbers::Bound,
+    /// The keyword and the note when the grammar's bound is looser than the schema's.
+    rounded: Option<(&'static str, String)>,
+}
+
+/// The tightest lower and upper bounds of a number (`minimum`, `maximum`, the exclusive forms,
+/// numeric or draft-04 booleans). A bound that is not an integer is rounded outwards (the
+/// grammar allows a little more and validation checks the rest); a huge one is dropped. `Err`
+/// names a bound that is not a number.
+fn number_bounds(
+    map: &Map<String, Value>,
+) -> Result<(Option<NumberSide>, Option<NumberSide>), &'static str> {
+    let number = |keyword: &'static str| -> Result<Option<f64>, &'static str> {
+        match map.get(keyword) {
+            None | Some(Value::Bool(_)) => Ok(None),
+            Some(value) => value.as_f64().map(Some).ok_or(keyword),
+        }
+    };
+    let draft4_exclusive =
+        |keyword: &str| map.get(keyword).and_then(Value::as_bool).unwrap_or(false);
+    let mut low: Option<NumberSide> = None;
+    let mut high: Option<NumberSide> = None;
+    let lower_sides = [
+        (
+            "minimum",
+            number("minimum")?,
+            draft4_exclusive("exclusiveMinimum"),
+        ),
+        ("exclusiveMinimum", number("exclusiveMinimum")?, true),
+    ];
+    for (keyword, value, exclusive) in lower_sides {
+        let Some(value) = value else { continue };
+        let side = side(keyword, value, exclusive, f64::floor);
+        if let Some(side) = side
+            && low
+                .as_ref()
+                .is_none_or(|low| tighter_low(side.bound, low.bound))
+        {
+            low = Some(side);
+        }
+    }
+    let upper_sides = [
+        (
+            "maximum",
+            number("maximum")?,
+            draft4_exclusive("exclusiveMaximum"),
+        ),
+        ("exclusiveMaximum", number("exclusiveMaximum")?, true),
+    ];
+    for (keyword, value, exclusive) in upper_sides {
+        let Some(value) = value else { continue };
+        let side = side(keyword, value, exclusive, f64::ceil);
+        if let Some(side) = side
+            && high
+                .as_ref()
+                .is_none_or(|high| tighter_high(side.bound, high.bound))
+        {
+            high = Some(side);
+        }
+    }
+    Ok((low, high))
+}
+
+/// A bound as the grammar uses it: an integer one as it is, another rounded outwards with
+/// `round` (and then inclusive), a huge one not at all.
+fn side(
+    keyword: &'static str,
+    value: f64,
+    exclusive: bool,
+    round: fn(f64) -> f64,
+) -> Option<NumberSide> {
+    if !value.is_finite() || value.abs() > LARGEST_NUMBER_BOUND {
+        return None;
+    }
+    if value.fract() == 0.0 {
+        return Some(NumberSide {
+            bound: super::numbers::Bound {
+                value: value as i128,
+                exclusive,
+            },
+            rounded: None,
+        });
+    }
+    let rounded = round(value) as i128;
+    Some(NumberSide {
+        bound: super::numbers::Bound {
+            value: rounded,
+            exclusive: false,
+        },
+        rounded: Some((
+            keyword,
+            format!(
+                "the bound {value} is not an integer: the grammar bounds the number at {rounded} and validation checks the exact bound"
+            ),
+        )),
+    })
+}
+
+fn tighter_low(candidate: super::numbers::Bound, current: super::numbers::Bound) -> bool {
+    candidate.value > current.value
+        || (candidate.value == current.value && candidate.exclusive && !current.exclusive)
+}
+
+fn tighter_high(candidate: super::numbers::Bound, current: super::numbers::Bound) -> bool {
+    candidate.value < current.value
+        || (candidate.value == current.value && candidate.exclusive && !current.exclusive)
 }

@@ -2,9 +2,12 @@
 //!
 //! Three steps: [`segment`] finds where calls might be (tag blocks, fences, bare JSON), the
 //! repair ladder ([`crate::repair::repair`]) turns each into a JSON value, and [`shape`] reads
-//! the calls out of the value. Then each call's tool is looked up (an unknown name is an error
-//! that lists the known ones) and its arguments are repaired again against that tool's schema,
-//! which coerces what can be coerced losslessly and validates the rest.
+//! the calls out of the value (or [`code`] finds the tool's name written just before an object
+//! that is only the arguments: ReAct's `Action:` lines, leaked template tokens). A text with no
+//! JSON call is read for calls written as Python ([`code::python_calls`]). Then each call's tool
+//! is looked up (an unknown name is an error that lists the known ones) and its arguments are
+//! repaired again against that tool's schema, which coerces what can be coerced losslessly and
+//! validates the rest.
 //!
 //! Several calls in one text: with serial tools ([`ExtractOptions::serial`], the default, as
 //! tool-using roles have) only the first is kept, and every later one is reported as dropped.
@@ -15,6 +18,7 @@
 // partial call), returned by value like the repair ladder's failures.
 #![allow(clippy::result_large_err)]
 
+mod code;
 mod segment;
 mod shape;
 
@@ -60,6 +64,8 @@ pub enum CallSource {
     Fence,
     /// JSON in the text itself (the whole text, or a part of it).
     Bare,
+    /// A call written as Python: `read_file(path="a")`, `[f(x=1)]`, a ` ```tool_code ` block.
+    Python,
 }
 
 impl CallSource {
@@ -70,6 +76,7 @@ impl CallSource {
             CallSource::FunctionTag => "function_tag",
             CallSource::Fence => "fence",
             CallSource::Bare => "bare",
+            CallSource::Python => "python",
         }
     }
 }
@@ -211,7 +218,22 @@ pub fn extract(
     let mut attempts: Vec<Attempt> = Vec::new();
     let mut first_failure: Option<RepairFailure> = None;
     let mut saw_json = false;
+    // Where the previous segment ended: a name before an object is looked for after it.
+    let mut floor = 0;
     for segment in segment::segments(answer) {
+        let start = match &segment.body {
+            Body::Json(body) => Some(body.as_ptr() as usize - answer.as_ptr() as usize),
+            Body::Parameters(_) => None,
+        };
+        let name_before = |floor: usize| {
+            start
+                .filter(|_| segment.name.is_none())
+                .and_then(|start| code::name_before(answer, floor, start, &is_tool))
+        };
+        let segment_floor = floor;
+        if let (Some(start), Body::Json(body)) = (start, &segment.body) {
+            floor = start + body.len();
+        }
         let source = match segment.origin {
             Origin::ToolCallTag => CallSource::ToolCallTag,
             Origin::FunctionTag => CallSource::FunctionTag,
@@ -237,9 +259,25 @@ pub fn extract(
                         arguments: value,
                         notes: Vec::new(),
                     }],
-                    None => value
-                        .map(|value| shape::calls_in(&value, &is_tool))
-                        .unwrap_or_default(),
+                    None => {
+                        let mut raws = value
+                            .as_ref()
+                            .map(|value| shape::calls_in(value, &is_tool))
+                            .unwrap_or_default();
+                        if raws.is_empty()
+                            && matches!(value, Some(Value::Object(_)))
+                            && let Some(name) = name_before(segment_floor)
+                        {
+                            raws.push(RawCall {
+                                name: name.to_owned(),
+                                arguments: value,
+                                notes: vec![format!(
+                                    "the tool named before its arguments ({name})"
+                                )],
+                            });
+                        }
+                        raws
+                    }
                 };
                 for raw in raws {
                     attempts.push(Attempt::Call(Box::new(Found {
@@ -251,7 +289,8 @@ pub fn extract(
                 }
             }
             Err(failure) if failure.class == FailureClass::Truncated => {
-                let name = segment.name.map(str::to_owned).or_else(|| {
+                let before = name_before(segment_floor).map(str::to_owned);
+                let name = segment.name.map(str::to_owned).or(before).or_else(|| {
                     failure
                         .partial
                         .as_ref()
@@ -269,6 +308,9 @@ pub fn extract(
                 first_failure.get_or_insert(failure);
             }
         }
+    }
+    if attempts.is_empty() {
+        python_attempts(answer, tools, reasoning_removed, &mut attempts);
     }
     if attempts.is_empty() {
         return Err(no_call(saw_json, first_failure));
@@ -291,6 +333,59 @@ pub fn extract(
         .map(|attempt| check(attempt, tools))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Extraction { calls, dropped })
+}
+
+/// Calls written as Python in `answer` (see [`code::python_calls`]), as attempts.
+fn python_attempts(
+    answer: &str,
+    tools: &ToolSet,
+    reasoning_removed: bool,
+    attempts: &mut Vec<Attempt>,
+) {
+    let is_tool = |name: &str| resolve(tools, name).is_some();
+    let properties = |name: &str| -> Vec<String> {
+        resolve(tools, name)
+            .and_then(|(tool, _)| tool.parameters.get("properties")?.as_object().cloned())
+            .map(|properties| properties.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    for call in code::python_calls(answer, &is_tool, &properties) {
+        let options = RepairOptions::new().finish_reason_length(call.cut);
+        match repair::repair(&call.arguments, &options) {
+            Ok(repaired) => {
+                let mut notes = vec!["written as a Python call".to_owned()];
+                if call.positional {
+                    notes.push(
+                        "positional arguments read in the order of the schema's properties"
+                            .to_owned(),
+                    );
+                }
+                let mut implied = Vec::new();
+                if reasoning_removed {
+                    implied.push(Rung::Think);
+                }
+                implied.push(Rung::Extract);
+                attempts.push(Attempt::Call(Box::new(Found {
+                    source: CallSource::Python,
+                    raw: RawCall {
+                        name: call.name.to_owned(),
+                        arguments: Some(repaired.value),
+                        notes,
+                    },
+                    outer: None,
+                    implied,
+                })));
+            }
+            Err(failure) if failure.class == FailureClass::Truncated => {
+                attempts.push(Attempt::Truncated {
+                    name: Some(call.name.to_owned()),
+                    failure: Box::new(failure),
+                });
+            }
+            // Not literals after all: prose that happens to hold a tool's name.
+            Err(_) => {}
+        }
+    }
 }
 
 /// The text after a reasoning block (`<think>...</think>` and the like), where the calls are;
@@ -378,7 +473,7 @@ fn no_call(saw_json: bool, failure: Option<RepairFailure>) -> ExtractError {
         _ => ExtractError::NoCall {
             class: FailureClass::Prose,
             message:
-                "the text holds no tool call: no JSON object, <tool_call> block or fenced JSON"
+                "the text holds no tool call: no JSON object, <tool_call> block, fenced JSON or Python-style call"
                     .to_owned(),
         },
     }

@@ -151,9 +151,11 @@ fn tag_blocks<'text>(text: &'text str, inside: &InsideJson<'_>) -> Vec<Segment<'
 }
 
 fn starts_with_tag(rest: &str, tag: &str) -> bool {
-    rest.len() > tag.len()
-        && rest[..tag.len()].eq_ignore_ascii_case(tag)
-        && rest.as_bytes()[tag.len()] == b'>'
+    // Bytes, not a `str` slice: the text after `<` may be any UTF-8 (DeepSeek's `<｜...｜>`).
+    let bytes = rest.as_bytes();
+    bytes.len() > tag.len()
+        && bytes[..tag.len()].eq_ignore_ascii_case(tag.as_bytes())
+        && bytes[tag.len()] == b'>'
 }
 
 /// The end of a block's content, where scanning goes on, and whether it was closed: at the
@@ -481,6 +483,15 @@ mod tests {
         assert_eq!(
             found[0].body,
             Body::Parameters(vec![("path", "a.txt"), ("content", "line 1\nline 2")])
+        );
+    }
+
+    #[test]
+    fn a_tag_of_multibyte_characters_is_not_a_call_tag() {
+        let text = "<｜tool▁calls▁begin｜>hi <ñ> <tool_call>{\"a\": 1}</tool_call>";
+        assert_eq!(
+            json_bodies(text),
+            [(Origin::ToolCallTag, None, "{\"a\": 1}", true)]
         );
     }
 

@@ -5,13 +5,14 @@
 mod compile;
 mod corpus;
 mod instances;
+mod robustness;
 
 use serde_json::Value;
 
 use super::ToolSet;
 
 /// The fixture tool sets, by file name.
-pub const FIXTURES: [(&str, &str); 4] = [
+pub const FIXTURES: [(&str, &str); 7] = [
     (
         "coding_agent.json",
         include_str!("../../../tests/fixtures/tools/coding_agent.json"),
@@ -27,6 +28,21 @@ pub const FIXTURES: [(&str, &str); 4] = [
     (
         "anthropic.json",
         include_str!("../../../tests/fixtures/tools/anthropic.json"),
+    ),
+    // Three sets written after the compiler, as a reviewer would bring them: a browser agent
+    // (Playwright-MCP style), an issue tracker with nested objects, enums and nullable enums,
+    // and an MCP filesystem server (Anthropic form, `anyOf` with null, `definitions`).
+    (
+        "browser_agent.json",
+        include_str!("../../../tests/fixtures/tools/browser_agent.json"),
+    ),
+    (
+        "issue_tracker.json",
+        include_str!("../../../tests/fixtures/tools/issue_tracker.json"),
+    ),
+    (
+        "mcp_filesystem.json",
+        include_str!("../../../tests/fixtures/tools/mcp_filesystem.json"),
     ),
 ];
 

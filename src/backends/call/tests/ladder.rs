@@ -328,6 +328,50 @@ fn llama_cpp_gets_the_derived_grammar_and_the_prompt_still_describes_the_schema(
 }
 
 #[test]
+fn llama_server_gets_a_schema_with_a_number_or_a_format_as_the_derived_grammar() {
+    let world = World::new(Profile::llama_server(), Provider::LlamaCpp);
+    world.cached(&[
+        WireForm::JsonSchemaStrict,
+        WireForm::JsonSchema,
+        WireForm::Grammar,
+        WireForm::JsonObject,
+    ]);
+    let context = world.context();
+    for schema in [
+        json!({"type": "object", "properties": {"score": {"type": "number", "minimum": 0,
+            "maximum": 1}}, "required": ["score"], "additionalProperties": false}),
+        json!({"type": "object", "properties": {"url": {"type": ["string", "null"],
+            "format": "uri"}}, "required": ["url"]}),
+    ] {
+        let request = StructuredRequest::schema(schema.clone()).user("go");
+        let outcome = structured_call(&world.settings, &request, &context).unwrap();
+        let body = world.emulator.chat_bodies().pop().unwrap();
+        assert_eq!(constrained_fields(&body), ["grammar"], "{schema}");
+        assert_eq!(outcome.meta.mechanism, Mechanism::GbnfGrammar);
+    }
+    // A contract (integers and strings only) keeps strict json_schema.
+    structured_call(&world.settings, &scope_request(), &context).unwrap();
+    let body = world.emulator.chat_bodies().pop().unwrap();
+    assert_eq!(
+        body["response_format"]["json_schema"]["strict"],
+        json!(true)
+    );
+    // Another engine keeps the negotiated order.
+    let vllm = World::new(Profile::vllm(), Provider::Vllm);
+    vllm.cached(&[
+        WireForm::JsonSchema,
+        WireForm::StructuredOutputs,
+        WireForm::Grammar,
+    ]);
+    let request = StructuredRequest::schema(json!({"type": "object", "properties":
+        {"score": {"type": "number"}}, "required": ["score"]}))
+    .user("go");
+    structured_call(&vllm.settings, &request, &vllm.context()).unwrap();
+    let body = vllm.emulator.chat_bodies().pop().unwrap();
+    assert_eq!(constrained_fields(&body), ["response_format"]);
+}
+
+#[test]
 fn projection_notes_travel_in_the_meta_and_validation_uses_the_original_schema() {
     let world = World::new(Profile::openai(), Provider::OpenAi);
     world.cached(&[WireForm::JsonSchema]);

@@ -78,7 +78,7 @@ fn inexpressible_keywords_are_noted_with_pointers() {
         "properties": {
             "email": {"type": "string", "format": "email"},
             "code": {"type": "string", "pattern": "^[A-Z]+$"},
-            "ratio": {"type": "number", "minimum": 0, "maximum": 1},
+            "ratio": {"type": "number", "minimum": 0.5, "maximum": 1},
             "even": {"type": "integer", "multipleOf": 2},
             "set": {"type": "array", "uniqueItems": true},
             "odd": {"not": {"type": "null"}},
@@ -94,7 +94,6 @@ fn inexpressible_keywords_are_noted_with_pointers() {
             "/properties/email format",
             "/properties/code pattern",
             "/properties/ratio minimum",
-            "/properties/ratio maximum",
             "/properties/even multipleOf",
             "/properties/set uniqueItems",
             "/properties/odd not",
@@ -105,6 +104,64 @@ fn inexpressible_keywords_are_noted_with_pointers() {
     );
     // The grammar still derives, and still parses.
     grammar_of(&schema);
+}
+
+#[test]
+fn declared_empty_properties_mean_no_members() {
+    let no_arguments = json!({"type": "object", "properties": {}});
+    assert!(accepts(&no_arguments, "{}") && accepts(&no_arguments, "{ }"));
+    assert!(!accepts(&no_arguments, r#"{"url": "https://example.com"}"#));
+    assert_eq!(
+        noted(&no_arguments),
+        [" additionalProperties"].map(str::to_owned)
+    );
+    // Without `properties`, or with others allowed in so many words, an object is free-form.
+    for free in [
+        json!({"type": "object"}),
+        json!({"type": "object", "properties": {}, "additionalProperties": true}),
+    ] {
+        assert!(
+            accepts(&free, r#"{"url": "https://example.com"}"#),
+            "{free}"
+        );
+        assert!(noted(&free).is_empty(), "{free}");
+    }
+}
+
+#[test]
+fn number_bounds_are_in_the_grammar() {
+    let timeout = json!({"type": "number", "minimum": 0, "maximum": 60});
+    for good in ["0", "0.5", "59.999", "60", "60.000", "12"] {
+        assert!(accepts(&timeout, good), "{good}");
+    }
+    for bad in ["-0.5", "60.001", "61", "600", "4E3", "1e1"] {
+        assert!(!accepts(&timeout, bad), "{bad}");
+    }
+    assert!(noted(&timeout).is_empty());
+    let positive = json!({"type": "number", "exclusiveMinimum": 0});
+    assert!(accepts(&positive, "0.001") && accepts(&positive, "12345.5"));
+    assert!(!accepts(&positive, "0") && !accepts(&positive, "0.000") && !accepts(&positive, "-1"));
+    // Draft-04 boolean exclusives, and the tighter of two bounds on a side.
+    let draft4 = json!({"type": "number", "minimum": -1, "exclusiveMinimum": true,
+        "maximum": 1, "exclusiveMaximum": true});
+    assert!(accepts(&draft4, "-0.5") && accepts(&draft4, "0.25"));
+    assert!(!accepts(&draft4, "-1") && !accepts(&draft4, "1"));
+    let tighter = json!({"type": "number", "maximum": 5, "exclusiveMaximum": 2});
+    assert!(accepts(&tighter, "1.99") && !accepts(&tighter, "2") && !accepts(&tighter, "4"));
+    // A bound that is not an integer is rounded outwards, and said so.
+    let rounded = json!({"type": "number", "minimum": 0, "maximum": 2.5});
+    assert!(accepts(&rounded, "2.5") && accepts(&rounded, "3"));
+    assert!(!accepts(&rounded, "3.1") && !accepts(&rounded, "-1"));
+    assert_eq!(noted(&rounded), [" maximum"].map(str::to_owned));
+    let nullable = json!({"type": ["number", "null"], "minimum": 1, "maximum": 2});
+    assert!(accepts(&nullable, "null") && accepts(&nullable, "1.5"));
+    assert!(!accepts(&nullable, "2.5"));
+    let empty = json!({"type": "number", "minimum": 3, "exclusiveMaximum": 3});
+    let error = derive_uncached(&empty).unwrap_err().to_string();
+    assert!(
+        error.contains("no number lies between the bounds"),
+        "{error}"
+    );
 }
 
 #[test]
