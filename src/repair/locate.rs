@@ -4,8 +4,9 @@
 //!
 //! "Really opens a value" is decided by looking a few bytes ahead: `{` must be followed by `}`
 //! or by a key and `:`; `[` by `]` or by the start of a value. Prose such as `{the config}` or
-//! `[button]` is skipped. Every look-ahead stops at the next quote of its kind or the end of
-//! a line, so a search over the whole text stays linear.
+//! `[button]` is skipped. Every look-ahead is bounded (a key is looked into for at most
+//! [`KEY_LOOKAHEAD`] bytes, nested openers at most 16 deep), so a search over the whole text
+//! stays linear.
 
 use super::scan::{is_key_byte, is_space, is_word_start, skip_space, smart_quote, word_at};
 
@@ -182,21 +183,31 @@ fn opens_value(bytes: &[u8], at: usize, budget: u32) -> bool {
 }
 
 /// After an opening quote: a quote of the same kind followed by `:` within the next
-/// [`KEY_LOOKAHEAD`] bytes of the same line (a key may hold a stray quote, as in
-/// `{"key "with" quotes": 1}`). `quote` is the ASCII quote byte, or `0xE2` for a typographic
-/// one (closed by any typographic quote).
+/// [`KEY_LOOKAHEAD`] bytes (a key may hold a stray quote, as in `{"key "with" quotes": 1}`,
+/// or a raw line break, as in `{"line one` newline `line two": 1}`, but not both: past a line
+/// break, the first quote must end the key, or prose such as `{" is the opener` would open a
+/// document). `quote` is the ASCII quote byte, or `0xE2` for a typographic one (closed by any
+/// typographic quote).
 fn key_then_colon(bytes: &[u8], start: usize, quote: u8, quote_len: usize) -> bool {
     let end = bytes.len().min(start + KEY_LOOKAHEAD);
     let mut at = start;
     let mut closed = false;
+    let mut broken_line = false;
     while at < end {
         match bytes[at] {
             b'\\' => at += 2,
-            b'\n' => return false,
+            b'\n' if closed => return false,
+            b'\n' => {
+                broken_line = true;
+                at += 1;
+            }
             byte if byte == quote && (quote != 0xE2 || smart_quote(bytes, at).is_some()) => {
                 let after = skip_space(bytes, at + quote_len);
                 if after == bytes.len() || bytes[after] == b':' {
                     return true;
+                }
+                if broken_line {
+                    return false;
                 }
                 closed = true;
                 at += quote_len;
@@ -274,5 +285,7 @@ mod tests {
         assert_eq!(find("nothing here"), None);
         assert_eq!(find("{“a”: 1}"), Some("{“a”: 1}"));
         assert_eq!(find("{'it is' no}"), None);
+        assert_eq!(find("{\"line\nbreak\": 1}"), Some("{\"line\nbreak\": 1}"));
+        assert_eq!(find("use {\" to open\nand \"key\": 1"), None);
     }
 }

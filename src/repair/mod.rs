@@ -66,6 +66,8 @@ mod write;
 #[cfg(test)]
 mod corpus_tests;
 #[cfg(test)]
+mod corpus_tests_gaps;
+#[cfg(test)]
 mod corpus_tests_loose;
 #[cfg(test)]
 mod corpus_tests_models;
