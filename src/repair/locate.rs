@@ -8,7 +8,8 @@
 //! [`KEY_LOOKAHEAD`] bytes, nested openers at most 16 deep), so a search over the whole text
 //! stays linear.
 
-use super::scan::{is_key_byte, is_space, is_word_start, skip_space, smart_quote, word_at};
+use super::rung::Rung;
+use super::scan::{is_key_byte, is_space, is_word_start, skip_blank, smart_quote, word_at};
 
 /// The reasoning tags thinking models wrap their thoughts in.
 const REASONING_TAGS: [&str; 4] = ["think", "thinking", "reasoning", "thought"];
@@ -98,7 +99,7 @@ pub(super) fn fence(bytes: &[u8], from: usize) -> Option<Fence> {
                 while tag_end < bytes.len() && is_tag_byte(bytes[tag_end]) {
                     tag_end += 1;
                 }
-                let content = skip_space(bytes, tag_end);
+                let content = skip_blank(bytes, tag_end);
                 if matches!(bytes.get(content), Some(b'{' | b'[')) {
                     return Some(Fence {
                         opening: run_start,
@@ -134,9 +135,9 @@ pub(super) fn candidate(bytes: &[u8], from: usize) -> Option<usize> {
 /// looked into; when it runs out the opener is taken.
 fn opens_value(bytes: &[u8], at: usize, budget: u32) -> bool {
     // Empty elements (`[,1]`, `{, "a": 1}`) do not stop an opener from opening.
-    let mut next = skip_space(bytes, at + 1);
+    let mut next = skip_blank(bytes, at + 1);
     while bytes.get(next) == Some(&b',') {
-        next = skip_space(bytes, next + 1);
+        next = skip_blank(bytes, next + 1);
     }
     if bytes.get(next) == Some(&b'/') && matches!(bytes.get(next + 1), Some(b'/' | b'*')) {
         // A comment right after the opener: only JSON-with-comments looks like that.
@@ -156,7 +157,7 @@ fn opens_value(bytes: &[u8], at: usize, budget: u32) -> bool {
                 while end < bytes.len() && is_key_byte(bytes[end]) {
                     end += 1;
                 }
-                let after = skip_space(bytes, end);
+                let after = skip_blank(bytes, end);
                 after == bytes.len() || bytes[after] == b':'
             }
             _ => false,
@@ -202,7 +203,7 @@ fn key_then_colon(bytes: &[u8], start: usize, quote: u8, quote_len: usize) -> bo
                 at += 1;
             }
             byte if byte == quote && (quote != 0xE2 || smart_quote(bytes, at).is_some()) => {
-                let after = skip_space(bytes, at + quote_len);
+                let after = skip_blank(bytes, at + quote_len);
                 if after == bytes.len() || bytes[after] == b':' {
                     return true;
                 }
@@ -223,9 +224,39 @@ fn key_then_colon(bytes: &[u8], start: usize, quote: u8, quote_len: usize) -> bo
 /// How far a key is looked into when deciding whether a `{` opens an object.
 const KEY_LOOKAHEAD: usize = 256;
 
-/// Whether everything in `bytes[from..to]` is whitespace.
-pub(super) fn blank(bytes: &[u8], from: usize, to: usize) -> bool {
-    bytes[from..to].iter().all(|byte| is_space(*byte))
+/// What separates the document from the start or the end of the answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Gap {
+    /// Nothing, or JSON whitespace.
+    Blank,
+    /// Whitespace with Unicode spaces in it (rung `unicode_spaces`).
+    UnicodeSpaces,
+    /// Anything else: prose (rung `extract`).
+    Text,
+}
+
+/// What lies in `bytes[from..to]`.
+pub(super) fn gap(bytes: &[u8], from: usize, to: usize) -> Gap {
+    let between = &bytes[from..to];
+    if between.iter().all(|byte| is_space(*byte)) {
+        Gap::Blank
+    } else if skip_blank(bytes, from) >= to {
+        Gap::UnicodeSpaces
+    } else {
+        Gap::Text
+    }
+}
+
+impl Gap {
+    /// The rung that fixes the gaps before and after a document, if any: `extract` drops text
+    /// and whatever spaces come with it.
+    pub(super) fn rung(before: Gap, after: Gap) -> Option<Rung> {
+        match (before, after) {
+            (Gap::Text, _) | (_, Gap::Text) => Some(Rung::Extract),
+            (Gap::UnicodeSpaces, _) | (_, Gap::UnicodeSpaces) => Some(Rung::UnicodeSpaces),
+            (Gap::Blank, Gap::Blank) => None,
+        }
+    }
 }
 
 #[cfg(test)]

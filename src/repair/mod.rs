@@ -4,12 +4,12 @@
 //! # The ladder
 //!
 //! Rungs run in a fixed order ([`Rung::ALL`]), each building on the ones before it:
-//! `none think fence extract trailing_comma quotes comments unquoted smart_quotes non_finite
-//! missing_commas empty_elements inner_quotes escapes python_bools control_chars close_braces
-//! coerce`. A result names the first rung after which the document parsed (and, with a schema,
+//! `none think fence extract trailing_comma quotes comments unicode_spaces unquoted smart_quotes
+//! non_finite missing_commas empty_elements inner_quotes escapes python_bools control_chars
+//! close_braces coerce`. A result names the first rung after which the document parsed (and, with a schema,
 //! validated) and lists every rung that changed something.
 //!
-//! It is implemented as one pass, not eighteen: valid input is parsed by `serde_json` (rung
+//! It is implemented as one pass, not nineteen: valid input is parsed by `serde_json` (rung
 //! `none`; a leading byte-order mark is ignored first); anything else goes to a string-aware,
 //! non-recursive tolerant parser (`repair::parse`, private) that records, for each deviation from JSON it
 //! accepts, the rung that fixes it. The parser's decisions do not depend on which rungs are
@@ -203,7 +203,7 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
         changed.insert(rung);
         Ok(())
     };
-    if text.trim().is_empty() {
+    if text.trim().is_empty() || locate::gap(bytes, 0, bytes.len()) != locate::Gap::Text {
         return Err(Failed::empty("the input is empty"));
     }
     let mut start = 0;
@@ -224,7 +224,7 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
             }
         }
     }
-    if locate::blank(bytes, start, bytes.len()) {
+    if locate::gap(bytes, start, bytes.len()) != locate::Gap::Text {
         return Err(Failed::empty("the input holds only a reasoning block"));
     }
     let fence = locate::fence(bytes, start).filter(|fence| {
@@ -244,9 +244,11 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
                 return Err(Failed::from_stop(stop, changed, partial));
             }
         };
-        let after = scan::skip_space(bytes, parser.pos);
+        let after = scan::skip_blank(bytes, parser.pos);
         if after < bytes.len() && !scan::is_fence(bytes, after) {
             gate(&mut changed, Rung::Extract, after)?;
+        } else if locate::gap(bytes, parser.pos, after) == locate::Gap::UnicodeSpaces {
+            gate(&mut changed, Rung::UnicodeSpaces, parser.pos)?;
         }
         return Ok(Found {
             value,
@@ -263,9 +265,10 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
         let mut changed = changed.union(parser.changed);
         match result {
             Ok(value) => {
-                let after = scan::skip_space(bytes, parser.pos);
-                if !locate::blank(bytes, start, candidate) || after < bytes.len() {
-                    gate(&mut changed, Rung::Extract, candidate)?;
+                let before = locate::gap(bytes, start, candidate);
+                let after = locate::gap(bytes, parser.pos, bytes.len());
+                if let Some(rung) = locate::Gap::rung(before, after) {
+                    gate(&mut changed, rung, candidate)?;
                 }
                 return Ok(Found {
                     value,

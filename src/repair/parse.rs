@@ -18,7 +18,10 @@
 use serde_json::{Map, Value};
 
 use super::rung::{Rung, RungSet};
-use super::scan::{self, is_end_marker, is_key_byte, is_word_start, skip_space, smart_quote};
+use super::scan::{
+    self, is_end_marker, is_key_byte, is_word_start, skip_blank, skip_space, smart_quote,
+    unicode_space,
+};
 use super::write::drop_deep;
 
 /// How deep the parser nests before it gives up with "nested too deep". Ten times what any
@@ -395,7 +398,7 @@ impl<'a> Parser<'a> {
                 while end < bytes.len() && is_key_byte(bytes[end]) {
                     end += 1;
                 }
-                let after = skip_space(bytes, end);
+                let after = skip_blank(bytes, end);
                 after < bytes.len() && bytes[after] == b':'
             }
             _ => false,
@@ -412,7 +415,7 @@ impl<'a> Parser<'a> {
         if end == bytes.len() {
             return Err(Stop::Cut(Cut::InKey, start));
         }
-        let after = skip_space(bytes, end);
+        let after = skip_blank(bytes, end);
         if after == bytes.len() {
             return Err(Stop::Cut(Cut::AfterKey, start));
         }
@@ -518,7 +521,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Skips whitespace and comments; says what comes next.
+    /// Skips whitespace (Unicode spaces included) and comments; says what comes next.
     #[inline]
     fn skip_trivia(&mut self) -> Result<At, Stop> {
         let bytes = self.bytes;
@@ -549,6 +552,13 @@ impl<'a> Parser<'a> {
                     self.skip_line();
                 }
                 b'`' | b'~' | b'<' if is_end_marker(bytes, self.pos) => return Ok(At::Marker),
+                0xC2 | 0xE1..=0xE3 | 0xEF => match unicode_space(bytes, self.pos) {
+                    0 => return Ok(At::Byte(byte)),
+                    length => {
+                        self.fix(Rung::UnicodeSpaces, self.pos)?;
+                        self.pos += length;
+                    }
+                },
                 _ => return Ok(At::Byte(byte)),
             }
         }

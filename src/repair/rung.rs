@@ -26,6 +26,9 @@ pub enum Rung {
     Quotes,
     /// `//`, `/* */` and `#` comments outside strings were removed.
     Comments,
+    /// Unicode spaces between tokens (no-break, em, ideographic, zero-width, a byte-order mark
+    /// inside the text) were skipped like JSON whitespace; inside a string they are content.
+    UnicodeSpaces,
     /// Identifier keys (`{name: 1}`) and bare one-word values (`{"a": ok}`) were quoted.
     Unquoted,
     /// Typographic quotes used as string delimiters became `"`.
@@ -53,7 +56,7 @@ pub enum Rung {
 
 impl Rung {
     /// Every rung, in ladder order.
-    pub const ALL: [Rung; 18] = [
+    pub const ALL: [Rung; 19] = [
         Rung::None,
         Rung::Think,
         Rung::Fence,
@@ -61,6 +64,7 @@ impl Rung {
         Rung::TrailingComma,
         Rung::Quotes,
         Rung::Comments,
+        Rung::UnicodeSpaces,
         Rung::Unquoted,
         Rung::SmartQuotes,
         Rung::NonFinite,
@@ -84,6 +88,7 @@ impl Rung {
             Rung::TrailingComma => "trailing_comma",
             Rung::Quotes => "quotes",
             Rung::Comments => "comments",
+            Rung::UnicodeSpaces => "unicode_spaces",
             Rung::Unquoted => "unquoted",
             Rung::SmartQuotes => "smart_quotes",
             Rung::NonFinite => "non_finite",

@@ -9,7 +9,7 @@
 use super::parse::{Cut, Parser, Role, Stop};
 use super::rung::Rung;
 use super::scan::{SMART_LEN, Smart, find_in_smart_string, find_in_string, smart_quote};
-use super::scan::{is_end_marker, is_key_byte, skip_space};
+use super::scan::{is_end_marker, is_key_byte, skip_blank};
 
 impl Parser<'_> {
     /// The string whose opening quote is at `self.pos` (`smart` when it is a typographic
@@ -183,7 +183,7 @@ impl Parser<'_> {
     #[inline]
     pub(super) fn closes_at(&self, after: usize, role: Role) -> bool {
         let bytes = self.bytes;
-        let next = skip_space(bytes, after);
+        let next = skip_blank(bytes, after);
         let Some(&byte) = bytes.get(next) else {
             return true;
         };
@@ -202,7 +202,7 @@ impl Parser<'_> {
 
     fn fits_after_comma(&self, at: usize, role: Role) -> bool {
         let bytes = self.bytes;
-        let at = skip_space(bytes, at);
+        let at = skip_blank(bytes, at);
         let Some(&byte) = bytes.get(at) else {
             return true;
         };
@@ -226,7 +226,7 @@ impl Parser<'_> {
                 let Some(close) = same_line_quote(bytes, at + 1, quote) else {
                     return false;
                 };
-                let after = skip_space(bytes, close + 1);
+                let after = skip_blank(bytes, close + 1);
                 bytes.get(after) == Some(&b':')
             }
             (Role::ObjectValue, byte) if is_key_byte(byte) => self.starts_key(at),
@@ -234,7 +234,7 @@ impl Parser<'_> {
                 let Some(close) = same_line_quote(bytes, at + 1, b'"') else {
                     return false;
                 };
-                let after = skip_space(bytes, close + 1);
+                let after = skip_blank(bytes, close + 1);
                 matches!(bytes.get(after), None | Some(b',' | b']'))
             }
             (Role::ArrayValue, b'{' | b'[' | b'-' | b'0'..=b'9') => true,
