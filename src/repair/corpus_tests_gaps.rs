@@ -7,7 +7,7 @@
 use super::corpus_tests::{Case, check, fails, ok};
 
 /// Every row of this file, for the corpus-wide checks.
-pub(super) const ALL_GAPS: &[&[Case]] = &[KEYS_WITH_LINE_BREAKS, UNICODE_SPACES];
+pub(super) const ALL_GAPS: &[&[Case]] = &[KEYS_WITH_LINE_BREAKS, UNICODE_SPACES, PROSE_AFTER_VALUE];
 
 /// A raw line break or tab inside a key is escaped by `control_chars`, as in a value; the key
 /// must still be found when it is the document's first.
@@ -113,4 +113,96 @@ fn an_answer_of_only_unicode_spaces_is_empty() {
         assert_eq!(failure.class, FailureClass::Empty, "{text:?}");
         assert_eq!(failure.message, "the input is empty", "{text:?}");
     }
+}
+
+/// A forgotten closer followed, on a later line, by prose: the final value is complete, so
+/// `close_braces` supplies the closers and `extract` drops the prose. What the issue calls
+/// truncated stays truncated.
+const PROSE_AFTER_VALUE: &[Case] = &[
+    ok(
+        "[\"a\", \"b\"\n\nThese are the files I found.",
+        r#"["a", "b"]"#,
+        "extract close_braces",
+    ),
+    ok(
+        "{\"files\": [\"src/main.rs\", \"src/lib.rs\"\n\nThese are the files I found.",
+        r#"{"files": ["src/main.rs", "src/lib.rs"]}"#,
+        "extract close_braces",
+    ),
+    ok(
+        "{\"a\": 1\n\nThat is all.",
+        r#"{"a": 1}"#,
+        "extract close_braces",
+    ),
+    // A number followed by prose is complete; only one at the very end may go on.
+    ok(
+        "[1, 2, 3\n\nThese are the numbers.",
+        "[1, 2, 3]",
+        "extract close_braces",
+    ),
+    ok(
+        "{\"verdict\": \"approve\"\nNote: I checked every file.",
+        r#"{"verdict": "approve"}"#,
+        "extract close_braces",
+    ),
+    ok(
+        "[null, 1\nNone of these are strings.",
+        "[null, 1]",
+        "extract close_braces",
+    ),
+    ok(
+        "{'done': True\n\nLet me know if you need more.",
+        r#"{"done": true}"#,
+        "extract quotes python_bools close_braces",
+    ),
+    ok(
+        "[\"a\", \"b\"\n\n- a.rs is the entry point\n- b.rs is a helper",
+        r#"["a", "b"]"#,
+        "extract close_braces",
+    ),
+    ok(
+        "{\"a\": \"b\"\n\n**Done.**",
+        r#"{"a": "b"}"#,
+        "extract close_braces",
+    ),
+    ok(
+        "{\"a\": {\"b\": [1]\n\n以上です。",
+        r#"{"a": {"b": [1]}}"#,
+        "extract close_braces",
+    ),
+    ok(
+        "```json\n[\"a\", \"b\"\n\nThese are the files.\n```",
+        r#"["a", "b"]"#,
+        "fence extract close_braces",
+    ),
+    ok(
+        "Here you go:\n[\"a\", \"b\"\n\nThese are \"all\" the files.",
+        r#"["a", "b"]"#,
+        "extract close_braces",
+    ),
+    // A missing comma before the next member on a later line is still a missing comma.
+    ok(
+        "{\"a\": 1\nb: 2}",
+        r#"{"a": 1, "b": 2}"#,
+        "unquoted missing_commas",
+    ),
+    ok("[true\nfalse]", "[true, false]", "missing_commas"),
+    // Still truncated: a cut-off string (whose quotes close nothing before prose), a value
+    // cut after `,` or `:`, a number at the very end.
+    fails("{\"q\": \"He said \"hi\" to me\n\nand left", "truncated"),
+    fails(
+        "[\"a\", \"b\",\n\nThese are the files I found.",
+        "truncated",
+    ),
+    fails("[1, 2, 3\n\n", "truncated"),
+    fails("{\"a\": \"b\nThese are", "truncated"),
+    // Prose on the same line does not end the document: after a number it stays malformed,
+    // after a string the quote is content and the string is cut off.
+    fails("{\"a\": 1 xyz}", "malformed"),
+    fails("[\"a\", \"b\" These are the files.", "truncated"),
+];
+
+#[test]
+fn prose_after_a_forgotten_closer() {
+    check(PROSE_AFTER_VALUE);
 }

@@ -21,15 +21,16 @@
 //!
 //! # Truncation
 //!
-//! Truncation is not malformation. A document cut inside a string, key, number or literal,
-//! after `:` or `,`, or right after an opener is reported as truncated, never closed up: a
-//! number at the very end (whitespace after it does not count) may go on, so `[1, 2, 3` and
-//! `[1, 2, 3\n` are truncated, while a closing fence or a
-//! chat-template token ends the document, so a number before one is complete. `close_braces`
-//! only supplies closers after a complete final value. A caller that knows the server stopped
-//! on length says so ([`RepairOptions::finish_reason_length`]) and always gets truncated. A
-//! truncated top-level object carries the members that were complete (`partial`) and the
-//! schema's required names not among them (`missing_required`).
+//! Truncation is not malformation. A document cut inside a string, key, number or literal, after
+//! `:` or `,`, or right after an opener is reported as truncated, never closed up: a number at the
+//! very end (whitespace after it does not count) may go on, so `[1, 2, 3` and `[1, 2, 3\n` are
+//! truncated, while a closing fence or a chat-template token ends the document, so a number before
+//! one is complete. So does prose on a later line after a complete final value (`["a", "b"`, a
+//! blank line, `These are the files.`): the closers are missing and the prose is dropped
+//! (`repair::prose`, private). `close_braces` only supplies closers after a complete final value. A
+//! caller that knows the server stopped on length says so ([`RepairOptions::finish_reason_length`])
+//! and always gets truncated. A truncated top-level object carries the members that were complete
+//! (`partial`) and the schema's required names not among them (`missing_required`).
 //!
 //! # Limits and decisions
 //!
@@ -56,6 +57,7 @@ mod coerce;
 mod locate;
 mod outcome;
 mod parse;
+mod prose;
 mod rung;
 mod scalar;
 mod scan;
@@ -96,7 +98,7 @@ pub use stats::{STATS_FILE, Stats, StatsError};
 pub use write::{depth_beyond, drop_deep, equal_deep, to_compact, to_compact_bounded, to_pretty};
 
 use outcome::Failed;
-use parse::{Parser, Stop};
+use parse::Stop;
 
 /// How to repair: against which schema, knowing what about how the answer ended, with which
 /// rungs. `RepairOptions::default()` is no schema, no finish reason, every rung.
@@ -234,8 +236,7 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
     });
     if let Some(fence) = fence {
         gate(&mut changed, Rung::Fence, fence.opening)?;
-        let mut parser = Parser::new(text, fence.content, allowed);
-        let value = parser.parse();
+        let (mut parser, value) = prose::parse_document(text, fence.content, allowed);
         let mut changed = changed.union(parser.changed);
         let value = match value {
             Ok(value) => value,
@@ -260,8 +261,7 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
     let mut from = start;
     let mut first_failure: Option<Failed> = None;
     while let Some(candidate) = locate::candidate(bytes, from) {
-        let mut parser = Parser::new(text, candidate, allowed);
-        let result = parser.parse();
+        let (mut parser, result) = prose::parse_document(text, candidate, allowed);
         let mut changed = changed.union(parser.changed);
         match result {
             Ok(value) => {
@@ -300,8 +300,8 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
 /// Whether the document that starts at `start` runs past byte `mark` (decided with every rung
 /// allowed, so the answer does not depend on the caller's rungs).
 fn spans_past(text: &str, start: usize, mark: usize) -> bool {
-    let mut parser = Parser::new(text, start, RungSet::ALL);
-    let stopped_at = match parser.parse() {
+    let (parser, result) = prose::parse_document(text, start, RungSet::ALL);
+    let stopped_at = match result {
         Ok(value) => {
             if parser.max_depth > parse::SHALLOW {
                 drop_deep(value);

@@ -140,6 +140,15 @@ pub(super) struct Parser<'a> {
     needs: Option<(Rung, usize)>,
     /// The top-level value, once it is complete.
     finished: Option<Value>,
+    /// Where the document is taken to end, as if a closing fence stood there: set when a parse
+    /// is run again because prose followed a complete value (see `prose.rs`).
+    pub(super) stop_at: usize,
+    /// The first line of prose seen right after a complete value that could also be read as the
+    /// next member or element (`Note: ...`, `None of these ...`).
+    pub(super) prose_at: Option<usize>,
+    /// When a string was cut off: the line of prose after the first quote in it that would
+    /// have closed it before prose.
+    pub(super) string_prose: Option<usize>,
 }
 
 impl Drop for Parser<'_> {
@@ -172,6 +181,9 @@ impl<'a> Parser<'a> {
             number_budget: NUMBER_TEXT_BUDGET,
             needs: None,
             finished: None,
+            stop_at: usize::MAX,
+            prose_at: None,
+            string_prose: None,
         }
     }
 
@@ -356,17 +368,30 @@ impl<'a> Parser<'a> {
                 Ok(false)
             }
             b']' | b'}' => self.close(byte, expect),
-            _ if self.in_array() && self.starts_value(self.pos) => {
+            _ => {
+                let value_follows = if self.in_array() {
+                    self.starts_value(self.pos)
+                } else {
+                    self.starts_key(self.pos)
+                };
+                if self.prose_line(self.pos) {
+                    if !value_follows {
+                        // The model forgot the closers and went on talking.
+                        return self.close_all().map(|()| true);
+                    }
+                    self.prose_at.get_or_insert(self.pos);
+                }
+                if !value_follows {
+                    return Err(self.broken(self.pos, "',' or a closing bracket"));
+                }
                 self.fix(Rung::MissingCommas, self.pos)?;
-                *expect = Expect::Value;
+                *expect = if self.in_array() {
+                    Expect::Value
+                } else {
+                    Expect::Key
+                };
                 Ok(false)
             }
-            _ if !self.in_array() && self.starts_key(self.pos) => {
-                self.fix(Rung::MissingCommas, self.pos)?;
-                *expect = Expect::Key;
-                Ok(false)
-            }
-            _ => Err(self.broken(self.pos, "',' or a closing bracket")),
         }
     }
 
@@ -527,6 +552,9 @@ impl<'a> Parser<'a> {
         let bytes = self.bytes;
         loop {
             self.pos = skip_space(bytes, self.pos);
+            if self.pos == self.stop_at {
+                return Ok(At::Marker);
+            }
             let Some(&byte) = bytes.get(self.pos) else {
                 return Ok(At::End);
             };

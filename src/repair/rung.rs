@@ -47,8 +47,9 @@ pub enum Rung {
     PythonBools,
     /// Raw control characters (newline, tab, ...) inside strings were escaped.
     ControlChars,
-    /// Missing `}` or `]` were supplied after a complete final value, or a mismatched closer
-    /// was matched to its opener.
+    /// Missing `}` or `]` were supplied after a complete final value (at the end of the text,
+    /// before a closing fence or chat token, or before prose on a later line), or a mismatched
+    /// closer was matched to its opener.
     CloseBraces,
     /// Schema-driven coercion turned a parsed value into one that validates.
     Coerce,

@@ -1,0 +1,105 @@
+//! A forgotten closer followed by prose: `["a", "b"`, a blank line, `These are the files I
+//! found.` The final value is complete, so the document only lacks its closers
+//! (`close_braces`), and the prose after it is dropped (`extract`), exactly as if a closing
+//! fence stood where the prose starts. A number at the very end, a cut-off string, or text
+//! cut after a `,` or `:` stays truncated: only a complete final value is closed up.
+//!
+//! Prose is recognised on a later line only (`{"a": 1 xyz}` stays malformed), by how it starts
+//! (a letter, a non-ASCII character that is no quote or space, or a Markdown bullet, quote or
+//! emphasis). Two cases need a second parse that ends where the prose starts:
+//!
+//! - the prose's first word also reads as JSON (`Note: ...` as an unquoted key, `None of
+//!   them ...` as Python's `None`), so the parse only breaks further on;
+//! - the final value is a string whose closing quote was not taken as one, because what follows
+//!   it is not JSON (`"b"` + prose): the string runs to the end of the text, cut off.
+//!
+//! Neither can happen in any prefix of a valid document (a complete value there is followed by
+//! `,` or a closer, and a string holds no raw quote or line break), so a cut-off valid document
+//! is never closed up by this.
+
+use serde_json::Value;
+
+use super::parse::{Cut, Parser, Stop};
+use super::rung::RungSet;
+use super::scan::{is_space, skip_blank, smart_quote, unicode_space};
+
+/// Parses the document that starts at `start`, once more ending where prose starts when the
+/// first parse shows that a complete value was followed by prose (see the module header).
+pub(super) fn parse_document(
+    text: &str,
+    start: usize,
+    allowed: RungSet,
+) -> (Parser<'_>, Result<Value, Stop>) {
+    let mut parser = Parser::new(text, start, allowed);
+    let result = parser.parse();
+    let end = match result {
+        Err(Stop::Broken { at, .. }) => parser.prose_at.filter(|prose| *prose <= at),
+        Err(Stop::Cut(Cut::InString, _)) => parser.string_prose,
+        _ => None,
+    };
+    let Some(end) = end else {
+        return (parser, result);
+    };
+    drop(parser);
+    let mut again = Parser::new(text, start, allowed);
+    again.stop_at = end;
+    let result = again.parse();
+    (again, result)
+}
+
+impl Parser<'_> {
+    /// Whether prose starts at `at` on a later line than the token before it.
+    pub(super) fn prose_line(&self, at: usize) -> bool {
+        let bytes = self.bytes;
+        let mut before = at;
+        let mut line_break = false;
+        while before > 0 && is_space(bytes[before - 1]) {
+            before -= 1;
+            line_break |= bytes[before] == b'\n';
+        }
+        line_break && starts_prose(bytes, at)
+    }
+
+    /// After a quote that did not close its string: where prose starts, if a line break and
+    /// then prose follow it.
+    pub(super) fn prose_after(&self, after: usize) -> Option<usize> {
+        let bytes = self.bytes;
+        let next = skip_blank(bytes, after);
+        let line_break = bytes[after..next].contains(&b'\n');
+        (line_break && next < bytes.len() && starts_prose(bytes, next)).then_some(next)
+    }
+}
+
+/// Whether the text at `at` starts like a sentence or a Markdown line, not like JSON.
+fn starts_prose(bytes: &[u8], at: usize) -> bool {
+    let Some(&byte) = bytes.get(at) else {
+        return false;
+    };
+    let next = bytes.get(at + 1).copied();
+    match byte {
+        _ if byte.is_ascii_alphabetic() => true,
+        b'*' => matches!(next, Some(b' ' | b'*')),
+        b'-' | b'>' => next == Some(b' '),
+        0x80.. => smart_quote(bytes, at).is_none() && unicode_space(bytes, at) == 0,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prose_starts_with_a_word_or_a_markdown_mark() {
+        for text in [
+            "These", "a", "**Note**", "* item", "- item", "> quote", "这是", "✅",
+        ] {
+            assert!(starts_prose(text.as_bytes(), 0), "{text}");
+        }
+        for text in [
+            "\"a\"", "1", "-1", "{", "[", "“a”", "\u{a0}", "*x", "", "_a",
+        ] {
+            assert!(!starts_prose(text.as_bytes(), 0), "{text}");
+        }
+    }
+}
