@@ -10,7 +10,8 @@
 //! the first ladder prefix that holds them all is the first after which the document parses.
 //!
 //! Strings (quotes, escapes, which quote closes) live in `string.rs`, numbers and words in
-//! `scalar.rs`; this file holds the structure: containers, keys, separators, closers, trivia.
+//! `scalar.rs` (the look-aheads that decide what a quote or a missing comma means live with the
+//! strings); this file holds the structure: containers, keys, separators, closers, trivia.
 //!
 //! Where the text ends (or a closing fence or chat-template token ends it) decides between a
 //! truncated document and one that only lacks its closers: see [`Cut`] and `Expect::Next`.
@@ -18,10 +19,7 @@
 use serde_json::{Map, Value};
 
 use super::rung::{Rung, RungSet};
-use super::scan::{
-    self, is_end_marker, is_key_byte, is_word_start, skip_blank, skip_space, smart_quote,
-    unicode_space,
-};
+use super::scan::{is_end_marker, is_key_byte, skip_blank, skip_space, smart_quote, unicode_space};
 use super::write::drop_deep;
 
 /// How deep the parser nests before it gives up with "nested too deep". Ten times what any
@@ -392,41 +390,6 @@ impl<'a> Parser<'a> {
                 };
                 Ok(false)
             }
-        }
-    }
-
-    /// Whether a value plainly starts at `at` (after a value in an array, without a comma).
-    pub(super) fn starts_value(&self, at: usize) -> bool {
-        let bytes = self.bytes;
-        match bytes[at] {
-            b'"' | b'\'' | b'{' | b'[' | b'-' | b'0'..=b'9' => true,
-            0xE2 => smart_quote(bytes, at).is_some(),
-            byte if is_word_start(byte) => {
-                let word = scan::word_at(bytes, at);
-                scan::LITERALS
-                    .iter()
-                    .any(|literal| literal.as_bytes() == word)
-            }
-            _ => false,
-        }
-    }
-
-    /// Whether a key plainly starts at `at` (after a member, without a comma): a quote, or an
-    /// identifier followed by `:`.
-    pub(super) fn starts_key(&self, at: usize) -> bool {
-        let bytes = self.bytes;
-        match bytes[at] {
-            b'"' | b'\'' => true,
-            0xE2 => smart_quote(bytes, at).is_some(),
-            byte if is_key_byte(byte) => {
-                let mut end = at;
-                while end < bytes.len() && is_key_byte(bytes[end]) {
-                    end += 1;
-                }
-                let after = skip_blank(bytes, end);
-                after < bytes.len() && bytes[after] == b':'
-            }
-            _ => false,
         }
     }
 

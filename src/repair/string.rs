@@ -8,8 +8,8 @@
 
 use super::parse::{Cut, Parser, Role, Stop};
 use super::rung::Rung;
+use super::scan::{self, is_end_marker, is_key_byte, is_word_start, skip_blank};
 use super::scan::{SMART_LEN, Smart, find_in_smart_string, find_in_string, smart_quote};
-use super::scan::{is_end_marker, is_key_byte, skip_blank};
 
 impl Parser<'_> {
     /// The string whose opening quote is at `self.pos` (`smart` when it is a typographic
@@ -206,6 +206,41 @@ impl Parser<'_> {
             // followed by anything else ends the key, and a missing `:` shows up next.
             _ if role == Role::Key => !(byte.is_ascii_alphabetic() || byte >= 0x80),
             _ if next > after => self.continues_list(next, role),
+            _ => false,
+        }
+    }
+
+    /// Whether a value plainly starts at `at` (after a value in an array, without a comma).
+    pub(super) fn starts_value(&self, at: usize) -> bool {
+        let bytes = self.bytes;
+        match bytes[at] {
+            b'"' | b'\'' | b'{' | b'[' | b'-' | b'0'..=b'9' => true,
+            0xE2 => smart_quote(bytes, at).is_some(),
+            byte if is_word_start(byte) => {
+                let word = scan::word_at(bytes, at);
+                scan::LITERALS
+                    .iter()
+                    .any(|literal| literal.as_bytes() == word)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether a key plainly starts at `at` (after a member, without a comma): a quote, or an
+    /// identifier followed by `:`.
+    pub(super) fn starts_key(&self, at: usize) -> bool {
+        let bytes = self.bytes;
+        match bytes[at] {
+            b'"' | b'\'' => true,
+            0xE2 => smart_quote(bytes, at).is_some(),
+            byte if is_key_byte(byte) => {
+                let mut end = at;
+                while end < bytes.len() && is_key_byte(bytes[end]) {
+                    end += 1;
+                }
+                let after = skip_blank(bytes, end);
+                after < bytes.len() && bytes[after] == b':'
+            }
             _ => false,
         }
     }
