@@ -7,7 +7,94 @@
 use super::corpus_tests::{Case, check, fails, ok};
 
 /// Every row of this file, for the corpus-wide checks.
-pub(super) const ALL_GAPS: &[&[Case]] = &[KEYS_WITH_LINE_BREAKS, UNICODE_SPACES, PROSE_AFTER_VALUE];
+pub(super) const ALL_GAPS: &[&[Case]] = &[
+    ESCAPED_DOCUMENTS,
+    KEYS_WITH_LINE_BREAKS,
+    UNICODE_SPACES,
+    PROSE_AFTER_VALUE,
+];
+
+/// A whole document written with escaped quotes and no outer quotes (what a model writes
+/// after seeing JSON inside a JSON string) is unescaped by `escapes`, as often as it takes;
+/// ordinary escapes inside ordinary strings are left alone.
+const ESCAPED_DOCUMENTS: &[Case] = &[
+    ok(
+        r#"{\"a\": \"b\", \"n\": 1}"#,
+        r#"{"a": "b", "n": 1}"#,
+        "escapes",
+    ),
+    ok(
+        "```json\n{\\\"a\\\": \\\"b\\\", \\\"n\\\": 1}\n```",
+        r#"{"a": "b", "n": 1}"#,
+        "fence escapes",
+    ),
+    ok(r#"[{\"a\": 1}]"#, r#"[{"a": 1}]"#, "escapes"),
+    ok(
+        r#"[\"src/a.rs\", \"src/b.rs\"]"#,
+        r#"["src/a.rs", "src/b.rs"]"#,
+        "escapes",
+    ),
+    ok(r#"{\\"a\\": 1}"#, r#"{"a": 1}"#, "escapes"),
+    ok(r#"{\\\"a\\\": [\\\"x\\\"]}"#, r#"{"a": ["x"]}"#, "escapes"),
+    ok(
+        r#"[{\"a\": 1},]"#,
+        r#"[{"a": 1}]"#,
+        "trailing_comma escapes",
+    ),
+    ok(
+        r#"{\n  \"title\": \"Plan\",\n  \"steps\": [\"read\", \"write\"]\n}"#,
+        r#"{"title": "Plan", "steps": ["read", "write"]}"#,
+        "escapes",
+    ),
+    ok(
+        r#"{\"q\": \"say \\\"hi\\\"\", \"path\": \"C:\\\\tmp\", \"e\": \"\\u00e9\"}"#,
+        r#"{"q": "say \"hi\"", "path": "C:\\tmp", "e": "é"}"#,
+        "escapes",
+    ),
+    ok(
+        r#"{\"text\": \"line one\\nline two\"}"#,
+        r#"{"text": "line one\nline two"}"#,
+        "escapes",
+    ),
+    ok(
+        r#"The result is "{\"a\": 1, \"ok\": true}"."#,
+        r#"{"a": 1, "ok": true}"#,
+        "extract escapes",
+    ),
+    ok(r#"{\"a\": 1}\n"#, r#"{"a": 1}"#, "escapes"),
+    ok(
+        r#"{\"done\": True, \"items\": [\"a\",]}"#,
+        r#"{"done": true, "items": ["a"]}"#,
+        "trailing_comma escapes python_bools",
+    ),
+    ok(
+        "{\\\"a\\\": 1, \\\"b\\\": [1, 2]\n\nThat is the answer.",
+        r#"{"a": 1, "b": [1, 2]}"#,
+        "extract escapes close_braces",
+    ),
+    // Ordinary strings keep their escapes: the document is readable as written.
+    ok(r#"{"s": "{\"a\": 1}"}"#, r#"{"s": "{\"a\": 1}"}"#, ""),
+    ok(
+        r#"{"s": "{\"a\": 1}",}"#,
+        r#"{"s": "{\"a\": 1}"}"#,
+        "trailing_comma",
+    ),
+    ok(
+        r#"Use {"a": "[\"x\"]"} here"#,
+        r#"{"a": "[\"x\"]"}"#,
+        "extract",
+    ),
+    ok(r#"[\"'] matches a quote; [1]"#, "[1]", "extract"),
+    // Cut off inside the escaped document: truncated, like any other.
+    fails(r#"{\"a\": \"b"#, "truncated"),
+    fails(r#"[{\"a\": 1}, {\"b\""#, "truncated"),
+    fails(r#"{\"a\": 1, \"b\": 2"#, "truncated"),
+];
+
+#[test]
+fn escaped_documents() {
+    check(ESCAPED_DOCUMENTS);
+}
 
 /// A raw line break or tab inside a key is escaped by `control_chars`, as in a value; the key
 /// must still be found when it is the document's first.

@@ -4,7 +4,8 @@
 //!
 //! "Really opens a value" is decided by looking a few bytes ahead: `{` must be followed by `}`
 //! or by a key and `:`; `[` by `]` or by the start of a value. Prose such as `{the config}` or
-//! `[button]` is skipped. Every look-ahead is bounded (a key is looked into for at most
+//! `[button]` is skipped. A `{` or `[` followed by an escaped quote opens a document written
+//! with escaped quotes (`{\"a\": 1}`, see `escaped.rs`). Every look-ahead is bounded (a key is looked into for at most
 //! [`KEY_LOOKAHEAD`] bytes, nested openers at most 16 deep), so a search over the whole text
 //! stays linear.
 
@@ -123,7 +124,7 @@ pub(super) fn candidate(bytes: &[u8], from: usize) -> Option<usize> {
     while at < bytes.len() {
         let offset = memchr::memchr2(b'{', b'[', &bytes[at..])?;
         let found = at + offset;
-        if opens_value(bytes, found, 16) {
+        if opens_value(bytes, found, 16) || super::escaped::opens(bytes, found) {
             return Some(found);
         }
         at = found + 1;

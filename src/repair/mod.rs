@@ -54,6 +54,8 @@
 #![allow(clippy::result_large_err)]
 
 mod coerce;
+mod document;
+mod escaped;
 mod locate;
 mod outcome;
 mod parse;
@@ -236,62 +238,65 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
     });
     if let Some(fence) = fence {
         gate(&mut changed, Rung::Fence, fence.opening)?;
-        let (mut parser, value) = prose::parse_document(text, fence.content, allowed);
-        let mut changed = changed.union(parser.changed);
-        let value = match value {
+        let attempt = document::attempt(text, fence.content, allowed);
+        let mut changed = changed.union(attempt.changed);
+        let value = match attempt.result {
             Ok(value) => value,
-            Err(stop) => {
-                let partial = parser.take_partial();
-                return Err(Failed::from_stop(stop, changed, partial));
-            }
+            Err(stop) => return Err(Failed::from_stop(stop, changed, attempt.partial)),
         };
-        let after = scan::skip_blank(bytes, parser.pos);
-        if after < bytes.len() && !scan::is_fence(bytes, after) {
-            gate(&mut changed, Rung::Extract, after)?;
-        } else if locate::gap(bytes, parser.pos, after) == locate::Gap::UnicodeSpaces {
-            gate(&mut changed, Rung::UnicodeSpaces, parser.pos)?;
+        match attempt.after_in_fence {
+            locate::Gap::Text => gate(&mut changed, Rung::Extract, fence.content)?,
+            locate::Gap::UnicodeSpaces => gate(&mut changed, Rung::UnicodeSpaces, fence.content)?,
+            locate::Gap::Blank => {}
         }
         return Ok(Found {
             value,
             changed,
-            depth: parser.max_depth,
-            numbers: Some(std::mem::take(&mut parser.numbers)),
+            depth: attempt.depth,
+            numbers: Some(attempt.numbers),
         });
     }
     let mut from = start;
     let mut first_failure: Option<Failed> = None;
+    let mut unescaped_once = false;
     while let Some(candidate) = locate::candidate(bytes, from) {
-        let (mut parser, result) = prose::parse_document(text, candidate, allowed);
-        let mut changed = changed.union(parser.changed);
-        match result {
+        // Unescaping reads the rest of the text: one escaped reading per answer keeps the
+        // search linear.
+        if escaped::opens(bytes, candidate) {
+            if unescaped_once {
+                from = candidate + 1;
+                continue;
+            }
+            unescaped_once = true;
+        }
+        let attempt = document::attempt(text, candidate, allowed);
+        let mut changed = changed.union(attempt.changed);
+        match attempt.result {
             Ok(value) => {
                 let before = locate::gap(bytes, start, candidate);
-                let after = locate::gap(bytes, parser.pos, bytes.len());
-                if let Some(rung) = locate::Gap::rung(before, after) {
+                if let Some(rung) = locate::Gap::rung(before, attempt.after) {
                     gate(&mut changed, rung, candidate)?;
                 }
                 return Ok(Found {
                     value,
                     changed,
-                    depth: parser.max_depth,
-                    numbers: Some(std::mem::take(&mut parser.numbers)),
+                    depth: attempt.depth,
+                    numbers: Some(attempt.numbers),
                 });
             }
             Err(Stop::Broken { at, expected }) => {
                 if first_failure.is_none() {
-                    let partial = parser.take_partial();
                     first_failure = Some(Failed::from_stop(
                         Stop::Broken { at, expected },
                         changed,
-                        partial,
+                        attempt.partial,
                     ));
+                } else if let Some(members) = attempt.partial {
+                    drop_deep(Value::Object(members));
                 }
                 from = at.max(candidate + 1);
             }
-            Err(stop) => {
-                let partial = parser.take_partial();
-                return Err(Failed::from_stop(stop, changed, partial));
-            }
+            Err(stop) => return Err(Failed::from_stop(stop, changed, attempt.partial)),
         }
     }
     Err(first_failure.unwrap_or_else(Failed::prose))

@@ -41,7 +41,8 @@ pub enum Rung {
     EmptyElements,
     /// A `"` inside a string that is plainly content (`"He said "hi" to me"`) was escaped.
     InnerQuotes,
-    /// Unknown escapes kept their backslash, lone surrogates became U+FFFD, `\'` became `'`.
+    /// Unknown escapes kept their backslash, lone surrogates became U+FFFD, `\'` became `'`,
+    /// and a whole document written with escaped quotes (`{\"a\": 1}`) was unescaped.
     Escapes,
     /// Python's `True`, `False` and `None` outside strings became `true`, `false`, `null`.
     PythonBools,
