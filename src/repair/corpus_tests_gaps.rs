@@ -248,6 +248,31 @@ const PROSE_AFTER_VALUE: &[Case] = &[
         "extract close_braces",
     ),
     ok(
+        "[1, 2\n\n1. The first number\n2. The second",
+        "[1, 2]",
+        "extract close_braces",
+    ),
+    ok(
+        "[\"a.rs\", \"b.rs\"\n\n1. a.rs is the entry point",
+        r#"["a.rs", "b.rs"]"#,
+        "extract close_braces",
+    ),
+    ok(
+        "{\"a\": 1,\n\"b\": [1, 2\n\nThat is all.",
+        r#"{"a": 1, "b": [1, 2]}"#,
+        "extract close_braces",
+    ),
+    ok(
+        "<|im_start|>assistant\n[\"a\", \"b\"\n\nThese are the files.<|im_end|>",
+        r#"["a", "b"]"#,
+        "extract close_braces",
+    ),
+    ok(
+        "[\"a\", \"b\"\r\n\r\nThese are the files.",
+        r#"["a", "b"]"#,
+        "extract close_braces",
+    ),
+    ok(
         "{\"a\": \"b\"\n\n**Done.**",
         r#"{"a": "b"}"#,
         "extract close_braces",

@@ -5,8 +5,8 @@
 //! cut after a `,` or `:` stays truncated: only a complete final value is closed up.
 //!
 //! Prose is recognised on a later line only (`{"a": 1 xyz}` stays malformed), by how it starts
-//! (a letter, a non-ASCII character that is no quote or space, or a Markdown bullet, quote or
-//! emphasis). Two cases need a second parse that ends where the prose starts:
+//! (a letter, a non-ASCII character that is no quote or space, or a Markdown bullet, numbered
+//! item, quote or emphasis). Two cases need a second parse that ends where the prose starts:
 //!
 //! - the prose's first word also reads as JSON (`Note: ...` as an unquoted key, `None of
 //!   them ...` as Python's `None`), so the parse only breaks further on;
@@ -80,6 +80,15 @@ fn starts_prose(bytes: &[u8], at: usize) -> bool {
         _ if byte.is_ascii_alphabetic() => true,
         b'*' => matches!(next, Some(b' ' | b'*')),
         b'-' | b'>' => next == Some(b' '),
+        b'0'..=b'9' => {
+            // A numbered list: `1. `, `2) `.
+            let digits = bytes[at..]
+                .iter()
+                .take_while(|byte| byte.is_ascii_digit())
+                .count();
+            matches!(bytes.get(at + digits), Some(b'.' | b')'))
+                && bytes.get(at + digits + 1) == Some(&b' ')
+        }
         0x80.. => smart_quote(bytes, at).is_none() && unicode_space(bytes, at) == 0,
         _ => false,
     }
@@ -92,12 +101,21 @@ mod tests {
     #[test]
     fn prose_starts_with_a_word_or_a_markdown_mark() {
         for text in [
-            "These", "a", "**Note**", "* item", "- item", "> quote", "这是", "✅",
+            "These",
+            "a",
+            "**Note**",
+            "* item",
+            "- item",
+            "> quote",
+            "这是",
+            "✅",
+            "1. First",
+            "12) twelfth",
         ] {
             assert!(starts_prose(text.as_bytes(), 0), "{text}");
         }
         for text in [
-            "\"a\"", "1", "-1", "{", "[", "“a”", "\u{a0}", "*x", "", "_a",
+            "\"a\"", "1", "-1", "{", "[", "“a”", "\u{a0}", "*x", "", "_a", "1.5", "2,", "3.",
         ] {
             assert!(!starts_prose(text.as_bytes(), 0), "{text}");
         }
