@@ -53,6 +53,7 @@ pub(super) fn attempt(text: &str, start: usize, allowed: RungSet) -> Attempt {
 }
 
 fn parse_from(text: &str, start: usize, allowed: RungSet) -> Attempt {
+    // The whole text, not the parser's: a parse that ended where prose starts reads less.
     let bytes = text.as_bytes();
     let (mut parser, result) = prose::parse_document(text, start, allowed);
     let (partial, after, after_in_fence) = match result {

@@ -138,9 +138,9 @@ pub(super) struct Parser<'a> {
     needs: Option<(Rung, usize)>,
     /// The top-level value, once it is complete.
     finished: Option<Value>,
-    /// Where the document is taken to end, as if a closing fence stood there: set when a parse
-    /// is run again because prose followed a complete value (see `prose.rs`).
-    pub(super) stop_at: usize,
+    /// The text was cut where prose starts, so its end is a marker, like a closing fence: a
+    /// number before it is complete (see `prose.rs`).
+    pub(super) ends_at_marker: bool,
     /// The first line of prose seen right after a complete value that could also be read as the
     /// next member or element (`Note: ...`, `None of these ...`).
     pub(super) prose_at: Option<usize>,
@@ -179,7 +179,7 @@ impl<'a> Parser<'a> {
             number_budget: NUMBER_TEXT_BUDGET,
             needs: None,
             finished: None,
-            stop_at: usize::MAX,
+            ends_at_marker: false,
             prose_at: None,
             string_prose: None,
         }
@@ -515,9 +515,6 @@ impl<'a> Parser<'a> {
         let bytes = self.bytes;
         loop {
             self.pos = skip_space(bytes, self.pos);
-            if self.pos == self.stop_at {
-                return Ok(At::Marker);
-            }
             let Some(&byte) = bytes.get(self.pos) else {
                 return Ok(At::End);
             };
@@ -543,7 +540,7 @@ impl<'a> Parser<'a> {
                     self.skip_line();
                 }
                 b'`' | b'~' | b'<' if is_end_marker(bytes, self.pos) => return Ok(At::Marker),
-                0xC2 | 0xE1..=0xE3 | 0xEF => match unicode_space(bytes, self.pos) {
+                0x80.. => match unicode_space(bytes, self.pos) {
                     0 => return Ok(At::Byte(byte)),
                     length => {
                         self.fix(Rung::UnicodeSpaces, self.pos)?;

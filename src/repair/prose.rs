@@ -21,10 +21,11 @@ use serde_json::Value;
 
 use super::parse::{Cut, Parser, Stop};
 use super::rung::RungSet;
-use super::scan::{is_space, skip_blank, smart_quote, unicode_space};
+use super::scan::{SMART_LEN, Smart, is_space, skip_blank, smart_quote, unicode_space};
 
 /// Parses the document that starts at `start`, once more ending where prose starts when the
-/// first parse shows that a complete value was followed by prose (see the module header).
+/// first parse shows that a complete value was followed by prose (see the module header). The
+/// second parser reads the text only up to the prose, so its `text` is shorter than `text`.
 pub(super) fn parse_document(
     text: &str,
     start: usize,
@@ -41,8 +42,8 @@ pub(super) fn parse_document(
         return (parser, result);
     };
     drop(parser);
-    let mut again = Parser::new(text, start, allowed);
-    again.stop_at = end;
+    let mut again = Parser::new(&text[..end], start, allowed);
+    again.ends_at_marker = true;
     let result = again.parse();
     (again, result)
 }
@@ -60,13 +61,37 @@ impl Parser<'_> {
         line_break && starts_prose(bytes, at)
     }
 
-    /// After a quote that did not close its string: where prose starts, if a line break and
-    /// then prose follow it.
-    pub(super) fn prose_after(&self, after: usize) -> Option<usize> {
+    /// For a string opened at `open` (by a typographic quote when `smart`) that runs to the end
+    /// of the text: where prose starts after the first quote in it that a line break and prose
+    /// follow. Every quote in such a string was taken for content, so that quote is where the
+    /// string ends if prose, not more of the string, comes after it. Runs once, on a cut.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn prose_in_cut_string(&self, open: usize, smart: Option<Smart>) -> Option<usize> {
         let bytes = self.bytes;
-        let next = skip_blank(bytes, after);
-        let line_break = bytes[after..next].contains(&b'\n');
-        (line_break && next < bytes.len() && starts_prose(bytes, next)).then_some(next)
+        let quote = bytes[open];
+        let mut at = open + if smart.is_some() { SMART_LEN } else { 1 };
+        while at < bytes.len() {
+            let length = match smart {
+                _ if bytes[at] == b'\\' => {
+                    at += 2;
+                    continue;
+                }
+                None if bytes[at] == quote => 1,
+                Some(kind) if smart_quote(bytes, at) == Some(kind) => SMART_LEN,
+                _ => {
+                    at += 1;
+                    continue;
+                }
+            };
+            let after = at + length;
+            let next = skip_blank(bytes, after);
+            if bytes[after..next].contains(&b'\n') && starts_prose(bytes, next) {
+                return Some(next);
+            }
+            at = after;
+        }
+        None
     }
 }
 

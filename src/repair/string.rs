@@ -30,16 +30,15 @@ impl Parser<'_> {
         };
         let mut out = String::new();
         let mut chunk = at;
-        // The line of prose after the first quote that did not close the string: where the
-        // string ends if it turns out to be cut off (`["a", "b"` + blank line + `These are...`).
-        let mut prose = None;
         loop {
             at = match smart {
                 None => find_in_string(bytes, at, quote),
                 Some(_) => find_in_smart_string(bytes, at),
             };
             let Some(&byte) = bytes.get(at) else {
-                self.string_prose = prose;
+                if role != Role::Key {
+                    self.string_prose = self.prose_in_cut_string(open, smart);
+                }
                 return Err(Stop::Cut(cut, open));
             };
             if byte == b'\\' {
@@ -69,9 +68,6 @@ impl Parser<'_> {
                 }
                 out.push_str(text);
                 return Ok(out);
-            }
-            if prose.is_none() && role != Role::Key {
-                prose = self.prose_after(at + length);
             }
             self.fix(content_rung, at)?;
             at += length;
@@ -194,9 +190,6 @@ impl Parser<'_> {
         let Some(&byte) = bytes.get(next) else {
             return true;
         };
-        if next == self.stop_at {
-            return true;
-        }
         match byte {
             b':' | b'}' | b']' => true,
             b',' => role == Role::Key || self.fits_after_comma(next + 1, role),
