@@ -453,6 +453,7 @@ fn the_corpus_covers_every_rung_but_coerce_and_has_150_rows() {
         .chain(SYNTAX)
         .chain(super::corpus_tests_loose::LOOSER)
         .chain(super::corpus_tests_more::ALL_MORE.iter().copied().flatten())
+        .chain(super::corpus_tests_gaps::ALL_GAPS.iter().copied().flatten())
         .collect();
     assert!(all.len() >= 150, "{} rows", all.len());
     for rung in Rung::ALL {

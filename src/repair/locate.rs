@@ -4,10 +4,13 @@
 //!
 //! "Really opens a value" is decided by looking a few bytes ahead: `{` must be followed by `}`
 //! or by a key and `:`; `[` by `]` or by the start of a value. Prose such as `{the config}` or
-//! `[button]` is skipped. Every look-ahead stops at the next quote of its kind or the end of
-//! a line, so a search over the whole text stays linear.
+//! `[button]` is skipped. A `{` or `[` followed by an escaped quote opens a document written
+//! with escaped quotes (`{\"a\": 1}`, see `escaped.rs`). Every look-ahead is bounded (a key is looked into for at most
+//! [`KEY_LOOKAHEAD`] bytes, nested openers at most 16 deep), so a search over the whole text
+//! stays linear.
 
-use super::scan::{is_key_byte, is_space, is_word_start, skip_space, smart_quote, word_at};
+use super::rung::Rung;
+use super::scan::{is_key_byte, is_space, is_word_start, skip_blank, smart_quote, word_at};
 
 /// The reasoning tags thinking models wrap their thoughts in.
 const REASONING_TAGS: [&str; 4] = ["think", "thinking", "reasoning", "thought"];
@@ -97,7 +100,7 @@ pub(super) fn fence(bytes: &[u8], from: usize) -> Option<Fence> {
                 while tag_end < bytes.len() && is_tag_byte(bytes[tag_end]) {
                     tag_end += 1;
                 }
-                let content = skip_space(bytes, tag_end);
+                let content = skip_blank(bytes, tag_end);
                 if matches!(bytes.get(content), Some(b'{' | b'[')) {
                     return Some(Fence {
                         opening: run_start,
@@ -121,7 +124,7 @@ pub(super) fn candidate(bytes: &[u8], from: usize) -> Option<usize> {
     while at < bytes.len() {
         let offset = memchr::memchr2(b'{', b'[', &bytes[at..])?;
         let found = at + offset;
-        if opens_value(bytes, found, 16) {
+        if opens_value(bytes, found, 16) || super::escaped::opens(bytes, found) {
             return Some(found);
         }
         at = found + 1;
@@ -133,9 +136,9 @@ pub(super) fn candidate(bytes: &[u8], from: usize) -> Option<usize> {
 /// looked into; when it runs out the opener is taken.
 fn opens_value(bytes: &[u8], at: usize, budget: u32) -> bool {
     // Empty elements (`[,1]`, `{, "a": 1}`) do not stop an opener from opening.
-    let mut next = skip_space(bytes, at + 1);
+    let mut next = skip_blank(bytes, at + 1);
     while bytes.get(next) == Some(&b',') {
-        next = skip_space(bytes, next + 1);
+        next = skip_blank(bytes, next + 1);
     }
     if bytes.get(next) == Some(&b'/') && matches!(bytes.get(next + 1), Some(b'/' | b'*')) {
         // A comment right after the opener: only JSON-with-comments looks like that.
@@ -155,7 +158,7 @@ fn opens_value(bytes: &[u8], at: usize, budget: u32) -> bool {
                 while end < bytes.len() && is_key_byte(bytes[end]) {
                     end += 1;
                 }
-                let after = skip_space(bytes, end);
+                let after = skip_blank(bytes, end);
                 after == bytes.len() || bytes[after] == b':'
             }
             _ => false,
@@ -182,21 +185,31 @@ fn opens_value(bytes: &[u8], at: usize, budget: u32) -> bool {
 }
 
 /// After an opening quote: a quote of the same kind followed by `:` within the next
-/// [`KEY_LOOKAHEAD`] bytes of the same line (a key may hold a stray quote, as in
-/// `{"key "with" quotes": 1}`). `quote` is the ASCII quote byte, or `0xE2` for a typographic
-/// one (closed by any typographic quote).
+/// [`KEY_LOOKAHEAD`] bytes (a key may hold a stray quote, as in `{"key "with" quotes": 1}`,
+/// or a raw line break, as in `{"line one` newline `line two": 1}`, but not both: past a line
+/// break, the first quote must end the key, or prose such as `{" is the opener` would open a
+/// document). `quote` is the ASCII quote byte, or `0xE2` for a typographic one (closed by any
+/// typographic quote).
 fn key_then_colon(bytes: &[u8], start: usize, quote: u8, quote_len: usize) -> bool {
     let end = bytes.len().min(start + KEY_LOOKAHEAD);
     let mut at = start;
     let mut closed = false;
+    let mut broken_line = false;
     while at < end {
         match bytes[at] {
             b'\\' => at += 2,
-            b'\n' => return false,
+            b'\n' if closed => return false,
+            b'\n' => {
+                broken_line = true;
+                at += 1;
+            }
             byte if byte == quote && (quote != 0xE2 || smart_quote(bytes, at).is_some()) => {
-                let after = skip_space(bytes, at + quote_len);
+                let after = skip_blank(bytes, at + quote_len);
                 if after == bytes.len() || bytes[after] == b':' {
                     return true;
+                }
+                if broken_line {
+                    return false;
                 }
                 closed = true;
                 at += quote_len;
@@ -212,9 +225,39 @@ fn key_then_colon(bytes: &[u8], start: usize, quote: u8, quote_len: usize) -> bo
 /// How far a key is looked into when deciding whether a `{` opens an object.
 const KEY_LOOKAHEAD: usize = 256;
 
-/// Whether everything in `bytes[from..to]` is whitespace.
-pub(super) fn blank(bytes: &[u8], from: usize, to: usize) -> bool {
-    bytes[from..to].iter().all(|byte| is_space(*byte))
+/// What separates the document from the start or the end of the answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Gap {
+    /// Nothing, or JSON whitespace.
+    Blank,
+    /// Whitespace with Unicode spaces in it (rung `unicode_spaces`).
+    UnicodeSpaces,
+    /// Anything else: prose (rung `extract`).
+    Text,
+}
+
+/// What lies in `bytes[from..to]`.
+pub(super) fn gap(bytes: &[u8], from: usize, to: usize) -> Gap {
+    let between = &bytes[from..to];
+    if between.iter().all(|byte| is_space(*byte)) {
+        Gap::Blank
+    } else if skip_blank(bytes, from) >= to {
+        Gap::UnicodeSpaces
+    } else {
+        Gap::Text
+    }
+}
+
+impl Gap {
+    /// The rung that fixes the gaps before and after a document, if any: `extract` drops text
+    /// and whatever spaces come with it.
+    pub(super) fn rung(before: Gap, after: Gap) -> Option<Rung> {
+        match (before, after) {
+            (Gap::Text, _) | (_, Gap::Text) => Some(Rung::Extract),
+            (Gap::UnicodeSpaces, _) | (_, Gap::UnicodeSpaces) => Some(Rung::UnicodeSpaces),
+            (Gap::Blank, Gap::Blank) => None,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -274,5 +317,7 @@ mod tests {
         assert_eq!(find("nothing here"), None);
         assert_eq!(find("{“a”: 1}"), Some("{“a”: 1}"));
         assert_eq!(find("{'it is' no}"), None);
+        assert_eq!(find("{\"line\nbreak\": 1}"), Some("{\"line\nbreak\": 1}"));
+        assert_eq!(find("use {\" to open\nand \"key\": 1"), None);
     }
 }

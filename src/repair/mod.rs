@@ -4,12 +4,12 @@
 //! # The ladder
 //!
 //! Rungs run in a fixed order ([`Rung::ALL`]), each building on the ones before it:
-//! `none think fence extract trailing_comma quotes comments unquoted smart_quotes non_finite
-//! missing_commas empty_elements inner_quotes escapes python_bools control_chars close_braces
-//! coerce`. A result names the first rung after which the document parsed (and, with a schema,
+//! `none think fence extract trailing_comma quotes comments unicode_spaces unquoted smart_quotes
+//! non_finite missing_commas empty_elements inner_quotes escapes python_bools control_chars
+//! close_braces coerce`. A result names the first rung after which the document parsed (and, with a schema,
 //! validated) and lists every rung that changed something.
 //!
-//! It is implemented as one pass, not eighteen: valid input is parsed by `serde_json` (rung
+//! It is implemented as one pass, not nineteen: valid input is parsed by `serde_json` (rung
 //! `none`; a leading byte-order mark is ignored first); anything else goes to a string-aware,
 //! non-recursive tolerant parser (`repair::parse`, private) that records, for each deviation from JSON it
 //! accepts, the rung that fixes it. The parser's decisions do not depend on which rungs are
@@ -21,15 +21,16 @@
 //!
 //! # Truncation
 //!
-//! Truncation is not malformation. A document cut inside a string, key, number or literal,
-//! after `:` or `,`, or right after an opener is reported as truncated, never closed up: a
-//! number at the very end (whitespace after it does not count) may go on, so `[1, 2, 3` and
-//! `[1, 2, 3\n` are truncated, while a closing fence or a
-//! chat-template token ends the document, so a number before one is complete. `close_braces`
-//! only supplies closers after a complete final value. A caller that knows the server stopped
-//! on length says so ([`RepairOptions::finish_reason_length`]) and always gets truncated. A
-//! truncated top-level object carries the members that were complete (`partial`) and the
-//! schema's required names not among them (`missing_required`).
+//! Truncation is not malformation. A document cut inside a string, key, number or literal, after
+//! `:` or `,`, or right after an opener is reported as truncated, never closed up: a number at the
+//! very end (whitespace after it does not count) may go on, so `[1, 2, 3` and `[1, 2, 3\n` are
+//! truncated, while a closing fence or a chat-template token ends the document, so a number before
+//! one is complete. So does prose on a later line after a complete final value (`["a", "b"`, a
+//! blank line, `These are the files.`): the closers are missing and the prose is dropped
+//! (`repair::prose`, private). `close_braces` only supplies closers after a complete final value. A
+//! caller that knows the server stopped on length says so ([`RepairOptions::finish_reason_length`])
+//! and always gets truncated. A truncated top-level object carries the members that were complete
+//! (`partial`) and the schema's required names not among them (`missing_required`).
 //!
 //! # Limits and decisions
 //!
@@ -53,9 +54,12 @@
 #![allow(clippy::result_large_err)]
 
 mod coerce;
+mod document;
+mod escaped;
 mod locate;
 mod outcome;
 mod parse;
+mod prose;
 mod rung;
 mod scalar;
 mod scan;
@@ -65,6 +69,8 @@ mod write;
 
 #[cfg(test)]
 mod corpus_tests;
+#[cfg(test)]
+mod corpus_tests_gaps;
 #[cfg(test)]
 mod corpus_tests_loose;
 #[cfg(test)]
@@ -94,7 +100,7 @@ pub use stats::{STATS_FILE, Stats, StatsError};
 pub use write::{depth_beyond, drop_deep, equal_deep, to_compact, to_compact_bounded, to_pretty};
 
 use outcome::Failed;
-use parse::{Parser, Stop};
+use parse::Stop;
 
 /// How to repair: against which schema, knowing what about how the answer ended, with which
 /// rungs. `RepairOptions::default()` is no schema, no finish reason, every rung.
@@ -201,7 +207,7 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
         changed.insert(rung);
         Ok(())
     };
-    if text.trim().is_empty() {
+    if text.trim().is_empty() || locate::gap(bytes, 0, bytes.len()) != locate::Gap::Text {
         return Err(Failed::empty("the input is empty"));
     }
     let mut start = 0;
@@ -222,7 +228,7 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
             }
         }
     }
-    if locate::blank(bytes, start, bytes.len()) {
+    if locate::gap(bytes, start, bytes.len()) != locate::Gap::Text {
         return Err(Failed::empty("the input holds only a reasoning block"));
     }
     let fence = locate::fence(bytes, start).filter(|fence| {
@@ -232,61 +238,65 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
     });
     if let Some(fence) = fence {
         gate(&mut changed, Rung::Fence, fence.opening)?;
-        let mut parser = Parser::new(text, fence.content, allowed);
-        let value = parser.parse();
-        let mut changed = changed.union(parser.changed);
-        let value = match value {
+        let attempt = document::attempt(text, fence.content, allowed);
+        let mut changed = changed.union(attempt.changed);
+        let value = match attempt.result {
             Ok(value) => value,
-            Err(stop) => {
-                let partial = parser.take_partial();
-                return Err(Failed::from_stop(stop, changed, partial));
-            }
+            Err(stop) => return Err(Failed::from_stop(stop, changed, attempt.partial)),
         };
-        let after = scan::skip_space(bytes, parser.pos);
-        if after < bytes.len() && !scan::is_fence(bytes, after) {
-            gate(&mut changed, Rung::Extract, after)?;
+        match attempt.after_in_fence {
+            locate::Gap::Text => gate(&mut changed, Rung::Extract, fence.content)?,
+            locate::Gap::UnicodeSpaces => gate(&mut changed, Rung::UnicodeSpaces, fence.content)?,
+            locate::Gap::Blank => {}
         }
         return Ok(Found {
             value,
             changed,
-            depth: parser.max_depth,
-            numbers: Some(std::mem::take(&mut parser.numbers)),
+            depth: attempt.depth,
+            numbers: Some(attempt.numbers),
         });
     }
     let mut from = start;
     let mut first_failure: Option<Failed> = None;
+    let mut unescaped_once = false;
     while let Some(candidate) = locate::candidate(bytes, from) {
-        let mut parser = Parser::new(text, candidate, allowed);
-        let result = parser.parse();
-        let mut changed = changed.union(parser.changed);
-        match result {
+        // Unescaping reads the rest of the text: one escaped reading per answer keeps the
+        // search linear.
+        if escaped::opens(bytes, candidate) {
+            if unescaped_once {
+                from = candidate + 1;
+                continue;
+            }
+            unescaped_once = true;
+        }
+        let attempt = document::attempt(text, candidate, allowed);
+        let mut changed = changed.union(attempt.changed);
+        match attempt.result {
             Ok(value) => {
-                let after = scan::skip_space(bytes, parser.pos);
-                if !locate::blank(bytes, start, candidate) || after < bytes.len() {
-                    gate(&mut changed, Rung::Extract, candidate)?;
+                let before = locate::gap(bytes, start, candidate);
+                if let Some(rung) = locate::Gap::rung(before, attempt.after) {
+                    gate(&mut changed, rung, candidate)?;
                 }
                 return Ok(Found {
                     value,
                     changed,
-                    depth: parser.max_depth,
-                    numbers: Some(std::mem::take(&mut parser.numbers)),
+                    depth: attempt.depth,
+                    numbers: Some(attempt.numbers),
                 });
             }
             Err(Stop::Broken { at, expected }) => {
                 if first_failure.is_none() {
-                    let partial = parser.take_partial();
                     first_failure = Some(Failed::from_stop(
                         Stop::Broken { at, expected },
                         changed,
-                        partial,
+                        attempt.partial,
                     ));
+                } else if let Some(members) = attempt.partial {
+                    drop_deep(Value::Object(members));
                 }
                 from = at.max(candidate + 1);
             }
-            Err(stop) => {
-                let partial = parser.take_partial();
-                return Err(Failed::from_stop(stop, changed, partial));
-            }
+            Err(stop) => return Err(Failed::from_stop(stop, changed, attempt.partial)),
         }
     }
     Err(first_failure.unwrap_or_else(Failed::prose))
@@ -295,8 +305,8 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
 /// Whether the document that starts at `start` runs past byte `mark` (decided with every rung
 /// allowed, so the answer does not depend on the caller's rungs).
 fn spans_past(text: &str, start: usize, mark: usize) -> bool {
-    let mut parser = Parser::new(text, start, RungSet::ALL);
-    let stopped_at = match parser.parse() {
+    let (parser, result) = prose::parse_document(text, start, RungSet::ALL);
+    let stopped_at = match result {
         Ok(value) => {
             if parser.max_depth > parse::SHALLOW {
                 drop_deep(value);

@@ -10,7 +10,8 @@
 //! the first ladder prefix that holds them all is the first after which the document parses.
 //!
 //! Strings (quotes, escapes, which quote closes) live in `string.rs`, numbers and words in
-//! `scalar.rs`; this file holds the structure: containers, keys, separators, closers, trivia.
+//! `scalar.rs` (the look-aheads that decide what a quote or a missing comma means live with the
+//! strings); this file holds the structure: containers, keys, separators, closers, trivia.
 //!
 //! Where the text ends (or a closing fence or chat-template token ends it) decides between a
 //! truncated document and one that only lacks its closers: see [`Cut`] and `Expect::Next`.
@@ -18,7 +19,7 @@
 use serde_json::{Map, Value};
 
 use super::rung::{Rung, RungSet};
-use super::scan::{self, is_end_marker, is_key_byte, is_word_start, skip_space, smart_quote};
+use super::scan::{is_end_marker, is_key_byte, skip_blank, skip_space, smart_quote, unicode_space};
 use super::write::drop_deep;
 
 /// How deep the parser nests before it gives up with "nested too deep". Ten times what any
@@ -137,6 +138,15 @@ pub(super) struct Parser<'a> {
     needs: Option<(Rung, usize)>,
     /// The top-level value, once it is complete.
     finished: Option<Value>,
+    /// The text was cut where prose starts, so its end is a marker, like a closing fence: a
+    /// number before it is complete (see `prose.rs`).
+    pub(super) ends_at_marker: bool,
+    /// The first line of prose seen right after a complete value that could also be read as the
+    /// next member or element (`Note: ...`, `None of these ...`).
+    pub(super) prose_at: Option<usize>,
+    /// When a string was cut off: the line of prose after the first quote in it that would
+    /// have closed it before prose.
+    pub(super) string_prose: Option<usize>,
 }
 
 impl Drop for Parser<'_> {
@@ -169,6 +179,9 @@ impl<'a> Parser<'a> {
             number_budget: NUMBER_TEXT_BUDGET,
             needs: None,
             finished: None,
+            ends_at_marker: false,
+            prose_at: None,
+            string_prose: None,
         }
     }
 
@@ -353,52 +366,30 @@ impl<'a> Parser<'a> {
                 Ok(false)
             }
             b']' | b'}' => self.close(byte, expect),
-            _ if self.in_array() && self.starts_value(self.pos) => {
-                self.fix(Rung::MissingCommas, self.pos)?;
-                *expect = Expect::Value;
-                Ok(false)
-            }
-            _ if !self.in_array() && self.starts_key(self.pos) => {
-                self.fix(Rung::MissingCommas, self.pos)?;
-                *expect = Expect::Key;
-                Ok(false)
-            }
-            _ => Err(self.broken(self.pos, "',' or a closing bracket")),
-        }
-    }
-
-    /// Whether a value plainly starts at `at` (after a value in an array, without a comma).
-    pub(super) fn starts_value(&self, at: usize) -> bool {
-        let bytes = self.bytes;
-        match bytes[at] {
-            b'"' | b'\'' | b'{' | b'[' | b'-' | b'0'..=b'9' => true,
-            0xE2 => smart_quote(bytes, at).is_some(),
-            byte if is_word_start(byte) => {
-                let word = scan::word_at(bytes, at);
-                scan::LITERALS
-                    .iter()
-                    .any(|literal| literal.as_bytes() == word)
-            }
-            _ => false,
-        }
-    }
-
-    /// Whether a key plainly starts at `at` (after a member, without a comma): a quote, or an
-    /// identifier followed by `:`.
-    pub(super) fn starts_key(&self, at: usize) -> bool {
-        let bytes = self.bytes;
-        match bytes[at] {
-            b'"' | b'\'' => true,
-            0xE2 => smart_quote(bytes, at).is_some(),
-            byte if is_key_byte(byte) => {
-                let mut end = at;
-                while end < bytes.len() && is_key_byte(bytes[end]) {
-                    end += 1;
+            _ => {
+                let value_follows = if self.in_array() {
+                    self.starts_value(self.pos)
+                } else {
+                    self.starts_key(self.pos)
+                };
+                if self.prose_line(self.pos) {
+                    if !value_follows {
+                        // The model forgot the closers and went on talking.
+                        return self.close_all().map(|()| true);
+                    }
+                    self.prose_at.get_or_insert(self.pos);
                 }
-                let after = skip_space(bytes, end);
-                after < bytes.len() && bytes[after] == b':'
+                if !value_follows {
+                    return Err(self.broken(self.pos, "',' or a closing bracket"));
+                }
+                self.fix(Rung::MissingCommas, self.pos)?;
+                *expect = if self.in_array() {
+                    Expect::Value
+                } else {
+                    Expect::Key
+                };
+                Ok(false)
             }
-            _ => false,
         }
     }
 
@@ -412,7 +403,7 @@ impl<'a> Parser<'a> {
         if end == bytes.len() {
             return Err(Stop::Cut(Cut::InKey, start));
         }
-        let after = skip_space(bytes, end);
+        let after = skip_blank(bytes, end);
         if after == bytes.len() {
             return Err(Stop::Cut(Cut::AfterKey, start));
         }
@@ -518,7 +509,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Skips whitespace and comments; says what comes next.
+    /// Skips whitespace (Unicode spaces included) and comments; says what comes next.
     #[inline]
     fn skip_trivia(&mut self) -> Result<At, Stop> {
         let bytes = self.bytes;
@@ -549,6 +540,13 @@ impl<'a> Parser<'a> {
                     self.skip_line();
                 }
                 b'`' | b'~' | b'<' if is_end_marker(bytes, self.pos) => return Ok(At::Marker),
+                0x80.. => match unicode_space(bytes, self.pos) {
+                    0 => return Ok(At::Byte(byte)),
+                    length => {
+                        self.fix(Rung::UnicodeSpaces, self.pos)?;
+                        self.pos += length;
+                    }
+                },
                 _ => return Ok(At::Byte(byte)),
             }
         }

@@ -214,6 +214,23 @@ fn adversarial_shapes_finish() {
     assert_eq!(class(&closers).unwrap_err(), FailureClass::Prose);
     let mixed = format!("{}{}", "[{\"a\":".repeat(50_000), "]".repeat(100_000));
     assert_eq!(class(&mixed).unwrap_err(), FailureClass::Malformed);
+    // Escaped openers that do not parse: the text is unescaped once, not once per opener.
+    let escaped = r#"{\"a\": x y} "#.repeat(100_000);
+    assert_eq!(class(&escaped).unwrap_err(), FailureClass::Malformed);
+    // A megabyte written with escaped quotes, Unicode spaces between its tokens.
+    let item = "{\\\"id\\\":\u{a0}1, \\\"t\\\": \\\"a \\\\\\\"b\\\\\\\" c\\\"}";
+    let big = format!("[{}]", vec![item; 40_000].join(",\u{3000}"));
+    let repaired = class(&big).unwrap();
+    assert_eq!(repaired.value.as_array().map(Vec::len), Some(40_000));
+    assert_eq!(repaired.value[0], json!({"id": 1, "t": "a \"b\" c"}));
+    assert_eq!(
+        repaired.rungs_changed,
+        vec![Rung::UnicodeSpaces, Rung::Escapes]
+    );
+    // A cut-off string full of quotes and line breaks before prose: one look back, one parse.
+    let quotes = format!("[\"a{}", "\"\nx ".repeat(200_000));
+    let repaired = class(&quotes).unwrap();
+    assert_eq!(repaired.value, json!(["a"]));
 }
 
 proptest! {

@@ -26,6 +26,9 @@ pub enum Rung {
     Quotes,
     /// `//`, `/* */` and `#` comments outside strings were removed.
     Comments,
+    /// Unicode spaces between tokens (no-break, em, ideographic, zero-width, a byte-order mark
+    /// inside the text) were skipped like JSON whitespace; inside a string they are content.
+    UnicodeSpaces,
     /// Identifier keys (`{name: 1}`) and bare one-word values (`{"a": ok}`) were quoted.
     Unquoted,
     /// Typographic quotes used as string delimiters became `"`.
@@ -38,14 +41,16 @@ pub enum Rung {
     EmptyElements,
     /// A `"` inside a string that is plainly content (`"He said "hi" to me"`) was escaped.
     InnerQuotes,
-    /// Unknown escapes kept their backslash, lone surrogates became U+FFFD, `\'` became `'`.
+    /// Unknown escapes kept their backslash, lone surrogates became U+FFFD, `\'` became `'`,
+    /// and a whole document written with escaped quotes (`{\"a\": 1}`) was unescaped.
     Escapes,
     /// Python's `True`, `False` and `None` outside strings became `true`, `false`, `null`.
     PythonBools,
     /// Raw control characters (newline, tab, ...) inside strings were escaped.
     ControlChars,
-    /// Missing `}` or `]` were supplied after a complete final value, or a mismatched closer
-    /// was matched to its opener.
+    /// Missing `}` or `]` were supplied after a complete final value (at the end of the text,
+    /// before a closing fence or chat token, or before prose on a later line), or a mismatched
+    /// closer was matched to its opener.
     CloseBraces,
     /// Schema-driven coercion turned a parsed value into one that validates.
     Coerce,
@@ -53,7 +58,7 @@ pub enum Rung {
 
 impl Rung {
     /// Every rung, in ladder order.
-    pub const ALL: [Rung; 18] = [
+    pub const ALL: [Rung; 19] = [
         Rung::None,
         Rung::Think,
         Rung::Fence,
@@ -61,6 +66,7 @@ impl Rung {
         Rung::TrailingComma,
         Rung::Quotes,
         Rung::Comments,
+        Rung::UnicodeSpaces,
         Rung::Unquoted,
         Rung::SmartQuotes,
         Rung::NonFinite,
@@ -84,6 +90,7 @@ impl Rung {
             Rung::TrailingComma => "trailing_comma",
             Rung::Quotes => "quotes",
             Rung::Comments => "comments",
+            Rung::UnicodeSpaces => "unicode_spaces",
             Rung::Unquoted => "unquoted",
             Rung::SmartQuotes => "smart_quotes",
             Rung::NonFinite => "non_finite",

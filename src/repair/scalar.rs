@@ -113,6 +113,7 @@ impl Parser<'_> {
             }
             if !scan::is_bare_byte(byte)
                 || (!url && byte == b'/' && matches!(bytes.get(end + 1), Some(b'/' | b'*')))
+                || (byte >= 0x80 && scan::unicode_space(bytes, end) > 0)
             {
                 break;
             }
@@ -173,7 +174,7 @@ impl Parser<'_> {
         // complete: a cut-off answer saved to a file or piped by `echo` ends with a newline.
         match bytes.get(end) {
             None => return Err(Stop::Cut(Cut::InNumber, start)),
-            Some(_) if scan::skip_space(bytes, end) == bytes.len() => {
+            Some(_) if scan::skip_blank(bytes, end) == bytes.len() && !self.ends_at_marker => {
                 return Err(Stop::Cut(Cut::InNumber, start));
             }
             Some(&byte) if scan::is_word_byte(byte) || byte == b'.' => {

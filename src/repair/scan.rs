@@ -5,10 +5,43 @@
 //! Everything here works on the UTF-8 bytes of a `&str` and only ever stops on ASCII bytes or
 //! on the first byte of a multi-byte character, so every index it returns is a char boundary.
 
-/// JSON whitespace. Form feeds and other Unicode spaces are not whitespace in JSON and are not
-/// treated as such here either.
+/// JSON whitespace. Unicode spaces are not whitespace in JSON; the parser skips them between
+/// tokens as a fix of the `unicode_spaces` rung (see [`unicode_space`]).
 pub(super) const fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// The length in bytes of the Unicode space at `at`, or 0 when there is none: U+0085, U+00A0,
+/// U+1680, U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 (Unicode's `White_Space`
+/// beyond ASCII), and the invisible U+200B (zero-width space), U+2060 (word joiner) and U+FEFF
+/// (a byte-order mark pasted inside the text). Models copy them from rich text and CJK input
+/// methods; outside a string they can only be spacing.
+pub(super) fn unicode_space(bytes: &[u8], at: usize) -> usize {
+    match bytes.get(at..).unwrap_or_default() {
+        [0xC2, 0x85 | 0xA0, ..] => 2,
+        [0xE1, 0x9A, 0x80, ..]
+        | [0xE2, 0x80, 0x80..=0x8B | 0xA8 | 0xA9 | 0xAF, ..]
+        | [0xE2, 0x81, 0x9F | 0xA0, ..]
+        | [0xE3, 0x80, 0x80, ..]
+        | [0xEF, 0xBB, 0xBF, ..] => 3,
+        _ => 0,
+    }
+}
+
+/// The first index at or after `at` that is neither JSON whitespace nor a Unicode space: how
+/// far a look-ahead skips, so that it sees what the parser will see.
+#[inline]
+pub(super) fn skip_blank(bytes: &[u8], mut at: usize) -> usize {
+    loop {
+        at = skip_space(bytes, at);
+        match bytes.get(at) {
+            Some(byte) if *byte >= 0x80 => match unicode_space(bytes, at) {
+                0 => return at,
+                length => at += length,
+            },
+            _ => return at,
+        }
+    }
 }
 
 /// First byte of an identifier key or a literal word.
@@ -240,5 +273,29 @@ mod tests {
         assert!(is_literal_prefix("Non"));
         assert!(!is_literal_prefix("true"));
         assert!(!is_literal_prefix("yes"));
+    }
+
+    #[test]
+    fn unicode_spaces_are_recognised_and_skipped() {
+        for space in [
+            '\u{85}', '\u{a0}', '\u{1680}', '\u{2000}', '\u{2003}', '\u{200a}', '\u{200b}',
+            '\u{2028}', '\u{2029}', '\u{202f}', '\u{205f}', '\u{2060}', '\u{3000}', '\u{feff}',
+        ] {
+            let text = format!("x{space}");
+            assert_eq!(
+                unicode_space(text.as_bytes(), 1),
+                space.len_utf8(),
+                "{space:?}"
+            );
+        }
+        for other in ['é', '“', '’', '…', '\u{200c}', '\u{2061}', '中'] {
+            let text = format!("x{other}");
+            assert_eq!(unicode_space(text.as_bytes(), 1), 0, "{other:?}");
+        }
+        assert_eq!(unicode_space("\u{a0}".as_bytes(), 1), 0);
+        let text = " \u{a0}\n\u{3000}\u{200b}\t:".as_bytes();
+        assert_eq!(skip_blank(text, 0), text.len() - 1);
+        assert_eq!(skip_blank(b"  ", 0), 2);
+        assert_eq!(skip_blank("\u{e9}".as_bytes(), 0), 0);
     }
 }

@@ -8,8 +8,8 @@
 
 use super::parse::{Cut, Parser, Role, Stop};
 use super::rung::Rung;
+use super::scan::{self, is_end_marker, is_key_byte, is_word_start, skip_blank};
 use super::scan::{SMART_LEN, Smart, find_in_smart_string, find_in_string, smart_quote};
-use super::scan::{is_end_marker, is_key_byte, skip_space};
 
 impl Parser<'_> {
     /// The string whose opening quote is at `self.pos` (`smart` when it is a typographic
@@ -36,6 +36,9 @@ impl Parser<'_> {
                 Some(_) => find_in_smart_string(bytes, at),
             };
             let Some(&byte) = bytes.get(at) else {
+                if role != Role::Key {
+                    self.string_prose = self.prose_in_cut_string(open, smart);
+                }
                 return Err(Stop::Cut(cut, open));
             };
             if byte == b'\\' {
@@ -183,7 +186,7 @@ impl Parser<'_> {
     #[inline]
     pub(super) fn closes_at(&self, after: usize, role: Role) -> bool {
         let bytes = self.bytes;
-        let next = skip_space(bytes, after);
+        let next = skip_blank(bytes, after);
         let Some(&byte) = bytes.get(next) else {
             return true;
         };
@@ -200,9 +203,44 @@ impl Parser<'_> {
         }
     }
 
+    /// Whether a value plainly starts at `at` (after a value in an array, without a comma).
+    pub(super) fn starts_value(&self, at: usize) -> bool {
+        let bytes = self.bytes;
+        match bytes[at] {
+            b'"' | b'\'' | b'{' | b'[' | b'-' | b'0'..=b'9' => true,
+            0xE2 => smart_quote(bytes, at).is_some(),
+            byte if is_word_start(byte) => {
+                let word = scan::word_at(bytes, at);
+                scan::LITERALS
+                    .iter()
+                    .any(|literal| literal.as_bytes() == word)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether a key plainly starts at `at` (after a member, without a comma): a quote, or an
+    /// identifier followed by `:`.
+    pub(super) fn starts_key(&self, at: usize) -> bool {
+        let bytes = self.bytes;
+        match bytes[at] {
+            b'"' | b'\'' => true,
+            0xE2 => smart_quote(bytes, at).is_some(),
+            byte if is_key_byte(byte) => {
+                let mut end = at;
+                while end < bytes.len() && is_key_byte(bytes[end]) {
+                    end += 1;
+                }
+                let after = skip_blank(bytes, end);
+                after < bytes.len() && bytes[after] == b':'
+            }
+            _ => false,
+        }
+    }
+
     fn fits_after_comma(&self, at: usize, role: Role) -> bool {
         let bytes = self.bytes;
-        let at = skip_space(bytes, at);
+        let at = skip_blank(bytes, at);
         let Some(&byte) = bytes.get(at) else {
             return true;
         };
@@ -226,7 +264,7 @@ impl Parser<'_> {
                 let Some(close) = same_line_quote(bytes, at + 1, quote) else {
                     return false;
                 };
-                let after = skip_space(bytes, close + 1);
+                let after = skip_blank(bytes, close + 1);
                 bytes.get(after) == Some(&b':')
             }
             (Role::ObjectValue, byte) if is_key_byte(byte) => self.starts_key(at),
@@ -234,7 +272,7 @@ impl Parser<'_> {
                 let Some(close) = same_line_quote(bytes, at + 1, b'"') else {
                     return false;
                 };
-                let after = skip_space(bytes, close + 1);
+                let after = skip_blank(bytes, close + 1);
                 matches!(bytes.get(after), None | Some(b',' | b']'))
             }
             (Role::ArrayValue, b'{' | b'[' | b'-' | b'0'..=b'9') => true,
