@@ -137,7 +137,7 @@ struct FailureDetail<'a> {
 
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
     let resolved = resolve(&args, printer)?;
-    let request = request(&args)?;
+    let request = request(&args, printer)?;
     let schema_file = args.schema_file.is_some();
     let (target, _) = target_from(&resolved)?;
     // A forced mechanism sends no probe: the cache (or the preset's prior) fills the context.
@@ -251,7 +251,7 @@ fn resolve(args: &Args, printer: &Printer) -> Result<Resolved, CliError> {
 }
 
 /// The request the arguments describe; the schema is checked before stdin is read.
-fn request(args: &Args) -> Result<StructuredRequest, CliError> {
+fn request(args: &Args, printer: &Printer) -> Result<StructuredRequest, CliError> {
     let mut request = match (&args.schema, &args.schema_file) {
         (Some(name), _) => StructuredRequest::contract(super::schema::role(name)?.name),
         (None, Some(path)) => {
@@ -292,10 +292,7 @@ fn request(args: &Args) -> Result<StructuredRequest, CliError> {
     }
     let text = match &args.prompt {
         Some(text) => text.clone(),
-        None => {
-            let bytes = Source::Stdin.read_bytes()?;
-            String::from_utf8_lossy(&bytes).into_owned()
-        }
+        None => Source::Stdin.read_text(printer)?,
     };
     if text.trim().is_empty() {
         return Err(

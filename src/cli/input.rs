@@ -7,6 +7,7 @@ use anyhow::Context;
 use serde_json::Value;
 
 use super::exit::{CliError, Exit};
+use super::printer::Printer;
 
 /// Where a command reads its document from: a path, or stdin for `-` or no path.
 #[derive(Clone, Debug)]
@@ -33,6 +34,22 @@ impl Source {
     }
 
     /// The raw bytes; invalid UTF-8 is the caller's concern.
+    /// The text, for commands that read a model's answer: invalid UTF-8 is replaced with
+    /// U+FFFD, with a warning naming the source, because an answer with a stray byte is still
+    /// worth reading.
+    pub fn read_text(&self, printer: &Printer) -> Result<String, CliError> {
+        match String::from_utf8(self.read_bytes()?) {
+            Ok(text) => Ok(text),
+            Err(error) => {
+                printer.warn(&format!(
+                    "{} is not valid UTF-8: invalid bytes were replaced with U+FFFD",
+                    self.name()
+                ));
+                Ok(String::from_utf8_lossy(error.as_bytes()).into_owned())
+            }
+        }
+    }
+
     pub fn read_bytes(&self) -> Result<Vec<u8>, CliError> {
         let mut bytes = Vec::new();
         match self {

@@ -100,17 +100,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     let schema = resolve_schema(&args)?;
     let count = counts_stats(args.record_stats.as_deref(), printer)?;
     let source = Source::from_arg(args.input.as_deref());
-    let bytes = source.read_bytes()?;
-    let text = match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(error) => {
-            printer.warn(&format!(
-                "{} is not valid UTF-8: invalid bytes were replaced with U+FFFD",
-                source.name()
-            ));
-            String::from_utf8_lossy(error.as_bytes()).into_owned()
-        }
-    };
+    let text = source.read_text(printer)?;
     let mut options =
         RepairOptions::new().finish_reason_length(args.finish_reason == Some(FinishReason::Length));
     if let Some((name, schema)) = &schema {

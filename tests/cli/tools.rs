@@ -554,3 +554,23 @@ fn extract_failures_have_their_exit_codes() {
         assert_eq!(json.json()["error"]["exit_code"], code);
     }
 }
+
+#[test]
+fn extract_reads_text_with_invalid_utf8_and_says_so() {
+    let slm = Slm::new();
+    let mut text = b"\xff note <tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.rs\"}}</tool_call>".to_vec();
+    text.push(b'\n');
+    let run = slm.run(
+        ["tools", "extract", &fixture("coding_agent.json"), "--json"],
+        text,
+    );
+    run.code(0);
+    assert_eq!(run.json()["calls"][0]["arguments"], json!({"path": "a.rs"}));
+    assert!(
+        run.stderr.starts_with(
+            "warning: <stdin> is not valid UTF-8: invalid bytes were replaced with U+FFFD\n"
+        ),
+        "{}",
+        run.stderr
+    );
+}

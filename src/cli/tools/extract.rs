@@ -55,17 +55,7 @@ struct Report<'a> {
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
     let file = super::load(&args.tools)?;
     let source = Source::from_arg(args.input.as_deref());
-    let bytes = source.read_bytes()?;
-    let text = match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(error) => {
-            printer.warn(&format!(
-                "{} is not valid UTF-8; invalid bytes were replaced with U+FFFD",
-                source.name()
-            ));
-            String::from_utf8_lossy(error.as_bytes()).into_owned()
-        }
-    };
+    let text = source.read_text(printer)?;
     let options = ExtractOptions {
         serial: !args.all,
         finish_reason_length: args
