@@ -393,14 +393,7 @@ impl CapabilityCache {
         current: &Capabilities,
     ) -> Result<CacheEntry, CacheError> {
         self.update(|entries| {
-            let position = entries.iter().position(|entry| entry.key() == *key);
-            let entry = match position {
-                Some(position) => &mut entries[position],
-                None => {
-                    entries.push(CacheEntry::new(key, current, None, None, Vec::new()));
-                    entries.last_mut().expect("just pushed")
-                }
-            };
+            let entry = entry_for(entries, key, current);
             entry.demote(demotion);
             entry.clone()
         })
@@ -421,14 +414,7 @@ impl CapabilityCache {
         current: &Capabilities,
     ) -> Result<(u32, Option<Demotion>, CacheEntry), CacheError> {
         self.update(|entries| {
-            let position = entries.iter().position(|entry| entry.key() == *key);
-            let entry = match position {
-                Some(position) => &mut entries[position],
-                None => {
-                    entries.push(CacheEntry::new(key, current, None, None, Vec::new()));
-                    entries.last_mut().expect("just pushed")
-                }
-            };
+            let entry = entry_for(entries, key, current);
             let (count, demotion) = entry.count_enforcement(form, failed, answer, threshold);
             (count, demotion, entry.clone())
         })
@@ -443,6 +429,21 @@ impl CapabilityCache {
             before != entries.len()
         })
         .map(|(removed, _)| removed)
+    }
+}
+
+/// The entry for `key`, made from `current` (not probed, no fingerprint) when there is none.
+fn entry_for<'a>(
+    entries: &'a mut Vec<CacheEntry>,
+    key: &CacheKey,
+    current: &Capabilities,
+) -> &'a mut CacheEntry {
+    match entries.iter().position(|entry| entry.key() == *key) {
+        Some(position) => &mut entries[position],
+        None => {
+            entries.push(CacheEntry::new(key, current, None, None, Vec::new()));
+            entries.last_mut().expect("just pushed")
+        }
     }
 }
 
