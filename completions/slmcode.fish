@@ -73,13 +73,16 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l prompt -d '
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l system -d 'A system message, sent before the contract\'s instructions' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l max-tokens -d 'The first request\'s completion budget (a truncation re-ask doubles it, up to 8192)' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l reask -d 'How many failure-matched re-asks may be sent (0: none)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l call-timeout -d 'The deadline of the whole call in seconds: every answer, retry and re-ask fits in it; when it passes, the call fails (exit 6, class canceled) with what had arrived' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l temperature -d 'Sampling temperature (0 to 2)' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l anti-repetition -d 'When requests carry the engine\'s anti-repetition sampling: always, reask (only the re-ask after a loop) or off' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l mechanism -d 'Force a mechanism for this call: json_schema, guided_json, gbnf_grammar, json_object or prompt_only. Nothing is probed and recorded demotions are ignored; a rejection still walks down to prompt_only (and is recorded)' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l seed -d 'A sampling seed, for repeatable answers with a temperature above 0' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l model -d 'The model id to request' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l timeout -d 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -168,7 +171,7 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_s
 complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l model -d 'The model id to request' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l timeout -d 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand tools; and __fish_seen_subcommand_from compile" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -203,7 +206,7 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l provider -d '
 complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l model -d 'The model id to request' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l timeout -d 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand doctor" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -217,7 +220,7 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l provider -d '
 complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l model -d 'The model id to request' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l timeout -d 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand status" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -230,7 +233,7 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l provider -d 'T
 complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l model -d 'The model id to request' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l timeout -d 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand probe" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -243,7 +246,7 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l provider -
 complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l model -d 'The model id to request' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l timeout -d 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand readiness" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -269,7 +272,7 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_
 complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from get" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from get" -l model -d 'The model id to request' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from get" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from get" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from get" -l timeout -d 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from get" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
@@ -295,7 +298,7 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_
 complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from list" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from list" -l model -d 'The model id to request' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from list" -l api-key-env -d 'The NAME of the environment variable holding the API key (never the key itself)' -r
-complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from list" -l timeout -d 'Timeout of one request, in seconds' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from list" -l timeout -d 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_subcommand_from list" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"

@@ -100,6 +100,12 @@ pub struct CacheEntry {
     /// enforce (see [`CacheEntry::count_enforcement`]); forms at zero are left out.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub enforcement_failures: BTreeMap<WireForm, u32>,
+    /// Sampling fields the server refused by name (a proxy that checks fields): not sent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_fields: Vec<String>,
+    /// Whether the server refused to stream: answers are asked for whole.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refuses_streaming: bool,
 }
 
 impl CacheEntry {
@@ -133,6 +139,8 @@ impl CacheEntry {
             fingerprint,
             demotions,
             enforcement_failures: BTreeMap::new(),
+            refused_fields: Vec::new(),
+            refuses_streaming: false,
         }
     }
 
@@ -419,6 +427,28 @@ impl CapabilityCache {
             (count, demotion, entry.clone())
         })
         .map(|(result, _)| result)
+    }
+
+    /// Records that the server refused these sampling fields, or streaming, for `key`. With no
+    /// entry yet, one is made from `current`.
+    pub fn record_refusals(
+        &self,
+        key: &CacheKey,
+        fields: &[String],
+        refuses_streaming: bool,
+        current: &Capabilities,
+    ) -> Result<CacheEntry, CacheError> {
+        self.update(|entries| {
+            let entry = entry_for(entries, key, current);
+            for field in fields {
+                if !entry.refused_fields.contains(field) {
+                    entry.refused_fields.push(field.clone());
+                }
+            }
+            entry.refuses_streaming |= refuses_streaming;
+            entry.clone()
+        })
+        .map(|(entry, _)| entry)
     }
 
     /// Removes the entry for `key`; returns whether there was one.

@@ -17,6 +17,7 @@ pub mod presets;
 pub mod probe;
 pub mod reachability;
 pub mod retry;
+pub mod stream;
 mod time;
 pub mod transport;
 
@@ -39,4 +40,5 @@ pub use presets::{AuthHeader, Preset, Prior, preset};
 pub use probe::{ProbeReport, Target, probe};
 pub use reachability::Reachability;
 pub use retry::{Jitter, RetryPolicy};
+pub use stream::{Flow, Progress, StreamEnd, StreamLimits, Streamed, Timing};
 pub use transport::{ChatMessage, ChatRequest, ChatResponse, Client};

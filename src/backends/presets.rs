@@ -6,6 +6,8 @@
 //! engines' documentation (sources cited per preset); the measured llama.cpp behaviour is in
 //! `tests/real-engine/README.md`. Uses `config` and `schema` only.
 
+use serde_json::{Map, Value, json};
+
 use crate::config::Provider;
 use crate::schema::Mechanism;
 
@@ -43,7 +45,7 @@ pub struct Prior {
 }
 
 /// Everything slmcode assumes about a provider before it has asked the server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Preset {
     /// The provider.
     pub provider: Provider,
@@ -61,7 +63,25 @@ pub struct Preset {
     pub fingerprint: &'static [FingerprintRoute],
     /// Whether requests must name a model (local single-model servers do not need one).
     pub requires_model: bool,
+    /// The sampling fields that make this engine's model less likely to repeat itself, as
+    /// the engine names them (sent under `anti_repetition`, and on the re-ask after a loop).
+    pub anti_repetition: &'static [(&'static str, f64)],
 }
+
+// llama.cpp's server: `repeat_penalty` over the last 64 tokens, and DRY (`dry_multiplier`),
+// which penalises extending a token sequence that already occurred; measured on the real small
+// model (bench/README.md, "Defaults"). LM Studio runs GGUF models on llama.cpp and takes
+// `repeat_penalty` (its OpenAI-compatible API documents it beside the OpenAI penalties).
+const LLAMA_ANTI_REPETITION: &[(&str, f64)] = &[("repeat_penalty", 1.1), ("dry_multiplier", 0.8)];
+const LM_STUDIO_ANTI_REPETITION: &[(&str, f64)] =
+    &[("repeat_penalty", 1.1), ("frequency_penalty", 0.3)];
+// vLLM and SGLang: the multiplicative `repetition_penalty` of their sampling parameters.
+// https://docs.vllm.ai/en/latest/api/vllm/sampling_params.html
+const VLLM_ANTI_REPETITION: &[(&str, f64)] = &[("repetition_penalty", 1.1)];
+// The OpenAI API's own penalties, which Ollama's `/v1`, oMLX and most proxies pass on.
+// https://platform.openai.com/docs/api-reference/chat/create
+const OPENAI_ANTI_REPETITION: &[(&str, f64)] =
+    &[("frequency_penalty", 0.3), ("presence_penalty", 0.3)];
 
 const OPENAI_FORMS: &[WireForm] = &[
     WireForm::JsonSchemaStrict,
@@ -92,6 +112,7 @@ const OPENAI: Preset = Preset {
     guided_field: GuidedField::StructuredOutputs,
     fingerprint: &[],
     requires_model: true,
+    anti_repetition: OPENAI_ANTI_REPETITION,
 };
 
 // Azure OpenAI: `api-key` header; the v1 API at `https://NAME.openai.azure.com/openai/v1/` takes
@@ -109,6 +130,7 @@ const AZURE: Preset = Preset {
     guided_field: GuidedField::StructuredOutputs,
     fingerprint: &[],
     requires_model: false,
+    anti_repetition: OPENAI_ANTI_REPETITION,
 };
 
 // vLLM: `response_format` json_schema, `structured_outputs: {"json": ...}` since 0.10.2, the
@@ -130,6 +152,7 @@ const VLLM: Preset = Preset {
     guided_field: GuidedField::StructuredOutputs,
     fingerprint: &[FingerprintRoute::VllmVersion, FingerprintRoute::Models],
     requires_model: false,
+    anti_repetition: VLLM_ANTI_REPETITION,
 };
 
 // SGLang: `response_format` json_schema through the OpenAI API (its own `ebnf`/`regex` fields
@@ -144,6 +167,7 @@ const SGLANG: Preset = Preset {
     guided_field: GuidedField::StructuredOutputs,
     fingerprint: &[FingerprintRoute::Models],
     requires_model: false,
+    anti_repetition: VLLM_ANTI_REPETITION,
 };
 
 // llama.cpp's llama-server: `grammar` (GBNF), a top-level `json_schema`, and `response_format`
@@ -164,6 +188,7 @@ const LLAMA_CPP: Preset = Preset {
     guided_field: GuidedField::StructuredOutputs,
     fingerprint: &[FingerprintRoute::LlamaProps, FingerprintRoute::Models],
     requires_model: false,
+    anti_repetition: LLAMA_ANTI_REPETITION,
 };
 
 // LM Studio: `response_format` json_schema (structured output); `json_object` is answered with
@@ -184,6 +209,7 @@ const LM_STUDIO: Preset = Preset {
     guided_field: GuidedField::StructuredOutputs,
     fingerprint: &[FingerprintRoute::Models],
     requires_model: false,
+    anti_repetition: LM_STUDIO_ANTI_REPETITION,
 };
 
 // Ollama: the OpenAI-compatible `/v1` takes `response_format` (json_object and json_schema);
@@ -199,6 +225,7 @@ const OLLAMA: Preset = Preset {
     guided_field: GuidedField::StructuredOutputs,
     fingerprint: &[FingerprintRoute::OllamaVersion, FingerprintRoute::Models],
     requires_model: true,
+    anti_repetition: OPENAI_ANTI_REPETITION,
 };
 
 // oMLX (MLX on Apple silicon): OpenAI-compatible `/v1` on port 8000 with JSON-schema structured
@@ -212,6 +239,7 @@ const OMLX: Preset = Preset {
     guided_field: GuidedField::StructuredOutputs,
     fingerprint: &[FingerprintRoute::Models],
     requires_model: false,
+    anti_repetition: OPENAI_ANTI_REPETITION,
 };
 
 // Anything else: nothing is assumed, everything is probed, and the prior is the floor.
@@ -232,6 +260,7 @@ const OPENAI_COMPATIBLE: Preset = Preset {
         FingerprintRoute::Models,
     ],
     requires_model: false,
+    anti_repetition: OPENAI_ANTI_REPETITION,
 };
 
 /// The preset for `provider`.
@@ -259,6 +288,14 @@ impl Preset {
     /// Whether a probe request for `form` is worth sending to this provider.
     pub fn worth_probing(&self, form: WireForm) -> bool {
         self.probes.contains(&form)
+    }
+
+    /// The anti-repetition sampling fields, ready for a request body.
+    pub fn anti_repetition_sampling(&self) -> Map<String, Value> {
+        self.anti_repetition
+            .iter()
+            .map(|(field, value)| ((*field).to_owned(), json!(value)))
+            .collect()
     }
 
     /// Why `form` is not probed, for the capability matrix.

@@ -10,6 +10,8 @@
 
 use std::fmt;
 use std::io::ErrorKind;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
@@ -85,6 +87,9 @@ pub struct ChatRequest {
     pub tools: Option<Value>,
     /// `tool_choice`, passed through as given.
     pub tool_choice: Option<Value>,
+    /// Engine-specific sampling fields sent as they are (`repeat_penalty`, `dry_multiplier`,
+    /// `frequency_penalty`, ...): what the provider's preset says its engine takes.
+    pub sampling: Map<String, Value>,
 }
 
 /// The JSON body for `request` constrained by `constraint`. `guided_field` says where vLLM
@@ -122,6 +127,9 @@ pub fn build_body(
     }
     if let Some(tool_choice) = &request.tool_choice {
         body.insert("tool_choice".to_owned(), tool_choice.clone());
+    }
+    for (field, value) in &request.sampling {
+        body.insert(field.clone(), value.clone());
     }
     body.insert("stream".to_owned(), json!(false));
     match constraint {
@@ -185,6 +193,9 @@ pub struct Usage {
 pub struct ChatResponse {
     /// The text; `None` when the message had none (a tool call only).
     pub content: Option<String>,
+    /// The reasoning the engine returned apart from the text (`reasoning_content`,
+    /// `reasoning`); never validated.
+    pub reasoning: Option<String>,
     /// `stop`, `length`, `tool_calls`, ...
     pub finish_reason: Option<String>,
     /// Token counts, when reported.
@@ -242,15 +253,15 @@ pub fn parse_chat_response(body: &Value) -> Result<ChatResponse, String> {
                 .collect()
         })
         .unwrap_or_default();
-    let usage = body
-        .get("usage")
-        .map_or_else(Usage::default, |usage| Usage {
-            prompt_tokens: usage.get("prompt_tokens").and_then(Value::as_u64),
-            completion_tokens: usage.get("completion_tokens").and_then(Value::as_u64),
-            total_tokens: usage.get("total_tokens").and_then(Value::as_u64),
-        });
+    let usage = body.get("usage").map_or_else(Usage::default, parse_usage);
+    let reasoning = ["reasoning_content", "reasoning"]
+        .iter()
+        .find_map(|field| message.get(*field).and_then(Value::as_str))
+        .filter(|text| !text.is_empty())
+        .map(str::to_owned);
     Ok(ChatResponse {
         content,
+        reasoning,
         finish_reason: choice
             .get("finish_reason")
             .and_then(Value::as_str)
@@ -259,6 +270,15 @@ pub fn parse_chat_response(body: &Value) -> Result<ChatResponse, String> {
         tool_calls,
         model: body.get("model").and_then(Value::as_str).map(str::to_owned),
     })
+}
+
+/// The token counts of a `usage` object.
+pub(super) fn parse_usage(usage: &Value) -> Usage {
+    Usage {
+        prompt_tokens: usage.get("prompt_tokens").and_then(Value::as_u64),
+        completion_tokens: usage.get("completion_tokens").and_then(Value::as_u64),
+        total_tokens: usage.get("total_tokens").and_then(Value::as_u64),
+    }
 }
 
 /// Parses `Retry-After`: delta-seconds or an HTTP date (a date in the past means now).
@@ -282,6 +302,12 @@ pub struct Client {
     auth: AuthHeader,
     key: Option<Secret>,
     max_response_bytes: u64,
+    /// Whether chat requests ask for an event stream; cleared for good (for every clone) when
+    /// the server refuses to stream.
+    streaming: Arc<AtomicBool>,
+    /// Sampling fields the server refused by name (a proxy that checks fields): never sent
+    /// again by any clone.
+    refused_sampling: Arc<Mutex<Vec<String>>>,
 }
 
 impl fmt::Debug for Client {
@@ -291,6 +317,7 @@ impl fmt::Debug for Client {
             .field("auth", &self.auth)
             .field("key", &self.key.as_ref().map(|_| "<redacted>"))
             .field("max_response_bytes", &self.max_response_bytes)
+            .field("streaming", &self.streams())
             .finish()
     }
 }
@@ -312,7 +339,95 @@ impl Client {
             auth,
             key: key.filter(|key| !key.expose().is_empty()),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            streaming: Arc::new(AtomicBool::new(true)),
+            refused_sampling: Arc::new(Mutex::new(Vec::new())),
         }
+    }
+
+    /// The same client, asking for whole answers instead of event streams.
+    pub fn without_streaming(self) -> Client {
+        self.streaming.store(false, Ordering::Relaxed);
+        self
+    }
+
+    /// Whether chat requests ask for an event stream (see [`Client::chat_stream`]).
+    pub fn streams(&self) -> bool {
+        self.streaming.load(Ordering::Relaxed)
+    }
+
+    /// Stops asking for event streams, on every clone of this client.
+    pub(super) fn stop_streaming(&self) {
+        self.streaming.store(false, Ordering::Relaxed);
+    }
+
+    /// `request` without the sampling fields this server refused.
+    pub(super) fn accepted_sampling(&self, request: &ChatRequest) -> Option<ChatRequest> {
+        let refused = self.refused();
+        if !request.sampling.keys().any(|field| refused.contains(field)) {
+            return None;
+        }
+        let mut accepted = request.clone();
+        accepted
+            .sampling
+            .retain(|field, _| !refused.contains(field));
+        Some(accepted)
+    }
+
+    /// When a rejection names one of the sampling fields of `request`, records them all as
+    /// refused (a server that checks fields and refuses one penalty refuses the others too) and
+    /// says so.
+    pub(super) fn refuse_sampling(&self, request: &ChatRequest, error: &CallError) -> bool {
+        let names_one = request
+            .sampling
+            .keys()
+            .any(|field| error.detail.contains(field.as_str()));
+        if !matches!(error.status, Some(400 | 422)) || !names_one {
+            return false;
+        }
+        self.refused_sampling
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .extend(request.sampling.keys().cloned());
+        true
+    }
+
+    /// What this client learned the server refuses: sampling fields, and streaming.
+    pub fn refusals(&self) -> (Vec<String>, bool) {
+        (self.refused(), !self.streams())
+    }
+
+    /// Stops sending `fields`, and stops asking for streams when `streaming` is refused: what
+    /// an earlier client learned about the same server.
+    pub fn learn_refusals(&self, fields: &[String], refuses_streaming: bool) {
+        let mut refused = self
+            .refused_sampling
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        for field in fields {
+            if !refused.contains(field) {
+                refused.push(field.clone());
+            }
+        }
+        if refuses_streaming {
+            self.stop_streaming();
+        }
+    }
+
+    fn refused(&self) -> Vec<String> {
+        self.refused_sampling
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    /// The response size cap.
+    pub(super) fn max_response_bytes(&self) -> u64 {
+        self.max_response_bytes
+    }
+
+    /// The agent requests go through.
+    pub(super) fn agent(&self) -> &ureq::Agent {
+        &self.agent
     }
 
     /// The same client with another response size cap.
@@ -377,7 +492,7 @@ impl Client {
         self.finish(request.call(), timeout)
     }
 
-    fn authorize_post(
+    pub(super) fn authorize_post(
         &self,
         request: ureq::RequestBuilder<ureq::typestate::WithBody>,
     ) -> ureq::RequestBuilder<ureq::typestate::WithBody> {
@@ -397,11 +512,9 @@ impl Client {
     ) -> Result<Value, CallError> {
         let mut response = sent.map_err(|error| self.transport_error(error, timeout))?;
         let status = response.status().as_u16();
-        let retry_after = response
-            .headers()
-            .get("retry-after")
-            .and_then(|value| value.to_str().ok())
-            .and_then(parse_retry_after);
+        if !(200..300).contains(&status) {
+            return Err(self.status_error(&mut response, timeout));
+        }
         let bytes = response
             .body_mut()
             .with_config()
@@ -411,13 +524,6 @@ impl Client {
         // A server that echoes the key (in an error, a model list, a proxy's reply) must not
         // put it into anything slmcode prints or caches: every body is read masked.
         let text = self.mask(&String::from_utf8_lossy(&bytes));
-        if !(200..300).contains(&status) {
-            return Err(CallError::from_failure(Failure::Status {
-                status,
-                body: text,
-                retry_after,
-            }));
-        }
         serde_json::from_str(&text).map_err(|error| {
             CallError::from_failure(Failure::Malformed(format!(
                 "HTTP {status} but the body is not JSON ({error}): {text}"
@@ -425,7 +531,35 @@ impl Client {
         })
     }
 
-    fn transport_error(&self, error: ureq::Error, timeout: Duration) -> CallError {
+    /// The error of a non-2xx answer: its status, its (masked) body and its `Retry-After`.
+    pub(super) fn status_error(
+        &self,
+        response: &mut ureq::http::Response<ureq::Body>,
+        timeout: Duration,
+    ) -> CallError {
+        let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get("retry-after")
+            .and_then(|value| value.to_str().ok())
+            .and_then(parse_retry_after);
+        let bytes = match response
+            .body_mut()
+            .with_config()
+            .limit(self.max_response_bytes)
+            .read_to_vec()
+        {
+            Ok(bytes) => bytes,
+            Err(error) => return self.transport_error(error, timeout),
+        };
+        CallError::from_failure(Failure::Status {
+            status,
+            body: self.mask(&String::from_utf8_lossy(&bytes)),
+            retry_after,
+        })
+    }
+
+    pub(super) fn transport_error(&self, error: ureq::Error, timeout: Duration) -> CallError {
         let failure = match error {
             ureq::Error::Timeout(_) => {
                 Failure::TimedOut(format!("no answer within {:.1} s", timeout.as_secs_f64()))
@@ -443,7 +577,7 @@ impl Client {
     }
 
     /// `text` with the key replaced, in case a server echoes it back.
-    fn mask(&self, text: &str) -> String {
+    pub(super) fn mask(&self, text: &str) -> String {
         match &self.key {
             Some(key) if key.expose().len() >= 4 => text.replace(key.expose(), "<redacted>"),
             _ => text.to_owned(),

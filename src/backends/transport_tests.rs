@@ -13,6 +13,7 @@ fn request() -> ChatRequest {
         seed: Some(7),
         tools: None,
         tool_choice: None,
+        sampling: Map::new(),
     }
 }
 

@@ -5,6 +5,8 @@
 
 use std::process::ExitCode;
 
+use slmcode::repair::FailureClass;
+
 /// How the process ends. The numeric values are stable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
@@ -21,8 +23,12 @@ pub enum Exit {
     Truncated = 4,
     /// The input was JSON that does not satisfy the schema.
     SchemaViolation = 5,
-    /// The endpoint could not be reached or answered with an error.
+    /// The endpoint could not be reached or answered with an error (or the call's deadline
+    /// passed: class `canceled`).
     Endpoint = 6,
+    /// The answer was a degenerate loop (the same item, phrase or pair again and again,
+    /// whitespace or digits without end), and re-asks did not break it.
+    Repetition = 7,
 }
 
 impl Exit {
@@ -36,6 +42,17 @@ impl Exit {
             Exit::Truncated => "truncated",
             Exit::SchemaViolation => "schema_violation",
             Exit::Endpoint => "endpoint",
+            Exit::Repetition => "repetition",
+        }
+    }
+
+    /// The exit code of an answer that failed with `class`.
+    pub const fn for_failure(class: FailureClass) -> Exit {
+        match class {
+            FailureClass::Empty | FailureClass::Prose | FailureClass::Malformed => Exit::NotJson,
+            FailureClass::Truncated => Exit::Truncated,
+            FailureClass::WrongShape => Exit::SchemaViolation,
+            FailureClass::Repetition => Exit::Repetition,
         }
     }
 }

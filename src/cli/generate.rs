@@ -16,8 +16,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use slmcode::agents::{self, RoleSpec};
 use slmcode::backends::call::{
-    Answer, CallContext, CallFailure, CallMeta, DegradeReason, RequestError, SchemaViolation,
-    StructuredRequest, structured_call,
+    Answer, CallContext, CallFailure, CallMeta, CallProgress, DegradeReason, RequestError,
+    SchemaViolation, StructuredRequest, structured_call,
 };
 use slmcode::backends::{CallError, ErrorClass};
 use slmcode::config::{self, Environment, Key, Resolved};
@@ -66,6 +66,20 @@ pub struct Args {
     /// How many failure-matched re-asks may be sent (0: none).
     #[arg(long, value_name = "N")]
     reask: Option<String>,
+
+    /// The deadline of the whole call in seconds: every answer, retry and re-ask fits in it;
+    /// when it passes, the call fails (exit 6, class canceled) with what had arrived.
+    #[arg(long, value_name = "SECONDS")]
+    call_timeout: Option<String>,
+
+    /// Sampling temperature (0 to 2).
+    #[arg(long, value_name = "T")]
+    temperature: Option<String>,
+
+    /// When requests carry the engine's anti-repetition sampling: always, reask (only the
+    /// re-ask after a loop) or off.
+    #[arg(long, value_name = "WHEN")]
+    anti_repetition: Option<String>,
 
     /// Force a mechanism for this call: json_schema, guided_json, gbnf_grammar, json_object or
     /// prompt_only. Nothing is probed and recorded demotions are ignored; a rejection still
@@ -146,10 +160,12 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     for warning in &negotiation.warnings {
         printer.warn(warning);
     }
+    let spinner = printer.spinner("waiting for the model ...");
+    let shown = spinner.clone();
     let context = CallContext::new(target, negotiation)
         .with_cache(negotiate_options.cache.clone())
-        .with_stats_file(Some(resolved.config_path.with_file_name(STATS_FILE)));
-    let spinner = printer.spinner("waiting for the model ...");
+        .with_stats_file(Some(resolved.config_path.with_file_name(STATS_FILE)))
+        .with_progress(move |progress| shown.set_message(progress_line(progress)));
     let result = structured_call(&resolved.settings, &request, &context);
     spinner.finish_and_clear();
     match result {
@@ -205,9 +221,30 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             };
             fail(detail, &meta, Exit::Endpoint, printer)
         }
+        Err(CallFailure::DeadlineExceeded(exceeded)) => {
+            warn_meta(&exceeded.meta, schema_file, printer);
+            let detail = FailureDetail {
+                kind: Exit::Endpoint.name(),
+                exit_code: Exit::Endpoint as u8,
+                message: exceeded.to_string(),
+                causes: Vec::new(),
+                hint: Some(format!(
+                    "the model did not finish within the call's deadline of {} s: raise --call-timeout (setting call_timeout_s), or lower --max-tokens",
+                    exceeded.deadline.as_secs()
+                )),
+                class: ErrorClass::Canceled.as_str(),
+                status: None,
+                errors: &[],
+                raw: Some(&exceeded.raw),
+                raw_cut: exceeded.raw_cut,
+                partial: exceeded.partial.as_ref(),
+                missing_required: &exceeded.missing_required,
+            };
+            fail(detail, &exceeded.meta, Exit::Endpoint, printer)
+        }
         Err(CallFailure::SchemaViolation(violation)) => {
             warn_meta(&violation.meta, schema_file, printer);
-            let exit = exit_for(violation.class);
+            let exit = Exit::for_failure(violation.class);
             let detail = FailureDetail {
                 kind: exit.name(),
                 exit_code: exit as u8,
@@ -239,8 +276,15 @@ fn resolve(args: &Args, printer: &Printer) -> Result<Resolved, CliError> {
     if let Some(max_tokens) = &args.max_tokens {
         overrides.set(Key::MaxTokens, max_tokens.clone());
     }
-    if let Some(reask) = &args.reask {
-        overrides.set(Key::Reask, reask.clone());
+    for (key, value) in [
+        (Key::Reask, &args.reask),
+        (Key::CallTimeoutS, &args.call_timeout),
+        (Key::Temperature, &args.temperature),
+        (Key::AntiRepetition, &args.anti_repetition),
+    ] {
+        if let Some(value) = value {
+            overrides.set(key, value.clone());
+        }
     }
     let resolved =
         config::resolve(&Environment::from_process(), &overrides).map_err(config_error)?;
@@ -317,12 +361,20 @@ fn request_error(error: RequestError) -> CliError {
     }
 }
 
-/// The exit code of a failure class.
-fn exit_for(class: FailureClass) -> Exit {
-    match class {
-        FailureClass::Empty | FailureClass::Prose | FailureClass::Malformed => Exit::NotJson,
-        FailureClass::Truncated => Exit::Truncated,
-        FailureClass::WrongShape => Exit::SchemaViolation,
+/// What the progress line says while an answer streams: its tokens and their rate.
+fn progress_line(progress: &CallProgress) -> String {
+    let attempt = if progress.attempt > 1 {
+        format!("re-ask {}: ", progress.attempt - 1)
+    } else {
+        String::new()
+    };
+    match progress.tokens_per_second {
+        Some(rate) => format!(
+            "{attempt}{} tokens, {rate:.0} tokens/s, {:.0} s",
+            progress.tokens,
+            progress.elapsed.as_secs_f64()
+        ),
+        None => format!("{attempt}{} tokens", progress.tokens),
     }
 }
 
@@ -367,6 +419,15 @@ fn violation_hint(violation: &SchemaViolation) -> String {
         return "nothing constrained the model: `slmcode config set structured_decoding auto` lets the endpoint enforce the schema".to_owned();
     }
     match violation.class {
+        FailureClass::Repetition => {
+            let what = meta
+                .repetition
+                .as_ref()
+                .map_or_else(String::new, |repetition| format!(" ({repetition})"));
+            format!(
+                "the model fell into a loop{what} and the re-asks did not break it: try --reask 2, another model, or --mechanism with a different form"
+            )
+        }
         FailureClass::Truncated => {
             let budget = meta.reasks.last().map_or_else(String::new, |reask| {
                 format!(" (the last request had {})", reask.max_tokens)

@@ -14,7 +14,8 @@ use serde::Serialize;
 use serde_json::Value;
 use slmcode::config::{self, ConfigError, Environment, Key, Overrides};
 use slmcode::repair::{
-    self, Coercion, FailureClass, RepairFailure, RepairOptions, Repaired, STATS_FILE, Stats,
+    self, Coercion, FailureClass, RepairFailure, RepairOptions, Repaired, Repetition, STATS_FILE,
+    Stats,
 };
 use slmcode::schema::ValidationError;
 
@@ -66,8 +67,9 @@ enum FinishReason {
 ///
 /// `{"ok": bool, "rung": "fence"|null, "rungs": ["fence", ...], "coercions": [{"pointer",
 /// "kind", "from", "to"}], "value": <the value>|null, "class": null|"empty"|"prose"|
-/// "truncated"|"malformed"|"wrong_shape", "message": null|"...", "errors": [{"pointer",
-/// "message"}], "partial": {...}|null, "missing_required": ["..."]}`
+/// "truncated"|"malformed"|"wrong_shape"|"repetition", "message": null|"...", "errors":
+/// [{"pointer", "message"}], "partial": {...}|null, "missing_required": ["..."],
+/// "repetition": null|{"kind", "start", "end", "period", "repeats", "unit"}}`
 #[derive(Debug, Serialize)]
 struct Report<'a> {
     /// Whether a value that can be trusted came out.
@@ -90,6 +92,8 @@ struct Report<'a> {
     partial: Value,
     /// For a truncated top-level object: the required names the partial members lack.
     missing_required: &'a [String],
+    /// For `repetition`: the loop (its kind, where it starts, the repeated unit).
+    repetition: Option<&'a Repetition>,
 }
 
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
@@ -181,14 +185,6 @@ fn rung_note(repaired: &Repaired) -> String {
     note
 }
 
-fn exit_for(class: FailureClass) -> Exit {
-    match class {
-        FailureClass::Empty | FailureClass::Prose | FailureClass::Malformed => Exit::NotJson,
-        FailureClass::Truncated => Exit::Truncated,
-        FailureClass::WrongShape => Exit::SchemaViolation,
-    }
-}
-
 fn failure_error(failure: RepairFailure, source: &Source) -> CliError {
     let mut text = format!("{}: {}", source.name(), failure.message);
     for error in &failure.errors {
@@ -219,8 +215,11 @@ fn failure_error(failure: RepairFailure, source: &Source) -> CliError {
         FailureClass::WrongShape => {
             "re-ask with the validation errors, or check the schema with `slmcode validate`"
         }
+        FailureClass::Repetition => {
+            "the model fell into a loop: re-ask with anti-repetition sampling (penalties, a fresh seed, a small temperature), not a larger max_tokens"
+        }
     };
-    let exit = exit_for(failure.class);
+    let exit = Exit::for_failure(failure.class);
     drop_failure(failure);
     CliError::new(exit, anyhow!(text)).with_hint(hint)
 }
@@ -259,6 +258,7 @@ fn json_report(result: Result<Repaired, RepairFailure>, printer: &Printer) -> Co
                     errors: &[],
                     partial: Value::Null,
                     missing_required: &[],
+                    repetition: None,
                 },
                 Exit::Success,
             ),
@@ -274,8 +274,9 @@ fn json_report(result: Result<Repaired, RepairFailure>, printer: &Printer) -> Co
                     errors: &failure.errors,
                     partial: Value::Null,
                     missing_required: &failure.missing_required,
+                    repetition: failure.repetition.as_ref(),
                 },
-                exit_for(failure.class),
+                Exit::for_failure(failure.class),
             ),
         };
         let document = serde_json::to_value(&report).map_err(anyhow::Error::from)?;

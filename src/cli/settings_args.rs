@@ -32,7 +32,8 @@ pub struct SettingsArgs {
     #[arg(long, value_name = "VARIABLE")]
     pub api_key_env: Option<String>,
 
-    /// Timeout of one request, in seconds
+    /// The longest wait for the next piece of an answer (the idle time between streamed
+    /// chunks), in seconds
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<String>,
 }

@@ -8,7 +8,7 @@
 use std::fmt;
 
 use super::parse;
-use super::values::{Secret, StructuredDecoding, Value};
+use super::values::{AntiRepetition, Secret, StructuredDecoding, Value};
 use super::{Provider, Settings};
 
 /// A setting's name, as a type: the keys of `config.toml`, `config get KEY` and so on.
@@ -30,8 +30,12 @@ pub enum Key {
     MaxTokens,
     /// `temperature`
     Temperature,
+    /// `anti_repetition`
+    AntiRepetition,
     /// `timeout_s`
     TimeoutS,
+    /// `call_timeout_s`
+    CallTimeoutS,
     /// `probe_timeout_s`
     ProbeTimeoutS,
     /// `max_parallel`
@@ -70,7 +74,7 @@ pub struct KeySpec {
 }
 
 /// The registry, in [`Key`] order (a test holds that).
-pub static KEYS: [KeySpec; 15] = [
+pub static KEYS: [KeySpec; 17] = [
     KeySpec {
         key: Key::Provider,
         name: "provider",
@@ -199,9 +203,26 @@ pub static KEYS: [KeySpec; 15] = [
         read: |settings| Value::Float(settings.temperature),
     },
     KeySpec {
+        key: Key::AntiRepetition,
+        name: "anti_repetition",
+        doc: "when requests carry the engine's anti-repetition sampling (repeat and DRY penalties on llama.cpp, repetition_penalty on vLLM, frequency_penalty elsewhere)",
+        accepted: "always, reask (only the re-ask after a loop), off",
+        default: "always",
+        environment: "SLMCODE_ANTI_REPETITION",
+        flag: "--anti-repetition",
+        secret: false,
+        apply: |settings, text| {
+            settings.anti_repetition = text
+                .parse::<AntiRepetition>()
+                .map_err(|_| "unknown mode".to_owned())?;
+            Ok(())
+        },
+        read: |settings| Value::Text(settings.anti_repetition.as_str().to_owned()),
+    },
+    KeySpec {
         key: Key::TimeoutS,
         name: "timeout_s",
-        doc: "timeout of one request, in seconds (a cold local model loads within it)",
+        doc: "the longest wait for the next piece of an answer, in seconds: the idle time between streamed chunks (a cold local model loads within it)",
         accepted: "a whole number of seconds from 1 to 86400",
         default: "120",
         environment: "SLMCODE_TIMEOUT_S",
@@ -212,6 +233,21 @@ pub static KEYS: [KeySpec; 15] = [
             Ok(())
         },
         read: |settings| Value::Integer(settings.timeout_s),
+    },
+    KeySpec {
+        key: Key::CallTimeoutS,
+        name: "call_timeout_s",
+        doc: "the deadline of one whole structured call, in seconds: every answer, retry and re-ask fits in it",
+        accepted: "a whole number of seconds from 1 to 86400",
+        default: "300",
+        environment: "SLMCODE_CALL_TIMEOUT_S",
+        flag: "--call-timeout",
+        secret: false,
+        apply: |settings, text| {
+            settings.call_timeout_s = parse::integer(text, 1, 86_400)?;
+            Ok(())
+        },
+        read: |settings| Value::Integer(settings.call_timeout_s),
     },
     KeySpec {
         key: Key::ProbeTimeoutS,
@@ -316,7 +352,7 @@ fn narrow(number: u64) -> u32 {
 
 impl Key {
     /// Every key, in registry order.
-    pub const ALL: [Key; 15] = [
+    pub const ALL: [Key; 17] = [
         Key::Provider,
         Key::Endpoint,
         Key::Model,
@@ -325,7 +361,9 @@ impl Key {
         Key::StructuredDecoding,
         Key::MaxTokens,
         Key::Temperature,
+        Key::AntiRepetition,
         Key::TimeoutS,
+        Key::CallTimeoutS,
         Key::ProbeTimeoutS,
         Key::MaxParallel,
         Key::LlmRetryCount,

@@ -32,7 +32,7 @@ pub use provider::{Provider, UnknownProvider};
 pub use resolve::{
     ConfigWarning, Normalisation, Overrides, Resolved, Source, Sources, config_path, resolve,
 };
-pub use values::{InvalidStructuredDecoding, Secret, StructuredDecoding, Value};
+pub use values::{AntiRepetition, InvalidStructuredDecoding, Secret, StructuredDecoding, Value};
 
 /// Every setting, resolved and typed. [`Settings::default`] holds the defaults.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,8 +53,13 @@ pub struct Settings {
     pub max_tokens: u32,
     /// Sampling temperature for structured requests.
     pub temperature: f64,
-    /// Timeout of one request, in seconds.
+    /// When requests carry the engine's anti-repetition sampling.
+    pub anti_repetition: AntiRepetition,
+    /// The longest wait for the next piece of an answer (idle time between streamed chunks,
+    /// or for the headers), in seconds.
     pub timeout_s: u64,
+    /// The deadline of one whole structured call (every answer, retry and re-ask), in seconds.
+    pub call_timeout_s: u64,
     /// The whole probe's deadline, in seconds.
     pub probe_timeout_s: u64,
     /// How many requests may be in flight against the endpoint at once.
@@ -80,7 +85,9 @@ impl Default for Settings {
             structured_decoding: StructuredDecoding::Auto,
             max_tokens: 2048,
             temperature: 0.0,
+            anti_repetition: AntiRepetition::Always,
             timeout_s: 120,
+            call_timeout_s: 300,
             probe_timeout_s: 20,
             max_parallel: 1,
             llm_retry_count: 2,

@@ -61,6 +61,49 @@ impl serde::Serialize for StructuredDecoding {
     }
 }
 
+/// When structured requests carry the engine's anti-repetition sampling (penalties on repeated
+/// tokens and sequences, where the engine has them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum AntiRepetition {
+    /// Every request: small models loop less from the first answer on.
+    #[default]
+    Always,
+    /// Only the re-ask after an answer that looped.
+    Reask,
+    /// Never; a loop is still cut off and re-asked with a fresh seed and a small temperature.
+    Off,
+}
+
+impl AntiRepetition {
+    /// The spelling stored in the settings file.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            AntiRepetition::Always => "always",
+            AntiRepetition::Reask => "reask",
+            AntiRepetition::Off => "off",
+        }
+    }
+}
+
+impl fmt::Display for AntiRepetition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for AntiRepetition {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "always" | "on" | "true" => Ok(AntiRepetition::Always),
+            "reask" => Ok(AntiRepetition::Reask),
+            "off" | "never" | "false" => Ok(AntiRepetition::Off),
+            _ => Err(()),
+        }
+    }
+}
+
 /// An API key. It is never shown: `Debug` prints a placeholder, there is no `Display`, and
 /// [`Secret::expose`] is the one way to reach the text (for the request header).
 #[derive(Clone, PartialEq, Eq)]

@@ -39,6 +39,20 @@ pub(super) const fn fails(input: &'static str, class: &'static str) -> Case {
     }
 }
 
+/// Every row of every corpus module, for checks that hold on all of them (a loop detector that
+/// must not fire on any of them, for one).
+pub(super) fn every_row() -> impl Iterator<Item = &'static Case> {
+    VALID_AND_LOCATED
+        .iter()
+        .chain(SYNTAX)
+        .chain(super::corpus_tests_loose::LOOSER)
+        .chain(super::corpus_tests_more::ALL_MORE.iter().copied().flatten())
+        .chain(super::corpus_tests_gaps::ALL_GAPS.iter().copied().flatten())
+        .chain(super::corpus_tests_models::MODEL_OUTPUTS)
+        .chain(super::corpus_tests_models_cut::CUTS_AND_EDGES)
+        .chain(super::corpus_tests_models_more::MORE_MODEL_OUTPUTS)
+}
+
 fn rungs(names: &str) -> Vec<Rung> {
     names
         .split_whitespace()

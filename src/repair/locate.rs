@@ -12,8 +12,8 @@
 use super::rung::Rung;
 use super::scan::{is_key_byte, is_space, is_word_start, skip_blank, smart_quote, word_at};
 
-/// The reasoning tags thinking models wrap their thoughts in.
-const REASONING_TAGS: [&str; 4] = ["think", "thinking", "reasoning", "thought"];
+/// The reasoning tags thinking models wrap their thoughts in (`<think>...</think>`).
+pub const REASONING_TAGS: [&str; 4] = ["think", "thinking", "reasoning", "thought"];
 
 /// What a reasoning block at the start of the answer means for the rest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

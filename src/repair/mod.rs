@@ -60,6 +60,7 @@ mod locate;
 mod outcome;
 mod parse;
 mod prose;
+mod repetition;
 mod rung;
 mod scalar;
 mod scan;
@@ -93,8 +94,13 @@ use serde_json::Value;
 use crate::schema::{SchemaError, Validator};
 
 pub use coerce::{COERCE_DEPTH, Coercion, CoercionKind};
+pub use locate::REASONING_TAGS;
 pub use outcome::{FailureClass, RepairFailure, Repaired};
 pub use parse::MAX_DEPTH;
+pub use repetition::{
+    LoopKind, MIN_REPEATS, MIN_SPAN, NUMBER_DIGITS, Repetition, RepetitionDetector, WHITESPACE_RUN,
+    find_repetition,
+};
 pub use rung::{Rung, RungSet};
 pub use stats::{STATS_FILE, Stats, StatsError};
 pub use write::{depth_beyond, drop_deep, equal_deep, to_compact, to_compact_bounded, to_pretty};
@@ -152,7 +158,7 @@ impl<'a> RepairOptions<'a> {
 /// Repairs `text` into a JSON value, validated against the schema when one is given.
 pub fn repair(text: &str, options: &RepairOptions<'_>) -> Result<Repaired, RepairFailure> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if starts_like_json(text)
+    let result = if starts_like_json(text)
         && let Ok(value) = serde_json::from_str::<Value>(text)
     {
         let found = Found {
@@ -161,12 +167,14 @@ pub fn repair(text: &str, options: &RepairOptions<'_>) -> Result<Repaired, Repai
             numbers: None,
             depth: 128,
         };
-        return outcome::finish(text, found, options);
-    }
-    match ladder(text, options.rungs) {
-        Ok(found) => outcome::finish(text, found, options),
-        Err(failed) => Err(failed.into_failure(text, options)),
-    }
+        outcome::finish(text, found, options)
+    } else {
+        match ladder(text, options.rungs) {
+            Ok(found) => outcome::finish(text, found, options),
+            Err(failed) => Err(failed.into_failure(text, options)),
+        }
+    };
+    result.map_err(|failure| failure.with_repetition(text))
 }
 
 /// Whether `serde_json` could possibly accept `text`: skips the attempt (and its cost) on the

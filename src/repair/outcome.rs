@@ -9,6 +9,7 @@ use serde_json::{Map, Number, Value};
 
 use super::coerce::{Coercer, Coercion, NumberTexts};
 use super::parse::{self, MAX_DEPTH, Parser, SHALLOW, Stop};
+use super::repetition::{Repetition, RepetitionDetector};
 use super::rung::{Rung, RungSet};
 use super::write::drop_deep;
 use super::{Found, RepairOptions};
@@ -43,6 +44,10 @@ pub enum FailureClass {
     Malformed,
     /// Valid JSON that does not satisfy the schema, with the validation errors.
     WrongShape,
+    /// A degenerate loop: the answer repeats one item, phrase or pair, pads with whitespace
+    /// or writes a number without end ([`Repetition`]). Re-ask with anti-repetition sampling,
+    /// never with a larger budget: the loop would only run longer.
+    Repetition,
 }
 
 impl FailureClass {
@@ -54,6 +59,7 @@ impl FailureClass {
             FailureClass::Truncated => "truncated",
             FailureClass::Malformed => "malformed",
             FailureClass::WrongShape => "wrong_shape",
+            FailureClass::Repetition => "repetition",
         }
     }
 }
@@ -88,6 +94,30 @@ pub struct RepairFailure {
     pub value: Option<Value>,
     /// What the `coerce` rung changed before validation still failed.
     pub coercions: Vec<Coercion>,
+    /// For `repetition`: the loop.
+    pub repetition: Option<Repetition>,
+}
+
+impl RepairFailure {
+    /// The same failure classed `repetition` when it was classed truncated and `text` ends in a
+    /// degenerate loop: the model was still looping when the budget ran out, so a larger budget
+    /// would only make the loop longer. The evidence (partial members) stays. A loop that ended
+    /// before the cut (`[[[[1`) is plain truncation.
+    pub(super) fn with_repetition(mut self, text: &str) -> RepairFailure {
+        if self.class != FailureClass::Truncated {
+            return self;
+        }
+        let mut detector = RepetitionDetector::new();
+        let Some(repetition) = detector.feed(text).cloned() else {
+            return self;
+        };
+        if detector.runs_to_the_end(text) {
+            self.message = format!("the answer loops: {repetition}; {}", self.message);
+            self.class = FailureClass::Repetition;
+            self.repetition = Some(repetition);
+        }
+        self
+    }
 }
 
 /// A failure found before the schema and the finish reason have had their say.
@@ -195,6 +225,7 @@ impl Failed {
             rungs_changed: self.changed.to_vec(),
             value: None,
             coercions: Vec::new(),
+            repetition: None,
         }
     }
 }
@@ -277,6 +308,7 @@ pub(super) fn finish(
             rungs_changed: changed.to_vec(),
             value,
             coercions: Vec::new(),
+            repetition: None,
         });
     }
     let rung = changed.last().unwrap_or(Rung::None);
@@ -334,6 +366,7 @@ pub(super) fn finish(
         rungs_changed: changed.to_vec(),
         value: Some(value),
         coercions,
+        repetition: None,
     })
 }
 

@@ -38,9 +38,16 @@ fn ten_megabytes_of_valid_and_of_broken_json() {
     );
     assert_eq!(repaired.value, result.value);
 
-    // Cut off near the end of 10 MB: truncated, with nothing closed up.
+    // Cut off near the end of 10 MB of one item again and again: a loop that ran into the
+    // budget. With items that differ, truncated; nothing closed up either way.
     let cut = &valid[..valid.len() - 30];
     let failure = repair(cut, &RepairOptions::new()).unwrap_err();
+    assert_eq!(failure.class, FailureClass::Repetition);
+    let items: Vec<String> = (0..count)
+        .map(|id| item.replace("12345", &id.to_string()))
+        .collect();
+    let distinct = format!("[{}]", items.join(","));
+    let failure = repair(&distinct[..distinct.len() - 30], &RepairOptions::new()).unwrap_err();
     assert_eq!(failure.class, FailureClass::Truncated);
 }
 
@@ -110,8 +117,10 @@ fn truncation_is_found_at_depth() {
 
 #[test]
 fn a_hundred_kilobytes_cut_anywhere_late_is_truncated() {
-    let item = r#"{"name": "n", "values": [1.5, -2, true, null, "s"]}"#;
-    let text = format!("{{\"items\": [{}]}}", vec![item; 2000].join(", "));
+    let items: Vec<String> = (0..2000)
+        .map(|n| format!(r#"{{"name": "n", "values": [1.5, -{n}, true, null, "s"]}}"#))
+        .collect();
+    let text = format!("{{\"items\": [{}]}}", items.join(", "));
     assert!(text.len() > 100_000);
     for cut in (text.len() - 200..text.len() - 1).step_by(7) {
         let prefix = &text[..cut];
@@ -200,7 +209,7 @@ fn lone_surrogates_become_replacement_characters() {
 fn adversarial_shapes_finish() {
     let class = |text: &str| repair(text, &RepairOptions::new()).map_err(|failure| failure.class);
     let many_openers = "{\"".repeat(200_000);
-    assert_eq!(class(&many_openers).unwrap_err(), FailureClass::Truncated);
+    assert_eq!(class(&many_openers).unwrap_err(), FailureClass::Repetition);
     // Every inner quote is followed by a space, so none of them closes the string.
     let quotes = format!("{{\"a\": \"{}\"}}", "\" ".repeat(200_000));
     let repaired = class(&quotes).unwrap();

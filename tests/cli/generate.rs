@@ -391,9 +391,18 @@ fn demotions_walk_the_ladder_once_and_the_next_process_starts_at_the_right_rung(
             })
             .collect()
     };
+    // The proxy refuses the anti-repetition penalties by name (dropped, not a rejection of
+    // the form) and the plain request's `stream_options` (asked again whole).
     assert_eq!(
         forms(&emulator.chat_bodies()[probed..]),
-        ["strict", "json_schema", "json_object", "plain"]
+        [
+            "strict",
+            "strict",
+            "json_schema",
+            "json_object",
+            "plain",
+            "plain"
+        ]
     );
     assert_eq!(json["value"], json!({"reason": "docs", "in_scope": true}));
     assert_eq!(json["meta"]["degrade_reason"], "demoted");
@@ -411,7 +420,7 @@ fn demotions_walk_the_ladder_once_and_the_next_process_starts_at_the_right_rung(
 
     // A second process reads the demotions from capabilities.json: plain at once, no probe.
     let second = slm.run(scope(&["--json"]), "").code(0).json();
-    assert_eq!(forms(&emulator.chat_bodies()[probed + 4..]), ["plain"]);
+    assert_eq!(forms(&emulator.chat_bodies()[probed + 6..]), ["plain"]);
     assert_eq!(second["meta"]["first_mechanism"], "prompt_only");
     assert_eq!(second["meta"]["demotions"], json!([]));
     let status = slm

@@ -159,7 +159,8 @@ fn the_json_report_on_success() {
             "message": null,
             "errors": [],
             "partial": null,
-            "missing_required": []
+            "missing_required": [],
+            "repetition": null
         })
     );
     assert_eq!(run.stderr, "");
@@ -187,7 +188,8 @@ fn the_json_report_on_failure_keeps_the_exit_code() {
             "message": "the JSON document is cut off inside a number (line 1, column 25)",
             "errors": [],
             "partial": {"name": "Ada"},
-            "missing_required": ["age"]
+            "missing_required": ["age"],
+            "repetition": null
         })
     );
     let run = slm.run(

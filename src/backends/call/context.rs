@@ -26,6 +26,22 @@ use super::super::transport::Client;
 /// A function that waits (the retry policy's backoff); injectable so tests need not sleep.
 pub type Sleep = Arc<dyn Fn(Duration) + Send + Sync>;
 
+/// How far the answer being streamed has come: what a progress display shows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CallProgress {
+    /// Which answer of the call (1 for the first, 2 for the first re-ask, ...).
+    pub attempt: u32,
+    /// Text chunks received for this answer (one token each on most engines).
+    pub tokens: u64,
+    /// Chunks per second since the first one, once there is a rate.
+    pub tokens_per_second: Option<f64>,
+    /// Time since the call started.
+    pub elapsed: Duration,
+}
+
+/// A function told about every chunk of text as it arrives; it must return quickly.
+pub type ProgressReport = Arc<dyn Fn(&CallProgress) + Send + Sync>;
+
 /// What the context learned across calls.
 #[derive(Debug, Default)]
 pub(super) struct Learned {
@@ -49,6 +65,7 @@ pub struct CallContext {
     pub(super) retry: RetryPolicy,
     pub(super) jitter_seed: Option<u64>,
     pub(super) sleep: Sleep,
+    pub(super) progress: Option<ProgressReport>,
     pub(super) learned: Mutex<Learned>,
 }
 
@@ -77,6 +94,7 @@ impl CallContext {
             retry: RetryPolicy::default(),
             jitter_seed: None,
             sleep: Arc::new(std::thread::sleep),
+            progress: None,
             learned: Mutex::new(Learned::default()),
         }
     }
@@ -136,6 +154,60 @@ impl CallContext {
     pub fn with_sleep(mut self, sleep: impl Fn(Duration) + Send + Sync + 'static) -> CallContext {
         self.sleep = Arc::new(sleep);
         self
+    }
+
+    /// Tells `report` about every chunk of text as it arrives (a progress display).
+    pub fn with_progress(
+        mut self,
+        report: impl Fn(&CallProgress) + Send + Sync + 'static,
+    ) -> CallContext {
+        self.progress = Some(Arc::new(report));
+        self
+    }
+
+    /// Asks for whole answers instead of event streams (a server or proxy that mangles them).
+    pub fn without_streaming(mut self) -> CallContext {
+        self.client = self.client.without_streaming();
+        self
+    }
+
+    /// Teaches the client what the cache says the server refuses (sampling fields,
+    /// streaming), so this process does not learn it again with a failed request.
+    pub(super) fn recall_refusals(&self) {
+        if let Some(cache) = &self.cache
+            && let (Some(entry), _) = cache.get(&self.negotiation.key)
+        {
+            self.client
+                .learn_refusals(&entry.refused_fields, entry.refuses_streaming);
+        }
+    }
+
+    /// Writes what the client learned the server refuses to the cache, when it is news.
+    pub(super) fn remember_refusals(&self) -> Option<String> {
+        let (fields, refuses_streaming) = self.client.refusals();
+        if fields.is_empty() && !refuses_streaming {
+            return None;
+        }
+        let cache = self.cache.as_ref()?;
+        let (entry, _) = cache.get(&self.negotiation.key);
+        let known = entry.as_ref().is_some_and(|entry| {
+            fields
+                .iter()
+                .all(|field| entry.refused_fields.contains(field))
+                && entry.refuses_streaming >= refuses_streaming
+        });
+        if known {
+            return None;
+        }
+        cache
+            .record_refusals(
+                &self.negotiation.key,
+                &fields,
+                refuses_streaming,
+                &self.negotiation.capabilities,
+            )
+            .err()
+            .map(|error| format!("what the server refuses was not recorded: {error}"))
     }
 
     /// The capabilities cache, if any.

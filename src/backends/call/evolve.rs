@@ -1,15 +1,18 @@
 //! `evolve`: what to do after an answer that did not give a trustworthy value, as data.
 //!
-//! [`EVOLVE`] maps each failure class of the repair ladder to the next action (DESIGN.md, "The
-//! structured call path", step 6; seed 004): prose, malformed JSON and valid JSON of the wrong
-//! shape get a hard reset that lists what was wrong; truncation gets the partial output back
-//! with "return the complete object" and a doubled `max_tokens` (up to a cap), because
-//! truncation is a budget problem, not a comprehension problem; an empty answer gets the
-//! original request once more. [`reask_request`] builds the request an action sends: always a
-//! fresh, stateless request (the original conversation plus one user message), never a
-//! continuation.
+//! [`EVOLVE`] maps each failure class of the repair ladder to the next action: prose,
+//! malformed JSON and valid JSON of the wrong shape get a hard reset that lists what was wrong;
+//! truncation gets the partial output back with "return the complete object" and a doubled
+//! `max_tokens` (up to a cap, and only as far as the call's deadline allows at the generation
+//! rate measured on this call), because truncation is a budget problem, not a comprehension
+//! problem; a degenerate loop gets the engine's anti-repetition sampling, a fresh seed and a
+//! small temperature, never a larger budget (the loop would only run longer); an empty answer
+//! gets the original request once more. [`reask_request`] builds the request an action sends:
+//! always a fresh, stateless request (the original conversation plus at most one user
+//! message), never a continuation.
 
 use serde::Serialize;
+use serde_json::{Map, Value};
 
 use crate::repair::{FailureClass, RepairFailure};
 
@@ -25,6 +28,9 @@ pub enum Action {
     ResetPrompt,
     /// The partial output back with "return the complete object", and `max_tokens` doubled.
     RaiseMaxTokens,
+    /// The same request with anti-repetition sampling, a fresh seed and a small temperature;
+    /// the budget stays.
+    AntiRepetition,
 }
 
 impl Action {
@@ -34,18 +40,20 @@ impl Action {
             Action::ResendOriginal => "resend_original",
             Action::ResetPrompt => "reset_prompt",
             Action::RaiseMaxTokens => "raise_max_tokens",
+            Action::AntiRepetition => "anti_repetition",
         }
     }
 }
 
 /// Failure class -> next action. Every class of [`FailureClass`] has exactly one row (a test
 /// holds the table to that).
-pub const EVOLVE: [(FailureClass, Action); 5] = [
+pub const EVOLVE: [(FailureClass, Action); 6] = [
     (FailureClass::Empty, Action::ResendOriginal),
     (FailureClass::Prose, Action::ResetPrompt),
     (FailureClass::Malformed, Action::ResetPrompt),
     (FailureClass::WrongShape, Action::ResetPrompt),
     (FailureClass::Truncated, Action::RaiseMaxTokens),
+    (FailureClass::Repetition, Action::AntiRepetition),
 ];
 
 /// The action [`EVOLVE`] names for `class`.
@@ -62,18 +70,47 @@ const PARTIAL_LIMIT: usize = 6000;
 /// How many validation errors a reset lists.
 const ERRORS_LISTED: usize = 12;
 
-/// The request `action` sends after `failure` of an answer `text` to `original`. `budget` is
-/// the budget of the answer that failed; `cap` the ceiling a raise stops at.
+/// The smallest budget worth a re-ask that the deadline cuts short: below it an answer cannot
+/// be completed.
+pub const MIN_REASK_TOKENS: u32 = 64;
+
+/// The temperature of an anti-repetition re-ask, at least: enough for the fresh seed to change
+/// the path the model takes, small enough to keep it on the schema.
+pub const REASK_TEMPERATURE: f64 = 0.5;
+
+/// What a re-ask may spend and use besides the failed answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Allowance {
+    /// The budget of the answer that failed.
+    pub budget: u32,
+    /// The ceiling a raise stops at.
+    pub cap: u32,
+    /// The most tokens the rest of the call's deadline can take at the rate measured on this
+    /// call (`None`: no deadline or no rate).
+    pub room: Option<u32>,
+    /// The engine's anti-repetition sampling fields.
+    pub sampling: Map<String, Value>,
+    /// A seed the call has not used.
+    pub fresh_seed: u64,
+}
+
+/// The request `action` sends after `failure` of an answer `text` to `original`, or `None`
+/// when the allowance leaves no room for it (a raise the deadline cannot take).
 pub fn reask_request(
     action: Action,
     original: &ChatRequest,
     failure: &RepairFailure,
     text: &str,
-    budget: u32,
-    cap: u32,
-) -> ChatRequest {
+    allowance: &Allowance,
+) -> Option<ChatRequest> {
+    let budget = allowance.budget;
+    // What the deadline leaves, when it is tighter than the budget; too little is no re-ask.
+    let fitted = |wanted: u32| match allowance.room {
+        Some(room) if room < wanted => (room >= MIN_REASK_TOKENS).then_some(room),
+        _ => Some(wanted),
+    };
     let mut request = original.clone();
-    request.max_tokens = Some(budget);
+    request.max_tokens = Some(fitted(budget)?);
     match action {
         Action::ResendOriginal => {}
         Action::ResetPrompt => {
@@ -82,13 +119,21 @@ pub fn reask_request(
                 .push(ChatMessage::user(reset_text(failure)));
         }
         Action::RaiseMaxTokens => {
-            request.max_tokens = Some(budget.saturating_mul(2).min(cap).max(budget));
+            let raised = budget.saturating_mul(2).min(allowance.cap).max(budget);
+            request.max_tokens = Some(fitted(raised)?);
             request
                 .messages
                 .push(ChatMessage::user(completion_text(text)));
         }
+        Action::AntiRepetition => {
+            for (field, value) in &allowance.sampling {
+                request.sampling.insert(field.clone(), value.clone());
+            }
+            request.seed = Some(allowance.fresh_seed);
+            request.temperature = Some(request.temperature.unwrap_or(0.0).max(REASK_TEMPERATURE));
+        }
     }
-    request
+    Some(request)
 }
 
 /// The hard reset, listing what was wrong.
@@ -143,6 +188,7 @@ mod tests {
             FailureClass::Truncated,
             FailureClass::Malformed,
             FailureClass::WrongShape,
+            FailureClass::Repetition,
         ] {
             assert_eq!(
                 EVOLVE.iter().filter(|(row, _)| *row == class).count(),
@@ -154,14 +200,39 @@ mod tests {
         assert_eq!(next_action(FailureClass::Prose), Action::ResetPrompt);
         assert_eq!(next_action(FailureClass::WrongShape), Action::ResetPrompt);
         assert_eq!(next_action(FailureClass::Empty), Action::ResendOriginal);
+        assert_eq!(
+            next_action(FailureClass::Repetition),
+            Action::AntiRepetition
+        );
     }
 
     fn original() -> ChatRequest {
         ChatRequest {
             messages: vec![ChatMessage::system("rules"), ChatMessage::user("question")],
             max_tokens: Some(100),
+            temperature: Some(0.0),
+            seed: Some(1),
             ..ChatRequest::default()
         }
+    }
+
+    fn allowance(budget: u32, cap: u32) -> Allowance {
+        Allowance {
+            budget,
+            cap,
+            room: None,
+            sampling: Map::from_iter([("repeat_penalty".to_owned(), json!(1.1))]),
+            fresh_seed: 42,
+        }
+    }
+
+    fn reask(
+        action: Action,
+        failure: &RepairFailure,
+        text: &str,
+        allowance: &Allowance,
+    ) -> ChatRequest {
+        reask_request(action, &original(), failure, text, allowance).expect("a re-ask")
     }
 
     #[test]
@@ -170,7 +241,7 @@ mod tests {
             "required": ["n"]});
         let options = RepairOptions::new().schema(&schema).unwrap();
         let failure = repair(r#"{"m": 1}"#, &options).unwrap_err();
-        let request = reask_request(Action::ResetPrompt, &original(), &failure, "", 100, 800);
+        let request = reask(Action::ResetPrompt, &failure, "", &allowance(100, 800));
         assert_eq!(request.messages.len(), 3);
         assert_eq!(request.max_tokens, Some(100));
         let text = request.messages[2].content.as_deref().unwrap();
@@ -188,20 +259,64 @@ mod tests {
     fn truncation_sends_the_partial_back_with_a_doubled_capped_budget() {
         let cut = r#"{"reason": "because"#;
         let failure = repair(cut, &RepairOptions::new()).unwrap_err();
-        let request = reask_request(Action::RaiseMaxTokens, &original(), &failure, cut, 100, 800);
+        let request = reask(Action::RaiseMaxTokens, &failure, cut, &allowance(100, 800));
         assert_eq!(request.max_tokens, Some(200));
         let text = request.messages[2].content.as_deref().unwrap();
         assert!(
             text.contains(cut) && text.contains("COMPLETE JSON object"),
             "{text}"
         );
-        let capped = reask_request(Action::RaiseMaxTokens, &original(), &failure, cut, 500, 800);
+        let capped = reask(Action::RaiseMaxTokens, &failure, cut, &allowance(500, 800));
         assert_eq!(capped.max_tokens, Some(800));
-        let at_cap = reask_request(Action::RaiseMaxTokens, &original(), &failure, cut, 900, 800);
+        let at_cap = reask(Action::RaiseMaxTokens, &failure, cut, &allowance(900, 800));
         assert_eq!(
             at_cap.max_tokens,
             Some(900),
-            "a raise never lowers the budget"
+            "a raise never lowers the budget beyond what the deadline needs"
+        );
+    }
+
+    #[test]
+    fn a_raise_goes_only_as_far_as_the_deadline_allows_at_the_measured_rate() {
+        let cut = r#"{"reason": "because"#;
+        let failure = repair(cut, &RepairOptions::new()).unwrap_err();
+        let room = Allowance {
+            room: Some(300),
+            ..allowance(200, 8192)
+        };
+        let request = reask(Action::RaiseMaxTokens, &failure, cut, &room);
+        assert_eq!(request.max_tokens, Some(300), "not 400: only 300 fit");
+        let no_room = Allowance {
+            room: Some(MIN_REASK_TOKENS - 1),
+            ..allowance(200, 8192)
+        };
+        assert_eq!(
+            reask_request(Action::RaiseMaxTokens, &original(), &failure, cut, &no_room),
+            None,
+            "no raise the deadline cannot take"
+        );
+    }
+
+    #[test]
+    fn a_loop_is_re_asked_with_penalties_a_fresh_seed_and_a_small_temperature_never_more_tokens() {
+        let looped = format!("{{\"files\": [{}", "\"a.yaml\", ".repeat(40));
+        let failure =
+            repair(&looped, &RepairOptions::new().finish_reason_length(true)).unwrap_err();
+        assert_eq!(failure.class, FailureClass::Repetition);
+        let request = reask(
+            Action::AntiRepetition,
+            &failure,
+            &looped,
+            &allowance(100, 800),
+        );
+        assert_eq!(request.max_tokens, Some(100));
+        assert_eq!(request.seed, Some(42));
+        assert_eq!(request.temperature, Some(REASK_TEMPERATURE));
+        assert_eq!(request.sampling["repeat_penalty"], json!(1.1));
+        assert_eq!(
+            request.messages,
+            original().messages,
+            "no message that repeats the loop"
         );
     }
 
@@ -209,11 +324,11 @@ mod tests {
     fn empty_resends_the_original_and_prose_says_no_json() {
         let failure = repair("   ", &RepairOptions::new()).unwrap_err();
         assert_eq!(
-            reask_request(Action::ResendOriginal, &original(), &failure, "", 100, 800),
+            reask(Action::ResendOriginal, &failure, "", &allowance(100, 800)),
             original()
         );
         let prose = repair("I think so.", &RepairOptions::new()).unwrap_err();
-        let request = reask_request(Action::ResetPrompt, &original(), &prose, "", 100, 800);
+        let request = reask(Action::ResetPrompt, &prose, "", &allowance(100, 800));
         let text = request.messages[2].content.as_deref().unwrap();
         assert!(text.starts_with("Your previous response did not contain a JSON object."));
         assert!(text.contains("The problem: "), "{text}");

@@ -26,21 +26,24 @@
 //! - every other failure (rate limits and transient errors after their retries, cancellations,
 //!   context overflows, authentication) is returned as it is and never demotes.
 
-use std::time::Duration;
+use std::time::Instant;
 
 use serde_json::Value;
 
 use crate::config::{Provider, Settings, StructuredDecoding};
+use crate::repair::{RepairOptions, RepetitionDetector};
 use crate::schema::{self, Constraint, Mechanism, Problem};
 
 use super::super::cache::Demotion;
 use super::super::capabilities::{GuidedField, WireForm};
 use super::super::errors::{CallError, ErrorClass};
 use super::super::retry::Jitter;
-use super::super::transport::{ChatRequest, ChatResponse};
-use super::context::CallContext;
+use super::super::stream::{Flow, StreamLimits, Streamed};
+use super::super::transport::ChatRequest;
+use super::context::{CallContext, CallProgress};
 use super::outcome::{CallMeta, LadderSource};
 use super::request::{Plan, StructuredRequest};
+use super::watch::{Verdict, Watcher};
 
 /// How many unparseable answers in a row under a form mark it not enforced.
 pub const ENFORCEMENT_THRESHOLD: u32 = 2;
@@ -259,25 +262,36 @@ fn calls_for_plain_resend(error: &CallError) -> bool {
             .is_some_and(|status| (400..500).contains(&status))
 }
 
+/// One answer as it came: the exchange, the form it was sent with (`None`: plain), and the
+/// watcher's verdict on its text.
+pub(super) struct Received {
+    pub streamed: Streamed,
+    pub form: Option<WireForm>,
+    pub verdict: Option<Verdict>,
+}
+
 /// One call's walk down the ladder.
 pub(super) struct Exchange<'a> {
     context: &'a CallContext,
     plan: &'a Plan,
     /// The rungs.
     pub ladder: Ladder,
-    jitter: Jitter,
-    timeout: Duration,
+    /// Draws backoff jitter and the fresh seeds of anti-repetition re-asks.
+    pub jitter: Jitter,
+    limits: StreamLimits,
+    started: Instant,
     /// Rejections not yet confirmed by a later success.
     suspected: Vec<Demotion>,
 }
 
 impl<'a> Exchange<'a> {
-    /// An exchange for `plan` through `context`.
+    /// An exchange for `plan` through `context`, with every request bounded by `limits`.
     pub fn new(
         settings: &Settings,
         request: &StructuredRequest,
         plan: &'a Plan,
         context: &'a CallContext,
+        limits: StreamLimits,
     ) -> Exchange<'a> {
         Exchange {
             context,
@@ -286,26 +300,32 @@ impl<'a> Exchange<'a> {
             jitter: context
                 .jitter_seed
                 .map_or_else(Jitter::from_entropy, Jitter::seeded),
-            timeout: Duration::from_secs(settings.timeout_s.max(1)),
+            limits,
+            started: Instant::now(),
             suspected: Vec::new(),
         }
     }
 
-    /// Sends `chat` on the current rung, walking down as the module docs say. Returns the
-    /// answer and the form it was sent with (`None`: plain).
+    /// Sends `chat` on the current rung, walking down as the module docs say, with every
+    /// answer watched by a [`Watcher`] over `options`.
     pub fn send(
         &mut self,
         chat: &ChatRequest,
+        options: &RepairOptions<'_>,
         meta: &mut CallMeta,
-    ) -> Result<(ChatResponse, Option<WireForm>), CallError> {
+    ) -> Result<Received, CallError> {
         loop {
             let form = self.ladder.current();
             let wire = wire(form, self.plan);
-            let error = match self.with_retries(chat, &wire.constraint, wire.field, meta) {
-                Ok(response) => {
+            let error = match self.with_retries(chat, &wire.constraint, wire.field, options, meta) {
+                Ok((streamed, verdict)) => {
                     self.confirm(meta);
                     meta.notes = wire.notes;
-                    return Ok((response, form));
+                    return Ok(Received {
+                        streamed,
+                        form,
+                        verdict,
+                    });
                 }
                 Err(error) => error,
             };
@@ -321,13 +341,13 @@ impl<'a> Exchange<'a> {
                 return Err(error);
             }
             meta.requests += 1;
-            let plain = self.context.client.chat(
+            let Ok((plain, verdict)) = self.exchange(
                 chat,
                 &Constraint::None,
                 GuidedField::default(),
-                self.timeout,
-            );
-            let Ok(plain) = plain else {
+                options,
+                meta.attempts,
+            ) else {
                 return Err(error);
             };
             self.suspect(form, &error);
@@ -335,34 +355,91 @@ impl<'a> Exchange<'a> {
             self.ladder.advance();
             if self.ladder.current().is_none() {
                 meta.notes.clear();
-                return Ok((plain, None));
+                return Ok(Received {
+                    streamed: plain,
+                    form: None,
+                    verdict,
+                });
             }
         }
     }
 
-    /// One request with the retry policy; counts requests and retries.
+    /// One request with the retry policy (whose waits stop at the call's deadline); counts
+    /// requests and retries.
     fn with_retries(
         &mut self,
         chat: &ChatRequest,
         constraint: &Constraint,
         field: GuidedField,
+        options: &RepairOptions<'_>,
         meta: &mut CallMeta,
-    ) -> Result<ChatResponse, CallError> {
+    ) -> Result<(Streamed, Option<Verdict>), CallError> {
         let context = self.context;
-        let timeout = self.timeout;
+        let deadline = self.limits.deadline;
+        let attempt = meta.attempts;
         let mut sent = 0;
+        let mut jitter = self.jitter.clone();
         let result = context.retry.run(
-            None,
-            &mut self.jitter,
+            deadline,
+            &mut jitter,
             |wait| (context.sleep)(wait),
             |_| {
                 sent += 1;
-                context.client.chat(chat, constraint, field, timeout)
+                self.exchange(chat, constraint, field, options, attempt)
             },
         );
+        self.jitter = jitter;
         meta.requests += sent;
         meta.retry_count += sent.saturating_sub(1);
         result
+    }
+
+    /// One HTTP exchange, its text watched as it arrives (a whole answer is judged at once).
+    fn exchange(
+        &self,
+        chat: &ChatRequest,
+        constraint: &Constraint,
+        field: GuidedField,
+        options: &RepairOptions<'_>,
+        attempt: u32,
+    ) -> Result<(Streamed, Option<Verdict>), CallError> {
+        let mut watcher = Watcher::new(options);
+        let mut reasoning = RepetitionDetector::new();
+        let mut reasoning_loop = None;
+        let report = self.context.progress.as_ref();
+        let started = self.started;
+        let mut first_text: Option<Instant> = None;
+        let streamed = self.context.client.chat_stream(
+            chat,
+            constraint,
+            field,
+            &self.limits,
+            &mut |progress| {
+                if let Some(report) = report {
+                    let now = Instant::now();
+                    let first = *first_text.get_or_insert(now);
+                    let seconds = (now - first).as_secs_f64();
+                    report(&CallProgress {
+                        attempt,
+                        tokens: progress.text_chunks,
+                        tokens_per_second: (progress.text_chunks >= 2 && seconds > 0.0)
+                            .then(|| (progress.text_chunks - 1) as f64 / seconds),
+                        elapsed: now - started,
+                    });
+                }
+                if watcher.feed(progress.content).is_some() {
+                    return Flow::Stop;
+                }
+                // A thinking model that loops in a reasoning field of its own.
+                if let Some(found) = reasoning.feed(progress.reasoning) {
+                    reasoning_loop = Some(Verdict::Repetition(found.clone()));
+                    return Flow::Stop;
+                }
+                Flow::Continue
+            },
+        )?;
+        let verdict = watcher.verdict().cloned().or(reasoning_loop);
+        Ok((streamed, verdict))
     }
 
     fn suspect(&mut self, form: WireForm, error: &CallError) {

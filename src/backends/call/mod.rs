@@ -29,31 +29,38 @@ pub mod evolve;
 mod ladder;
 mod outcome;
 pub mod request;
+mod watch;
 
 #[cfg(test)]
 mod tests;
 
-use crate::config::Settings;
+use std::time::{Duration, Instant};
+
+use crate::config::{AntiRepetition, Settings};
 use crate::repair::{self, RepairOptions, Rung, Stats};
 use crate::schema::Mechanism;
 
 use super::capabilities::WireForm;
-use super::errors::CallError;
+use super::errors::{CallError, ErrorClass};
+use super::presets::preset;
+use super::stream::{StreamEnd, StreamLimits, Timing};
+use super::transport::Usage;
 
-pub use context::{CallContext, Sleep};
-pub use evolve::{Action, EVOLVE, next_action};
+pub use context::{CallContext, CallProgress, ProgressReport, Sleep};
+pub use evolve::{Action, Allowance, EVOLVE, MIN_REASK_TOKENS, REASK_TEMPERATURE, next_action};
 pub use ladder::ENFORCEMENT_THRESHOLD;
 pub use outcome::{
-    Answer, CallFailure, CallMeta, DegradeReason, LadderSource, RAW_TEXT_LIMIT, Reask,
-    SchemaViolation, StructuredOutcome,
+    Answer, CallFailure, CallMeta, DeadlineExceeded, DegradeReason, LadderSource, RAW_TEXT_LIMIT,
+    Reask, SchemaViolation, StreamEnding, StructuredOutcome,
 };
 pub use request::{
     DEFAULT_MAX_TOKENS_CAP, JSON_ONLY, OutputSchema, RequestError, StructuredRequest,
 };
 
-use ladder::Exchange;
+use ladder::{Exchange, Received};
 use outcome::{add_usage, bounded};
 use request::Plan;
+use watch::Verdict;
 
 /// Runs one structured request (see the module docs).
 pub fn structured_call(
@@ -61,12 +68,19 @@ pub fn structured_call(
     request: &StructuredRequest,
     context: &CallContext,
 ) -> Result<StructuredOutcome, CallFailure> {
+    let started = Instant::now();
     let plan = Plan::resolve(settings, request)?;
+    context.recall_refusals();
     // The schema compiled while planning; this only borrows the cached validator.
     let options = RepairOptions::new()
         .schema(&plan.schema)
         .map_err(request::RequestError::from)?;
-    let mut exchange = Exchange::new(settings, request, &plan, context);
+    let deadline = started + plan.call_timeout;
+    let limits = StreamLimits {
+        idle: Duration::from_secs(settings.timeout_s.max(1)),
+        deadline: Some(deadline),
+    };
+    let mut exchange = Exchange::new(settings, request, &plan, context, limits);
     let first = exchange.ladder.first();
     let mut meta = CallMeta {
         mechanism: mechanism_of(first),
@@ -83,38 +97,83 @@ pub fn structured_call(
         requests: 0,
         degrade_reason: None,
         finish_reason: None,
+        streamed: false,
+        stream_end: StreamEnding::Finished,
+        repetition: None,
+        tokens_per_second: None,
+        deadline_s: plan.call_timeout.as_secs_f64(),
+        elapsed_ms: 0,
         tokens: None,
         notes: Vec::new(),
         warnings: Vec::new(),
     };
+    let anti_repetition = preset(context.target.provider).anti_repetition_sampling();
     let mut original = plan.request.clone();
     original.model = context.target.model.clone();
+    if settings.anti_repetition == AntiRepetition::Always {
+        original.sampling = anti_repetition.clone();
+    }
     let mut chat = original.clone();
     let mut budget = original.max_tokens.unwrap_or(settings.max_tokens);
     let mut stats = Stats::new();
     let result = loop {
         meta.attempts += 1;
-        let (response, form) = match exchange.send(&chat, &mut meta) {
-            Ok(answer) => answer,
+        let received = match exchange.send(&chat, &options, &mut meta) {
+            Ok(received) => received,
+            Err(error) if error.class == ErrorClass::Canceled && Instant::now() >= deadline => {
+                break Err(Failed::Deadline(String::new()));
+            }
             Err(error) => break Err(Failed::Endpoint(error)),
         };
+        let Received {
+            streamed,
+            form,
+            verdict,
+        } = received;
+        let response = streamed.response;
         meta.mechanism = mechanism_of(form);
         meta.wire_form = form;
         meta.finish_reason = response.finish_reason.clone();
+        meta.streamed = streamed.streamed;
+        meta.tokens_per_second = generation_rate(&streamed.timing, &response.usage);
+        meta.repetition = None;
         add_usage(&mut meta.tokens, response.usage);
         if !response.tool_calls.is_empty() {
             let mut calls = response.tool_calls;
             if plan.serial_tools {
                 calls.truncate(1);
             }
+            meta.stream_end = StreamEnding::Finished;
             break Ok(Answer::ToolCalls(calls));
         }
-        let text = response.content.unwrap_or_default();
-        let truncated = response.finish_reason.as_deref() == Some("length");
+        let received_text = response.content.unwrap_or_default();
+        let mut text = received_text.clone();
+        let truncated = match (streamed.end, verdict) {
+            (StreamEnd::Deadline, _) => {
+                meta.stream_end = StreamEnding::Deadline;
+                break Err(Failed::Deadline(text));
+            }
+            (_, Some(Verdict::Done { end })) => {
+                meta.stream_end = StreamEnding::Done;
+                text.truncate(end);
+                false
+            }
+            (_, Some(Verdict::Repetition(repetition))) => {
+                meta.stream_end = StreamEnding::Repetition;
+                meta.repetition = Some(repetition);
+                true
+            }
+            (_, None) => {
+                meta.stream_end = StreamEnding::Finished;
+                response.finish_reason.as_deref() == Some("length")
+            }
+        };
         if let Some(form) = form
             && !truncated
         {
-            exchange.check_enforcement(form, &text, &mut meta);
+            // The text as it came, prose after a value included: under a form that claims to
+            // enforce, that is the sign it does not.
+            exchange.check_enforcement(form, &received_text, &mut meta);
         }
         let repaired = repair::repair(&text, &options.clone().finish_reason_length(truncated));
         stats.record(&repaired);
@@ -128,23 +187,37 @@ pub fn structured_call(
             Err(failure) => {
                 meta.rungs_changed = failure.rungs_changed.clone();
                 meta.coercions = failure.coercions.clone();
+                if meta.repetition.is_none() {
+                    meta.repetition = failure.repetition.clone();
+                }
                 if meta.reasks.len() as u32 >= plan.reask {
                     break Err(Failed::Violation(Box::new(failure), text));
                 }
                 let action = next_action(failure.class);
-                chat = evolve::reask_request(
-                    action,
-                    &original,
-                    &failure,
-                    &text,
+                let allowance = Allowance {
                     budget,
-                    plan.max_tokens_cap,
-                );
+                    cap: plan.max_tokens_cap,
+                    room: room(deadline, meta.tokens_per_second),
+                    sampling: anti_repetition.clone(),
+                    fresh_seed: exchange.jitter.next_u64() >> 33,
+                };
+                let Some(next) =
+                    evolve::reask_request(action, &original, &failure, &text, &allowance)
+                else {
+                    meta.warnings.push(format!(
+                        "no re-ask after the {} answer: the call's deadline leaves no room for one",
+                        failure.class
+                    ));
+                    break Err(Failed::Violation(Box::new(failure), text));
+                };
+                chat = next;
                 budget = chat.max_tokens.unwrap_or(budget);
                 meta.reasks.push(Reask {
                     class: failure.class,
                     action,
                     max_tokens: budget,
+                    temperature: chat.temperature,
+                    seed: chat.seed,
                 });
             }
         }
@@ -162,13 +235,31 @@ pub fn structured_call(
                 .push(format!("repair stats not saved: {error}")),
         }
     }
+    meta.warnings.extend(context.remember_refusals());
     meta.degrade_reason = degrade_reason(&meta);
+    meta.elapsed_ms = started.elapsed().as_millis() as u64;
     match result {
         Ok(answer) => Ok(StructuredOutcome { answer, meta }),
         Err(Failed::Endpoint(error)) => Err(CallFailure::Endpoint {
             error,
             meta: Box::new(meta),
         }),
+        Err(Failed::Deadline(text)) => {
+            meta.stream_end = StreamEnding::Deadline;
+            let evidence = repair::repair(&text, &options.clone().finish_reason_length(true)).err();
+            let (raw, raw_cut) = bounded(&text);
+            let (partial, missing_required) = evidence
+                .map(|failure| (failure.partial, failure.missing_required))
+                .unwrap_or_default();
+            Err(CallFailure::DeadlineExceeded(Box::new(DeadlineExceeded {
+                deadline: plan.call_timeout,
+                raw,
+                raw_cut,
+                partial,
+                missing_required,
+                meta,
+            })))
+        }
         Err(Failed::Violation(failure, text)) => {
             let (raw, raw_cut) = bounded(&text);
             Err(CallFailure::SchemaViolation(Box::new(SchemaViolation {
@@ -189,6 +280,29 @@ pub fn structured_call(
 enum Failed {
     Endpoint(CallError),
     Violation(Box<repair::RepairFailure>, String),
+    /// The deadline passed; the text that had arrived.
+    Deadline(String),
+}
+
+/// Tokens per second of an answer's generation: the server's count of completion tokens when
+/// it gave one, otherwise the text chunks, over the time from the first text to the last.
+fn generation_rate(timing: &Timing, usage: &Usage) -> Option<f64> {
+    let seconds = timing.generating.as_secs_f64();
+    if seconds <= 0.0 {
+        return None;
+    }
+    let tokens = usage.completion_tokens.unwrap_or(timing.text_chunks);
+    (tokens >= 2).then(|| tokens.saturating_sub(1) as f64 / seconds)
+}
+
+/// How many tokens fit in what is left of the deadline at `rate`, keeping a tenth for the
+/// prompt and the round trip; `None` without a rate.
+fn room(deadline: Instant, rate: Option<f64>) -> Option<u32> {
+    let rate = rate?;
+    let left = deadline
+        .saturating_duration_since(Instant::now())
+        .as_secs_f64();
+    Some((left * 0.9 * rate).min(f64::from(u32::MAX)) as u32)
 }
 
 fn mechanism_of(form: Option<WireForm>) -> Mechanism {

@@ -4,11 +4,12 @@
 //! and the required ones still missing).
 
 use std::fmt;
+use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::repair::{Coercion, FailureClass, Rung};
+use crate::repair::{Coercion, FailureClass, Repetition, Rung};
 use crate::schema::{Mechanism, Problem, ValidationError};
 
 use super::super::cache::Demotion;
@@ -75,7 +76,7 @@ pub enum LadderSource {
 }
 
 /// One re-ask this call sent.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Reask {
     /// The failure class of the answer before it.
     pub class: FailureClass,
@@ -83,6 +84,43 @@ pub struct Reask {
     pub action: Action,
     /// Its completion budget.
     pub max_tokens: u32,
+    /// Its temperature.
+    pub temperature: Option<f64>,
+    /// Its seed.
+    pub seed: Option<u64>,
+}
+
+/// How the last answer's stream ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamEnding {
+    /// The server finished the answer (`finish_reason` says how).
+    Finished,
+    /// A complete value had closed and what followed was not part of it: the rest was not
+    /// generated.
+    Done,
+    /// The answer looped (`repetition` says how) and was cut off.
+    Repetition,
+    /// The call's deadline passed during the answer.
+    Deadline,
+}
+
+impl StreamEnding {
+    /// The ending's name, as in `--json` output.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            StreamEnding::Finished => "finished",
+            StreamEnding::Done => "done",
+            StreamEnding::Repetition => "repetition",
+            StreamEnding::Deadline => "deadline",
+        }
+    }
+}
+
+impl fmt::Display for StreamEnding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// What happened during one call (`meta` in `generate --json`).
@@ -114,8 +152,20 @@ pub struct CallMeta {
     pub requests: u32,
     /// Why the value is not a first-try constrained answer; null when it is.
     pub degrade_reason: Option<DegradeReason>,
-    /// The last answer's finish reason.
+    /// The last answer's finish reason (null when slmcode closed the stream).
     pub finish_reason: Option<String>,
+    /// Whether the last answer came as an event stream (false: the server sent it whole).
+    pub streamed: bool,
+    /// How the last answer ended: on its own, or cut by slmcode and why.
+    pub stream_end: StreamEnding,
+    /// The loop in the last answer, when it looped.
+    pub repetition: Option<Repetition>,
+    /// The generation rate of the last answer, in tokens per second, when it was measured.
+    pub tokens_per_second: Option<f64>,
+    /// The call's deadline, in seconds.
+    pub deadline_s: f64,
+    /// The whole call's time, in milliseconds.
+    pub elapsed_ms: u64,
     /// Token counts summed over every answer, when the server reported them.
     pub tokens: Option<Usage>,
     /// What the projection left out of the wire form of the last constrained rung.
@@ -182,6 +232,7 @@ impl fmt::Display for SchemaViolation {
             FailureClass::Malformed => "the answer was JSON that could not be repaired",
             FailureClass::Truncated => "the answer was truncated JSON",
             FailureClass::WrongShape => "the answer does not satisfy the schema",
+            FailureClass::Repetition => "the answer looped",
         };
         let attempts = self.meta.attempts;
         // Say so when nothing constrained the model: that is usually the whole story.
@@ -204,6 +255,40 @@ impl fmt::Display for SchemaViolation {
     }
 }
 
+/// The call's deadline passed during an answer: what had arrived by then.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeadlineExceeded {
+    /// The deadline that passed.
+    pub deadline: Duration,
+    /// The answer's text as far as it came, cut to [`RAW_TEXT_LIMIT`] characters.
+    pub raw: String,
+    /// Whether `raw` was cut.
+    pub raw_cut: bool,
+    /// For an object: the members that were complete (not validated).
+    pub partial: Option<Map<String, Value>>,
+    /// For an object: the required names not in `partial`.
+    pub missing_required: Vec<String>,
+    /// What happened.
+    pub meta: CallMeta,
+}
+
+impl fmt::Display for DeadlineExceeded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let attempt = self.meta.attempts;
+        write!(
+            f,
+            "the call's deadline of {} s passed during answer {attempt} ({}), after {} characters",
+            self.deadline.as_secs_f64(),
+            self.meta.mechanism,
+            self.raw.chars().count()
+        )?;
+        if self.raw_cut {
+            f.write_str(" and more")?;
+        }
+        Ok(())
+    }
+}
+
 /// Why a structured call failed.
 #[derive(Debug, thiserror::Error)]
 pub enum CallFailure {
@@ -222,6 +307,9 @@ pub enum CallFailure {
     /// Every attempt's answer failed extraction or validation.
     #[error("{0}")]
     SchemaViolation(Box<SchemaViolation>),
+    /// The call's deadline passed (class `canceled`), with what had arrived by then.
+    #[error("{0}")]
+    DeadlineExceeded(Box<DeadlineExceeded>),
 }
 
 impl CallFailure {
@@ -231,6 +319,7 @@ impl CallFailure {
             CallFailure::Request(_) => None,
             CallFailure::Endpoint { meta, .. } => Some(meta),
             CallFailure::SchemaViolation(violation) => Some(&violation.meta),
+            CallFailure::DeadlineExceeded(exceeded) => Some(&exceeded.meta),
         }
     }
 }

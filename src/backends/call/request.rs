@@ -9,6 +9,8 @@
 //! included: a grammar guarantees well-formed output, not meaningful output), or for a caller's
 //! schema the caller's prompt plus the schema itself.
 
+use std::time::Duration;
+
 use serde_json::Value;
 
 use crate::agents::{self, Decoding, JSON_STOP, RoleKind, RoleSpec, UnknownRoleContract};
@@ -72,6 +74,8 @@ pub struct StructuredRequest {
     pub mechanism: Option<Mechanism>,
     /// A sampling seed, for repeatable answers.
     pub seed: Option<u64>,
+    /// The deadline of the whole call; `None` takes `call_timeout_s` from the settings.
+    pub call_timeout: Option<Duration>,
 }
 
 impl StructuredRequest {
@@ -149,6 +153,12 @@ impl StructuredRequest {
         self
     }
 
+    /// Sets the deadline of the whole call.
+    pub fn call_timeout(mut self, deadline: Duration) -> StructuredRequest {
+        self.call_timeout = Some(deadline);
+        self
+    }
+
     /// Forces a mechanism for this call.
     pub fn mechanism(mut self, mechanism: Mechanism) -> StructuredRequest {
         self.mechanism = Some(mechanism);
@@ -210,6 +220,8 @@ pub(super) struct Plan {
     pub max_tokens_cap: u32,
     /// How many re-asks may be sent.
     pub reask: u32,
+    /// The deadline of the whole call.
+    pub call_timeout: Duration,
 }
 
 impl Plan {
@@ -251,6 +263,7 @@ impl Plan {
             seed: request.seed,
             tools: request.tools.clone(),
             tool_choice: request.tool_choice.clone(),
+            sampling: serde_json::Map::new(),
         };
         Ok(Plan {
             schema,
@@ -266,6 +279,9 @@ impl Plan {
                 .unwrap_or(DEFAULT_MAX_TOKENS_CAP)
                 .max(budget),
             reask: request.reask.unwrap_or(settings.reask),
+            call_timeout: request
+                .call_timeout
+                .unwrap_or(Duration::from_secs(settings.call_timeout_s)),
         })
     }
 }

@@ -94,8 +94,25 @@ fn a_proxy_that_rejects_fields_demotes_each_rung_persists_it_and_the_next_run_st
     let outcome = world.call(&scope_request()).unwrap();
     assert_eq!(
         forms_sent(&world.emulator),
-        ["json_schema_strict", "json_schema", "json_object", "plain"],
-        "nothing probed: the cache answered"
+        [
+            "json_schema_strict",
+            "json_schema_strict",
+            "json_schema",
+            "json_object",
+            "plain",
+            "plain"
+        ],
+        "nothing probed: the cache answered. The proxy refused the anti-repetition penalties \
+         first (by name): they were dropped, not taken for a rejection of the form; the plain \
+         request's `stream_options` were refused too, and it was asked again whole"
+    );
+    let bodies = world.emulator.chat_bodies();
+    assert!(bodies[0].get("frequency_penalty").is_some());
+    assert!(
+        bodies[1..]
+            .iter()
+            .all(|body| body.get("frequency_penalty").is_none()),
+        "never sent again"
     );
     assert_eq!(value(&outcome)["in_scope"], true);
     let meta = &outcome.meta;
@@ -135,12 +152,20 @@ fn a_proxy_that_rejects_fields_demotes_each_rung_persists_it_and_the_next_run_st
     assert!(file.contains("\"demotions\""), "{file}");
 
     // The next run (a new process: a fresh negotiator reading the file) starts at the floor
-    // at once: one request, plain, no probe.
+    // at once: one request, plain, no probe, and neither the penalties nor a stream, which the
+    // cache says the proxy refuses.
     world.emulator.answers([FENCED_SCOPE]);
     let before = world.emulator.chat_count();
     let again = world.call(&scope_request()).unwrap();
     let forms = forms_sent(&world.emulator);
     assert_eq!(&forms[before..], ["plain"]);
+    let last = world.emulator.chat_bodies().pop().unwrap();
+    assert!(last.get("frequency_penalty").is_none() && last["stream"] == false);
+    assert_eq!(
+        world.entry().refused_fields,
+        ["frequency_penalty", "presence_penalty"]
+    );
+    assert!(world.entry().refuses_streaming);
     assert!(again.meta.demotions.is_empty());
     assert_eq!(again.meta.degrade_reason, Some(DegradeReason::NoConstraint));
     assert_eq!(world.entry().demotions.len(), 3, "nothing recorded twice");
@@ -157,7 +182,9 @@ fn the_same_context_remembers_its_demotions_between_calls() {
     structured_call(&world.settings, &scope_request(), &context).unwrap();
     assert_eq!(
         forms_sent(&world.emulator),
-        ["json_object", "plain", "plain"]
+        ["json_object", "json_object", "plain", "plain", "plain"],
+        "the first json_object carried the penalties the proxy refused, the first plain one \
+         `stream_options`; the context's client remembers both"
     );
 }
 

@@ -44,6 +44,8 @@ fn a_truncated_answer_gets_one_reask_with_the_partial_and_twice_the_budget() {
             class: FailureClass::Truncated,
             action: Action::RaiseMaxTokens,
             max_tokens: budget * 2,
+            temperature: Some(0.0),
+            seed: None,
         }]
     );
     assert_eq!(outcome.meta.attempts, 2);

@@ -1,0 +1,496 @@
+//! Degenerate loops in a model's answer: [`RepetitionDetector`] finds them in text as it grows
+//! (one streamed chunk at a time), [`find_repetition`] in a whole answer; both give the same
+//! [`Repetition`] for the same text.
+//!
+//! Small models under a constraint fall into greedy loops and run until the token budget is
+//! spent. The loop takes four forms, and each is caught by one rule:
+//! - one item, phrase or whole object repeated (`"a.yaml", "a.yaml", ...`, the same finding
+//!   again and again, the same key/value pair), byte for byte except that every run of digits
+//!   reads as one digit, so a counter (`"step-1", "step-2", ...`) loops too: the tail of the
+//!   text is periodic.
+//!   For every byte, the detector follows one candidate period and counts how far back the text
+//!   repeats at that distance; when the run breaks, the most recent earlier occurrence of the
+//!   last [`GRAM`] bytes (a rolling hash into a fixed table) proposes the next candidate. A loop
+//!   is a periodic tail of at least [`MIN_SPAN`] bytes holding at least [`MIN_REPEATS`] whole
+//!   periods;
+//! - optional whitespace forever: [`WHITESPACE_RUN`] whitespace bytes in a row;
+//! - the digits of one number forever (`3.14159...` never ending): a number outside a string
+//!   with more than [`NUMBER_DIGITS`] digits, which no double can hold anyway;
+//! - the same pair again is the first rule with a period that spans the pair.
+//!
+//! Each byte costs a constant amount of work (a hash update, one table read and write, one
+//! comparison; [`GRAM`] comparisons when a candidate is proposed), so feeding a whole answer is
+//! linear in its length and the memory is one fixed table. The thresholds were chosen from data:
+//! no valid document of the repair corpora or the contract examples reaches them, and the loops
+//! the real small model wrote (`tests/fixtures/loops/`) are caught within their first kilobyte.
+
+use serde::Serialize;
+
+/// The shortest periodic tail, in bytes, that counts as a loop.
+pub const MIN_SPAN: usize = 256;
+
+/// The fewest whole periods a periodic tail must hold to count as a loop.
+pub const MIN_REPEATS: usize = 3;
+
+/// Whitespace bytes in a row that count as a whitespace loop.
+pub const WHITESPACE_RUN: usize = 128;
+
+/// Digits in one number (outside strings) that count as a loop inside a number literal.
+pub const NUMBER_DIGITS: usize = 32;
+
+/// How many bytes a period candidate is proposed from.
+const GRAM: usize = 12;
+
+/// Table size of the rolling-hash index of earlier grams (a power of two).
+const TABLE_BITS: u32 = 12;
+
+/// The repeated unit quoted in a report, at most this many characters.
+const UNIT_CHARS: usize = 80;
+
+/// The multiplier of the rolling hash.
+const BASE: u64 = 0x0100_0000_01b3;
+
+/// Which of the four forms a loop takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoopKind {
+    /// An item, a phrase or a whole value repeated.
+    RepeatedText,
+    /// The same key/value pair (or object member sequence) repeated.
+    RepeatedMember,
+    /// Whitespace without end.
+    Whitespace,
+    /// A number whose digits do not end.
+    NumberDigits,
+}
+
+impl LoopKind {
+    /// The kind's stable name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            LoopKind::RepeatedText => "repeated_text",
+            LoopKind::RepeatedMember => "repeated_member",
+            LoopKind::Whitespace => "whitespace",
+            LoopKind::NumberDigits => "number_digits",
+        }
+    }
+}
+
+/// A degenerate loop found in an answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Repetition {
+    /// Which form it takes.
+    pub kind: LoopKind,
+    /// Byte offset where the repeated run starts.
+    pub start: usize,
+    /// Byte offset (exclusive) where it was recognised.
+    pub end: usize,
+    /// Length of the repeated unit in bytes (1 for whitespace and digits).
+    pub period: usize,
+    /// How many whole units the run holds when it was recognised.
+    pub repeats: usize,
+    /// The repeated unit (at most 80 characters; whitespace and digits: the run's start).
+    pub unit: String,
+}
+
+impl std::fmt::Display for Repetition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.kind {
+            LoopKind::Whitespace => write!(
+                f,
+                "{} whitespace characters in a row from byte {}",
+                self.end - self.start,
+                self.start
+            ),
+            LoopKind::NumberDigits => write!(
+                f,
+                "a number that does not end ({} digits) from byte {}",
+                self.end - self.start,
+                self.start
+            ),
+            LoopKind::RepeatedText | LoopKind::RepeatedMember => write!(
+                f,
+                "{:?} repeated {} times from byte {}",
+                self.unit, self.repeats, self.start
+            ),
+        }
+    }
+}
+
+/// Finds a loop in a whole answer (see the module docs): the same result as feeding the text
+/// to a [`RepetitionDetector`] in any chunks.
+pub fn find_repetition(text: &str) -> Option<Repetition> {
+    let mut detector = RepetitionDetector::new();
+    detector.feed(text).cloned()
+}
+
+/// Watches a growing text for a loop. Feed it the whole text so far each time (it reads only
+/// what it has not seen); once a loop is found it is kept and reported on every later feed.
+#[derive(Clone, Debug)]
+pub struct RepetitionDetector {
+    /// Bytes already read.
+    seen: usize,
+    /// The text read so far with every run of digits as one `0`: what the periodic rule reads.
+    normalized: Vec<u8>,
+    /// Position + 1 of the last gram with each hash bucket (0: none).
+    table: Box<[usize]>,
+    /// Rolling hash of the last [`GRAM`] bytes.
+    hash: u64,
+    /// `BASE^GRAM`, to take the oldest byte out of the hash.
+    outgoing: u64,
+    /// The candidate period followed now (0: none).
+    period: usize,
+    /// How many trailing bytes equal the byte one period before them.
+    run: usize,
+    /// Whitespace bytes in a row.
+    whitespace: usize,
+    /// Whether the byte read last is inside a JSON string.
+    strings: Strings,
+    /// Digits of the number being read (outside strings), and where it started.
+    digits: usize,
+    number_start: usize,
+    found: Option<Repetition>,
+    /// The period of a periodic loop found, in normalized bytes.
+    found_period: usize,
+}
+
+impl Default for RepetitionDetector {
+    fn default() -> RepetitionDetector {
+        RepetitionDetector::new()
+    }
+}
+
+impl RepetitionDetector {
+    /// A detector that has seen nothing.
+    pub fn new() -> RepetitionDetector {
+        let outgoing = (0..GRAM).fold(1_u64, |power, _| power.wrapping_mul(BASE));
+        RepetitionDetector {
+            seen: 0,
+            normalized: Vec::new(),
+            table: vec![0; 1 << TABLE_BITS].into_boxed_slice(),
+            hash: 0,
+            outgoing,
+            period: 0,
+            run: 0,
+            whitespace: 0,
+            strings: Strings::default(),
+            digits: 0,
+            number_start: 0,
+            found: None,
+            found_period: 0,
+        }
+    }
+
+    /// The loop found so far, if any.
+    pub fn found(&self) -> Option<&Repetition> {
+        self.found.as_ref()
+    }
+
+    /// Reads what `text` holds beyond what was fed before (`text` must start with it) and
+    /// returns the loop, once there is one.
+    pub fn feed(&mut self, text: &str) -> Option<&Repetition> {
+        let bytes = text.as_bytes();
+        while self.found.is_none() && self.seen < bytes.len() {
+            let at = self.seen;
+            self.seen += 1;
+            self.step(bytes, at);
+        }
+        self.found.as_ref()
+    }
+
+    /// Whether the loop found goes on to the end of `text` (trailing whitespace aside), which
+    /// the detector has been fed up to the loop: the model was still in the loop when the
+    /// answer stopped. False when no loop was found.
+    pub fn runs_to_the_end(&mut self, text: &str) -> bool {
+        let Some(found) = &self.found else {
+            return false;
+        };
+        let bytes = text.as_bytes();
+        let rest = &bytes[self.seen.min(bytes.len())..];
+        match found.kind {
+            LoopKind::Whitespace => return rest.iter().all(u8::is_ascii_whitespace),
+            LoopKind::NumberDigits => {
+                return rest
+                    .iter()
+                    .all(|byte| byte.is_ascii_digit() || byte.is_ascii_whitespace());
+            }
+            LoopKind::RepeatedText | LoopKind::RepeatedMember => {}
+        }
+        let period = self.found_period;
+        while self.seen < bytes.len() {
+            let at = self.seen;
+            self.seen += 1;
+            let byte = bytes[at];
+            let in_string = self.strings.inside();
+            self.strings.step(byte);
+            if in_string && continues_digits(bytes, at) {
+                continue;
+            }
+            let byte = if in_string && byte.is_ascii_digit() {
+                b'0'
+            } else {
+                byte
+            };
+            self.normalized.push(byte);
+            let index = self.normalized.len() - 1;
+            if self.normalized[index - period] != byte {
+                return bytes[at..].iter().all(u8::is_ascii_whitespace);
+            }
+        }
+        true
+    }
+
+    fn step(&mut self, bytes: &[u8], at: usize) {
+        let byte = bytes[at];
+        self.lexical(bytes, at, byte);
+        if self.found.is_some() {
+            return;
+        }
+        // The periodic rule reads every run of digits inside a string as one `0`: a counter
+        // (`"step-1", "step-2", ...`) loops like a repeated item. Numbers outside strings stay
+        // as they are: a long array of distinct numbers is data, not a loop.
+        let in_string = self.strings.inside();
+        if in_string && continues_digits(bytes, at) {
+            return;
+        }
+        let byte = if in_string && byte.is_ascii_digit() {
+            b'0'
+        } else {
+            byte
+        };
+        self.normalized.push(byte);
+        let at = self.normalized.len() - 1;
+        let text = &self.normalized;
+        self.hash = self
+            .hash
+            .wrapping_mul(BASE)
+            .wrapping_add(u64::from(byte) + 1);
+        if at >= GRAM {
+            let oldest = u64::from(text[at - GRAM]) + 1;
+            self.hash = self.hash.wrapping_sub(oldest.wrapping_mul(self.outgoing));
+        }
+        if self.period > 0 && text[at] == text[at - self.period] {
+            self.run += 1;
+        } else {
+            self.period = 0;
+            self.run = 0;
+        }
+        if at + 1 >= GRAM {
+            let bucket =
+                (self.hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - TABLE_BITS)) as usize;
+            let earlier = self.table[bucket];
+            self.table[bucket] = at + 1;
+            if self.period == 0 && earlier > 0 {
+                let previous_end = earlier - 1;
+                let distance = at - previous_end;
+                let start = at + 1 - GRAM;
+                if start >= distance && text[start..=at] == text[start - distance..=previous_end] {
+                    self.period = distance;
+                    self.run = GRAM;
+                }
+            }
+        }
+        if self.period > 0 {
+            let span = self.run + self.period;
+            if span >= MIN_SPAN && span >= MIN_REPEATS * self.period {
+                let start = at + 1 - span;
+                self.found = Some(periodic(
+                    bytes,
+                    &self.normalized,
+                    start,
+                    at + 1,
+                    self.period,
+                ));
+                self.found_period = self.period;
+            }
+        }
+    }
+
+    /// Whitespace runs and number digits, with the string state they need.
+    fn lexical(&mut self, bytes: &[u8], at: usize, byte: u8) {
+        if matches!(byte, b' ' | b'\t' | b'\n' | b'\r') {
+            self.whitespace += 1;
+            if self.whitespace >= WHITESPACE_RUN {
+                let start = at + 1 - self.whitespace;
+                self.found = Some(Repetition {
+                    kind: LoopKind::Whitespace,
+                    start,
+                    end: at + 1,
+                    period: 1,
+                    repeats: self.whitespace,
+                    unit: excerpt(&bytes[start..at + 1]),
+                });
+                return;
+            }
+        } else {
+            self.whitespace = 0;
+        }
+        let was_in_string = self.strings.inside();
+        self.strings.step(byte);
+        if was_in_string {
+            return;
+        }
+        match byte {
+            b'"' => self.digits = 0,
+            b'0'..=b'9' => {
+                if self.digits == 0 {
+                    self.number_start = at;
+                }
+                self.digits += 1;
+                if self.digits > NUMBER_DIGITS {
+                    self.found = Some(Repetition {
+                        kind: LoopKind::NumberDigits,
+                        start: self.number_start,
+                        end: at + 1,
+                        period: 1,
+                        repeats: self.digits,
+                        unit: excerpt(&bytes[self.number_start..at + 1]),
+                    });
+                }
+            }
+            // Inside a number literal: its sign, point and exponent do not end it.
+            b'.' | b'e' | b'E' | b'+' | b'-' if self.digits > 0 => {}
+            _ => self.digits = 0,
+        }
+    }
+}
+
+/// The report of a periodic stretch `start..end` of the normalized text, with the smallest
+/// period that generates it (the candidate may be a multiple of it), in offsets of the original
+/// text.
+fn periodic(
+    original: &[u8],
+    normalized: &[u8],
+    start: usize,
+    end: usize,
+    period: usize,
+) -> Repetition {
+    let mut start = start;
+    // The run may start inside a multi-byte character; a period later it starts again.
+    while start < end && normalized[start] & 0xC0 == 0x80 {
+        start += 1;
+    }
+    let unit = &normalized[start..start + period];
+    let period = smallest_period(unit);
+    let offsets = original_offsets(original, &[start, start + period, end]);
+    let (start, unit_end, end) = (offsets[0], offsets[1], offsets[2]);
+    let unit = &original[start..unit_end];
+    let text = String::from_utf8_lossy(unit);
+    let kind = if unit.iter().all(u8::is_ascii_whitespace) {
+        LoopKind::Whitespace
+    } else if text.contains("\":") || text.contains("\" :") {
+        LoopKind::RepeatedMember
+    } else {
+        LoopKind::RepeatedText
+    };
+    Repetition {
+        kind,
+        start,
+        end,
+        period: unit.len(),
+        repeats: (end - start) / unit.len().max(1),
+        unit: excerpt(&readable_rotation(unit)),
+    }
+}
+
+/// The offsets in `original` of the given offsets (ascending) of its normalized form, where
+/// each run of digits inside a string is one byte.
+fn original_offsets(original: &[u8], normalized: &[usize]) -> Vec<usize> {
+    let mut offsets = Vec::with_capacity(normalized.len());
+    let mut wanted = normalized.iter().copied().peekable();
+    let mut strings = Strings::default();
+    let mut count = 0;
+    for (at, byte) in original.iter().enumerate() {
+        let folded = strings.inside() && continues_digits(original, at);
+        strings.step(*byte);
+        if folded {
+            continue;
+        }
+        while wanted.next_if(|offset| *offset == count).is_some() {
+            offsets.push(at);
+        }
+        count += 1;
+    }
+    while wanted.next().is_some() {
+        offsets.push(original.len());
+    }
+    offsets
+}
+
+/// Whether the byte at `at` is a digit that continues a run of digits.
+fn continues_digits(bytes: &[u8], at: usize) -> bool {
+    bytes[at].is_ascii_digit() && at > 0 && bytes[at - 1].is_ascii_digit()
+}
+
+/// Whether a byte is inside a JSON string, one byte at a time.
+#[derive(Clone, Copy, Debug, Default)]
+struct Strings {
+    inside: bool,
+    escaped: bool,
+}
+
+impl Strings {
+    /// Whether the last byte stepped over left the text inside a string (an opening quote
+    /// leaves it inside, a closing one outside).
+    fn inside(self) -> bool {
+        self.inside
+    }
+
+    fn step(&mut self, byte: u8) {
+        if !self.inside {
+            self.inside = byte == b'"';
+            return;
+        }
+        match (self.escaped, byte) {
+            (true, _) => self.escaped = false,
+            (false, b'\\') => self.escaped = true,
+            (false, b'"') => self.inside = false,
+            _ => {}
+        }
+    }
+}
+
+/// The unit turned to start where a reader expects a repeated item to start: at its first
+/// `{`, else at its first `"` (the text is periodic, so any rotation is the same loop).
+fn readable_rotation(unit: &[u8]) -> Vec<u8> {
+    let at = unit
+        .iter()
+        .position(|byte| *byte == b'{')
+        .or_else(|| unit.iter().position(|byte| *byte == b'"'))
+        .unwrap_or(0);
+    let mut rotated = unit[at..].to_vec();
+    rotated.extend_from_slice(&unit[..at]);
+    rotated
+}
+
+/// The smallest `p` such that `unit` is `unit[..p]` repeated (`unit.len()` when none is
+/// smaller), from the prefix function.
+fn smallest_period(unit: &[u8]) -> usize {
+    let mut border = vec![0_usize; unit.len()];
+    let mut length = 0;
+    for index in 1..unit.len() {
+        while length > 0 && unit[index] != unit[length] {
+            length = border[length - 1];
+        }
+        if unit[index] == unit[length] {
+            length += 1;
+        }
+        border[index] = length;
+    }
+    let candidate = unit.len() - border.last().copied().unwrap_or(0);
+    if candidate < unit.len() && unit.len().is_multiple_of(candidate) {
+        candidate
+    } else {
+        unit.len()
+    }
+}
+
+/// At most [`UNIT_CHARS`] characters of `bytes`, cut on a character boundary.
+fn excerpt(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    text.chars().take(UNIT_CHARS).collect()
+}
+
+#[cfg(test)]
+#[path = "repetition_tests.rs"]
+mod tests;

@@ -1,0 +1,206 @@
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::*;
+use crate::repair::corpus_tests::{Expect, every_row};
+
+fn fixtures(folder: &str) -> Vec<(String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
+    let mut files: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|error| panic!("{}: {error}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.is_file())
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&path).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn every_loop_the_real_model_wrote_is_caught_within_its_first_kilobyte_and_a_half() {
+    let loops = fixtures("tests/fixtures/loops");
+    assert!(loops.len() >= 10, "{} fixtures", loops.len());
+    for (name, text) in &loops {
+        let found = find_repetition(text).unwrap_or_else(|| panic!("{name}: no loop found"));
+        assert!(
+            found.end <= 1536,
+            "{name}: found only at byte {}: {found}",
+            found.end
+        );
+        assert!(found.repeats >= 2, "{name}: {found}");
+    }
+}
+
+/// Texts that must never look like a loop: every document of the repair corpora (as written,
+/// and its value compact and pretty), every contract example and every shipped tool set.
+fn valid_texts() -> Vec<(String, String)> {
+    let mut texts = Vec::new();
+    for (row, case) in every_row().enumerate() {
+        texts.push((format!("corpus row {row}"), case.input.to_owned()));
+        if let Expect::Value(json, _) = case.expect {
+            let value: Value = serde_json::from_str(json).unwrap();
+            texts.push((format!("corpus row {row} compact"), value.to_string()));
+            texts.push((
+                format!("corpus row {row} pretty"),
+                serde_json::to_string_pretty(&value).unwrap(),
+            ));
+        }
+    }
+    for folder in ["examples/contracts", "tests/fixtures/tools", "examples"] {
+        for (name, text) in fixtures(folder) {
+            if let Ok(value) = serde_json::from_str::<Value>(&text) {
+                texts.push((
+                    format!("{name} pretty"),
+                    serde_json::to_string_pretty(&value).unwrap(),
+                ));
+                texts.push((format!("{name} compact"), value.to_string()));
+            }
+            texts.push((name, text));
+        }
+    }
+    texts
+}
+
+#[test]
+fn no_valid_document_of_the_corpora_or_the_examples_looks_like_a_loop() {
+    let texts = valid_texts();
+    assert!(texts.len() > 1000, "{} texts", texts.len());
+    let flagged: Vec<String> = texts
+        .iter()
+        .filter(|(_, text)| !text.contains("\u{0}"))
+        .filter_map(|(name, text)| find_repetition(text).map(|found| format!("{name}: {found}")))
+        .collect();
+    assert!(flagged.is_empty(), "{}", flagged.join("\n"));
+}
+
+#[test]
+fn the_four_forms() {
+    let items = format!(
+        "{{\"files\": [{}",
+        "\"add-config-loader.yaml\", ".repeat(20)
+    );
+    let found = find_repetition(&items).unwrap();
+    assert_eq!(found.kind, LoopKind::RepeatedText);
+    assert_eq!(found.unit.len(), found.period);
+    assert!(found.unit.contains("add-config-loader.yaml"), "{found:?}");
+    assert!(found.repeats >= MIN_REPEATS);
+
+    let spaces = format!("{{\"a\": 1{}", " ".repeat(200));
+    let found = find_repetition(&spaces).unwrap();
+    assert_eq!(found.kind, LoopKind::Whitespace);
+    assert_eq!((found.start, found.end), (7, 7 + WHITESPACE_RUN));
+
+    let lines = format!("{{\"a\": 1,{}", "\n\t \n".repeat(40));
+    assert_eq!(find_repetition(&lines).unwrap().kind, LoopKind::Whitespace);
+
+    let pi = "{\"pi\": 3.14159265358979323846264338327950288419716939937510";
+    let found = find_repetition(pi).unwrap();
+    assert_eq!(found.kind, LoopKind::NumberDigits);
+    assert_eq!(found.start, 7);
+    assert_eq!(
+        found.end - found.start,
+        NUMBER_DIGITS + 2,
+        "the point counts, not as a digit"
+    );
+
+    // A counter in a string loops like a repeated item.
+    let counting: String = (1..200).map(|n| format!("\"step-{n}\", ")).collect();
+    let found = find_repetition(&format!("[{counting}")).unwrap();
+    assert_eq!(found.kind, LoopKind::RepeatedText);
+    assert!(found.unit.starts_with("\"step-"), "{found:?}");
+    assert!(found.end < 300, "{found:?}");
+
+    let pairs = format!("{{{}", "\"status\": \"done\", ".repeat(30));
+    let found = find_repetition(&pairs).unwrap();
+    assert_eq!(found.kind, LoopKind::RepeatedMember);
+    assert_eq!(found.unit, "\"status\": \"done\", ");
+    assert_eq!(found.period, found.unit.len());
+}
+
+#[test]
+fn near_misses_are_not_loops() {
+    // A long array of numbers, long digits inside strings, short repeats, indentation.
+    let numbers: String = (1..400).map(|n| format!("{}, ", n * 7919 % 1000)).collect();
+    assert_eq!(
+        find_repetition(&format!("[{numbers}")),
+        None,
+        "numbers are data"
+    );
+    let hash = format!("{{\"sha\": \"{}\"}}", "0123456789abcdef".repeat(6));
+    assert_eq!(
+        find_repetition(&hash),
+        None,
+        "digits in a string are not a number"
+    );
+    let few = "\"a.yaml\", ".repeat(12);
+    assert_eq!(find_repetition(&few), None, "{} bytes", few.len());
+    let indented = format!("{{\n{}\"a\": 1}}", " ".repeat(WHITESPACE_RUN - 2));
+    assert_eq!(find_repetition(&indented), None);
+    let number = format!("[{}]", "9".repeat(NUMBER_DIGITS));
+    assert_eq!(find_repetition(&number), None);
+}
+
+#[test]
+fn feeding_in_chunks_gives_the_same_answer_as_the_whole_text() {
+    for (name, text) in fixtures("tests/fixtures/loops") {
+        let whole = find_repetition(&text);
+        for chunk in [1, 3, 7, 64] {
+            let mut detector = RepetitionDetector::new();
+            let mut end = 0;
+            let mut found = None;
+            while end < text.len() && found.is_none() {
+                end = (end + chunk).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end += 1;
+                }
+                found = detector.feed(&text[..end]).cloned();
+            }
+            assert_eq!(found, whole, "{name} in chunks of {chunk}");
+        }
+    }
+}
+
+#[test]
+fn a_repeated_phrase_with_multibyte_characters_is_quoted_on_character_boundaries() {
+    let text = format!("{{\"a\": \"Faire la {}", "répression à la ".repeat(30));
+    let found = find_repetition(&text).unwrap();
+    assert_eq!(found.kind, LoopKind::RepeatedText);
+    assert!(!found.unit.contains('\u{fffd}'), "{found:?}");
+    assert_eq!(
+        found.unit.chars().count(),
+        "répression à la ".chars().count()
+    );
+}
+
+#[test]
+fn megabytes_of_text_that_never_repeats_are_read_in_one_pass_without_a_loop() {
+    // A long pseudo-random printable text: no period, no long number, no whitespace run.
+    let mut state = 0x2545_F491_4F6C_DD1D_u64;
+    let text: String = (0..4_000_000)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            char::from(b'!' + (state % 90) as u8)
+        })
+        .collect();
+    let mut detector = RepetitionDetector::new();
+    assert_eq!(detector.feed(&text), None);
+    let doubled = format!("{text}{}", &text[..300]);
+    assert!(
+        detector.feed(&doubled).is_none(),
+        "one repeat is not a loop"
+    );
+}
+
+#[test]
+fn the_smallest_period_of_a_unit() {
+    assert_eq!(smallest_period(b"abab"), 2);
+    assert_eq!(smallest_period(b"abcab"), 5);
+    assert_eq!(smallest_period(b"aaaa"), 1);
+    assert_eq!(smallest_period(b"x"), 1);
+}
