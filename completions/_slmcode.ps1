@@ -156,6 +156,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
         }
         'slmcode;schema;gbnf' {
             [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'A JSON Schema file instead of a contract (`-` reads it from stdin)')
+            [CompletionResult]::new('--whitespace', '--whitespace', [CompletionResultType]::ParameterName, 'The whitespace allowed between tokens: pretty (at most one line break and an indentation; the exact grammar documented) or compact (none: what `generate` sends under the default `grammar_whitespace`)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')

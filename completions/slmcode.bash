@@ -1177,13 +1177,17 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__schema__subcmd__gbnf)
-            opts="-q -h -V --file --json --quiet --color --help --version"
+            opts="-q -h -V --file --whitespace --json --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --whitespace)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -145,6 +145,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         }
         &'slmcode;schema;gbnf'= {
             cand --file 'A JSON Schema file instead of a contract (`-` reads it from stdin)'
+            cand --whitespace 'The whitespace allowed between tokens: pretty (at most one line break and an indentation; the exact grammar documented) or compact (none: what `generate` sends under the default `grammar_whitespace`)'
             cand --color 'When to colour messages on stderr'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'

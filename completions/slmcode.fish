@@ -130,6 +130,7 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from gbnf" -l file -d 'A JSON Schema file instead of a contract (`-` reads it from stdin)' -r -F
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from gbnf" -l whitespace -d 'The whitespace allowed between tokens: pretty (at most one line break and an indentation; the exact grammar documented) or compact (none: what `generate` sends under the default `grammar_whitespace`)' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from gbnf" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"

@@ -10,6 +10,7 @@ use std::fmt;
 use super::parse;
 use super::values::{AntiRepetition, Secret, StructuredDecoding, Value};
 use super::{Provider, Settings};
+use crate::schema::Whitespace;
 
 /// A setting's name, as a type: the keys of `config.toml`, `config get KEY` and so on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -32,6 +33,10 @@ pub enum Key {
     Temperature,
     /// `anti_repetition`
     AntiRepetition,
+    /// `grammar_whitespace`
+    GrammarWhitespace,
+    /// `schema_in_prompt`
+    SchemaInPrompt,
     /// `timeout_s`
     TimeoutS,
     /// `call_timeout_s`
@@ -74,7 +79,7 @@ pub struct KeySpec {
 }
 
 /// The registry, in [`Key`] order (a test holds that).
-pub static KEYS: [KeySpec; 17] = [
+pub static KEYS: [KeySpec; 19] = [
     KeySpec {
         key: Key::Provider,
         name: "provider",
@@ -220,6 +225,38 @@ pub static KEYS: [KeySpec; 17] = [
         read: |settings| Value::Text(settings.anti_repetition.as_str().to_owned()),
     },
     KeySpec {
+        key: Key::GrammarWhitespace,
+        name: "grammar_whitespace",
+        doc: "the whitespace a derived GBNF grammar allows between tokens: compact (none) or pretty (one line break and an indentation at most)",
+        accepted: "compact, pretty",
+        default: "compact",
+        environment: "SLMCODE_GRAMMAR_WHITESPACE",
+        flag: "--grammar-whitespace",
+        secret: false,
+        apply: |settings, text| {
+            settings.grammar_whitespace = text
+                .parse::<Whitespace>()
+                .map_err(|_| "unknown whitespace".to_owned())?;
+            Ok(())
+        },
+        read: |settings| Value::Text(settings.grammar_whitespace.as_str().to_owned()),
+    },
+    KeySpec {
+        key: Key::SchemaInPrompt,
+        name: "schema_in_prompt",
+        doc: "whether a contract's instructions carry its JSON Schema after the field descriptions",
+        accepted: "true or false (also yes/no, on/off, 1/0)",
+        default: "false",
+        environment: "SLMCODE_SCHEMA_IN_PROMPT",
+        flag: "--schema-in-prompt",
+        secret: false,
+        apply: |settings, text| {
+            settings.schema_in_prompt = parse::boolean(text)?;
+            Ok(())
+        },
+        read: |settings| Value::Bool(settings.schema_in_prompt),
+    },
+    KeySpec {
         key: Key::TimeoutS,
         name: "timeout_s",
         doc: "the longest wait for the next piece of an answer, in seconds: the idle time between streamed chunks (a cold local model loads within it)",
@@ -352,7 +389,7 @@ fn narrow(number: u64) -> u32 {
 
 impl Key {
     /// Every key, in registry order.
-    pub const ALL: [Key; 17] = [
+    pub const ALL: [Key; 19] = [
         Key::Provider,
         Key::Endpoint,
         Key::Model,
@@ -362,6 +399,8 @@ impl Key {
         Key::MaxTokens,
         Key::Temperature,
         Key::AntiRepetition,
+        Key::GrammarWhitespace,
+        Key::SchemaInPrompt,
         Key::TimeoutS,
         Key::CallTimeoutS,
         Key::ProbeTimeoutS,

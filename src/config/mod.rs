@@ -8,8 +8,10 @@
 //! tables, and writes it atomically. [`readiness`] scores how safe the settings are for a
 //! small local model. [`endpoint`] normalises the base URL a user writes, once, for every layer.
 //!
-//! This module uses nothing else in the crate; it reads files and the environment but never
-//! the network, never prints and never exits.
+//! This module uses nothing else in the crate but `schema` (for the grammar's whitespace); it
+//! reads files and the environment but never the network, never prints and never exits.
+
+use crate::schema::Whitespace;
 
 pub mod endpoint;
 mod environment;
@@ -55,6 +57,10 @@ pub struct Settings {
     pub temperature: f64,
     /// When requests carry the engine's anti-repetition sampling.
     pub anti_repetition: AntiRepetition,
+    /// The whitespace a derived grammar allows between tokens (`gbnf_grammar` requests).
+    pub grammar_whitespace: Whitespace,
+    /// Whether a contract's instructions carry its JSON Schema after the field descriptions.
+    pub schema_in_prompt: bool,
     /// The longest wait for the next piece of an answer (idle time between streamed chunks,
     /// or for the headers), in seconds.
     pub timeout_s: u64,
@@ -86,6 +92,8 @@ impl Default for Settings {
             max_tokens: 2048,
             temperature: 0.0,
             anti_repetition: AntiRepetition::Always,
+            grammar_whitespace: Whitespace::Compact,
+            schema_in_prompt: false,
             timeout_s: 120,
             call_timeout_s: 300,
             probe_timeout_s: 20,

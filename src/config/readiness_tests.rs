@@ -208,7 +208,7 @@ fn structured_decoding_off_and_a_warm_temperature_are_fixable() {
     let file = format!("{READY}structured_decoding = \"none\"\ntemperature = 0.7\n");
     let assessment = assess(&resolved(&file, &[]));
     assert_eq!(failing(&assessment), ["structured_decoding", "temperature"]);
-    assert_eq!(assessment.score, 70);
+    assert_eq!(assessment.score, 75);
     let changes: Vec<_> = assessment
         .changes()
         .map(|change| (change.key, change.before.display(), change.after.display()))
@@ -226,14 +226,40 @@ fn structured_decoding_off_and_a_warm_temperature_are_fixable() {
 }
 
 #[test]
+fn the_measured_sampling_defaults_are_scored() {
+    let file = format!(
+        "{READY}anti_repetition = \"reask\"\ngrammar_whitespace = \"pretty\"\ncall_timeout_s = 30\n"
+    );
+    let assessment = assess(&resolved(&file, &[]));
+    assert_eq!(
+        failing(&assessment),
+        ["call_timeout_s", "anti_repetition", "grammar_whitespace"]
+    );
+    assert_eq!(assessment.score, 80);
+    let changes: Vec<_> = assessment
+        .changes()
+        .map(|change| (change.key, change.after.display()))
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            (Key::CallTimeoutS, "60".to_owned()),
+            (Key::AntiRepetition, "always".to_owned()),
+            (Key::GrammarWhitespace, "compact".to_owned()),
+        ]
+    );
+}
+
+#[test]
 fn applying_every_change_passes_every_fixable_check() {
     let file = "provider = \"ollama\"\nstructured_decoding = \"off\"\nmax_tokens = 100\n\
                 temperature = 1.5\ntimeout_s = 5\nprobe_timeout_s = 2000\nmax_parallel = 16\n\
-                llm_retry_count = 9\nreask = 5\n";
+                llm_retry_count = 9\nreask = 5\ncall_timeout_s = 5000\n\
+                anti_repetition = \"off\"\ngrammar_whitespace = \"pretty\"\n";
     let before = resolved(file, &[]);
     let assessment = assess(&before);
     // Only the key check passes: ollama needs none.
-    assert_eq!(failing(&assessment).len(), 9, "{assessment:#?}");
+    assert_eq!(failing(&assessment).len(), 12, "{assessment:#?}");
     assert_eq!(assessment.score, 5);
     let mut after = before.clone();
     for change in assessment.changes() {

@@ -19,10 +19,11 @@ pub(crate) mod walk;
 
 pub use constraint::Constraint;
 pub use contracts::{Contract, UnknownContract, contract, contracts};
+pub use gbnf::Whitespace;
 pub use lint::{is_strict_ready, strict_problems, subset_problems};
 pub use mechanism::{Mechanism, UnknownMechanism};
 pub use problem::{Problem, json_kind, pointer_push};
-pub use projection::{Projection, WIRE_BOUND_LIMIT, project};
+pub use projection::{Projection, WIRE_BOUND_LIMIT, project, project_with};
 pub use validate::{
     SchemaError, ValidateError, ValidationError, Validator, Violations, validate, validator,
 };

@@ -31,7 +31,8 @@
 //!   keyword sends the request to a slower backend; with xgrammar chosen explicitly it fails
 //!   the request.
 //! - **`gbnf_grammar`** (`grammar`): the grammar [`derive`](super::gbnf::derive()) makes, exact for
-//!   the contract subset; its notes are the projection's notes. Nothing is dropped for size:
+//!   the contract subset, with the whitespace the caller chose ([`project_with`]: the call path
+//!   sends compact grammars by default); its notes are the projection's notes. Nothing is dropped for size:
 //!   bounds of any size become chunked repetitions inside llama.cpp's limits. A schema with no
 //!   grammar (invalid, unsatisfiable, left-recursive) is projected to the grammar of any JSON
 //!   value, with the reason as a note, so the request still gets well-formed JSON.
@@ -88,8 +89,18 @@ pub struct Projection {
     pub notes: Vec<Problem>,
 }
 
-/// The wire form of `schema` for `mechanism` (see the module documentation for the rules).
+/// The wire form of `schema` for `mechanism` (see the module documentation for the rules); a
+/// grammar allows pretty whitespace.
 pub fn project(schema: &Value, mechanism: Mechanism) -> Projection {
+    project_with(schema, mechanism, gbnf::Whitespace::Pretty)
+}
+
+/// [`project`], with a grammar that allows `whitespace` between tokens.
+pub fn project_with(
+    schema: &Value,
+    mechanism: Mechanism,
+    whitespace: gbnf::Whitespace,
+) -> Projection {
     let mut notes = Vec::new();
     let constraint = match mechanism {
         Mechanism::JsonSchema => {
@@ -103,7 +114,7 @@ pub fn project(schema: &Value, mechanism: Mechanism) -> Projection {
         Mechanism::GuidedJson => Constraint::GuidedJson {
             schema: strip(schema, "", &mut notes, &Wire::GuidedJson),
         },
-        Mechanism::GbnfGrammar => match gbnf::derive(schema) {
+        Mechanism::GbnfGrammar => match gbnf::derive_with(schema, whitespace) {
             Ok(derived) => {
                 notes.extend(derived.notes.iter().cloned());
                 Constraint::Grammar {
@@ -116,7 +127,8 @@ pub fn project(schema: &Value, mechanism: Mechanism) -> Projection {
                     keyword: None,
                     reason: format!("{error}; the grammar allows any JSON value instead"),
                 });
-                let any = gbnf::derive(&Value::Bool(true)).expect("`true` has a grammar");
+                let any = gbnf::derive_with(&Value::Bool(true), whitespace)
+                    .expect("`true` has a grammar");
                 Constraint::Grammar {
                     gbnf: any.grammar.clone(),
                 }

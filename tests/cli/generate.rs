@@ -41,8 +41,18 @@ fn prints_the_validated_value_and_updates_the_stats() {
     run.code(0);
     assert_eq!(run.stdout, "{\"reason\":\"a\",\"in_scope\":true}\n");
     assert_eq!(run.stderr, "", "nothing to say about a first-try answer");
+    // llama-server gets the derived grammar, compact (bench/README.md, "Defaults").
     let body = emulator.chat_bodies().pop().unwrap();
-    assert_eq!(body["response_format"]["json_schema"]["strict"], true);
+    let grammar = slm
+        .run(
+            ["schema", "gbnf", "scope_judge", "--whitespace", "compact"],
+            "",
+        )
+        .code(0)
+        .stdout
+        .clone();
+    assert_eq!(body["grammar"], grammar.as_str());
+    assert!(body.get("response_format").is_none());
     assert_eq!(body["messages"][1]["content"], "Is a README in scope?");
     let stats = stats(&slm);
     assert_eq!(stats["total"], 1);
@@ -68,10 +78,14 @@ fn json_output_has_the_value_and_the_meta() {
     let json = slm.run(scope(&["--json"]), "").code(0).json();
     assert_eq!(json["value"], json!({"reason": "a", "in_scope": true}));
     let meta = &json["meta"];
-    assert_eq!(meta["mechanism"], "json_schema");
-    assert_eq!(meta["wire_form"], "json_schema_strict");
+    assert_eq!(meta["mechanism"], "gbnf_grammar");
+    assert_eq!(meta["wire_form"], "grammar");
     assert_eq!(meta["source"], "negotiated");
-    assert_eq!(meta["first_mechanism"], "json_schema");
+    assert_eq!(meta["first_mechanism"], "gbnf_grammar");
+    assert_eq!(meta["streamed"], true);
+    assert_eq!(meta["stream_end"], "finished");
+    assert_eq!(meta["repetition"], Value::Null);
+    assert_eq!(meta["deadline_s"], 300.0);
     assert_eq!(meta["demotions"], json!([]));
     assert_eq!(meta["repair_rung"], "none");
     assert_eq!(meta["attempts"], 1);
@@ -107,7 +121,16 @@ fn the_request_comes_from_stdin_with_the_system_message_first() {
         "{system}"
     );
     assert_eq!(body["messages"][1]["content"], "Fix the flaky test.\n");
-    assert_eq!(body["response_format"]["json_schema"]["name"], "worker");
+    let grammar = slm
+        .run(["schema", "gbnf", "worker", "--whitespace", "compact"], "")
+        .code(0)
+        .stdout
+        .clone();
+    assert_eq!(
+        body["grammar"],
+        grammar.as_str(),
+        "the worker contract's grammar"
+    );
     assert_eq!(body["stop"], json!(["\n## ", "```\n\n", "\nNote:"]));
 }
 
@@ -355,6 +378,8 @@ fn a_schema_file_is_described_in_the_prompt_and_validated_in_full() {
                 "--prompt",
                 "Ada, 36",
                 "--json",
+                "--mechanism",
+                "json_schema",
             ],
             "",
         )
@@ -450,6 +475,8 @@ fn a_schema_file_keyword_left_off_the_wire_is_a_warning_and_still_validated() {
             "tags",
             "--reask",
             "0",
+            "--mechanism",
+            "json_schema",
         ],
         "",
     );
@@ -465,4 +492,84 @@ fn a_schema_file_keyword_left_off_the_wire_is_a_warning_and_still_validated() {
     let plan = slm.run(["generate", "--schema", "plan", "--prompt", "go"], "");
     plan.code(0);
     assert_eq!(plan.stderr, "");
+}
+
+#[test]
+fn a_loop_that_re_asks_do_not_break_exits_7_with_the_loop_in_the_json() {
+    let emulator = Emulator::start(Profile::strict_proxy());
+    let slm = slm_for(&emulator, "openai-compatible");
+    let looping = format!("{{\"reason\": \"{}", "the README is in scope, ".repeat(200));
+    emulator.answers([looping.clone(), looping]);
+    let run = slm.run(
+        scope(&[
+            "--json",
+            "--mechanism",
+            "prompt_only",
+            "--max-tokens",
+            "6000",
+        ]),
+        "",
+    );
+    run.code(7);
+    let json = run.json();
+    assert_eq!(json["error"]["kind"], "repetition");
+    assert_eq!(json["error"]["exit_code"], 7);
+    assert_eq!(json["error"]["class"], "repetition");
+    assert_eq!(json["meta"]["stream_end"], "repetition");
+    assert_eq!(json["meta"]["repetition"]["kind"], "repeated_text");
+    assert_eq!(
+        json["meta"]["repetition"]["unit"],
+        "the README is in scope, "
+    );
+    assert_eq!(json["meta"]["reasks"][0]["action"], "anti_repetition");
+    assert_eq!(json["meta"]["reasks"][0]["max_tokens"], 6000);
+    assert!(
+        run.stderr.contains("hint: the model fell into a loop"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn the_call_timeout_flag_ends_a_slow_call_with_exit_6_class_canceled_and_the_partial() {
+    let emulator = Emulator::start(Profile::strict_proxy());
+    emulator.token_delay(std::time::Duration::from_millis(20));
+    emulator.answers([format!(
+        "{{\"reason\": \"{}\", \"in_scope\": true}}",
+        "slowly ".repeat(100)
+    )]);
+    let slm = slm_for(&emulator, "openai-compatible");
+    let run = slm.run(
+        scope(&[
+            "--json",
+            "--mechanism",
+            "prompt_only",
+            "--call-timeout",
+            "1",
+        ]),
+        "",
+    );
+    run.code(6);
+    let json = run.json();
+    assert_eq!(json["error"]["kind"], "endpoint");
+    assert_eq!(json["error"]["class"], "canceled");
+    assert!(
+        json["error"]["raw"]
+            .as_str()
+            .unwrap()
+            .starts_with("{\"reason\": \"slowly"),
+        "{json}"
+    );
+    assert_eq!(
+        json["error"]["missing_required"],
+        json!(["reason", "in_scope"])
+    );
+    assert_eq!(json["meta"]["stream_end"], "deadline");
+    assert_eq!(json["meta"]["deadline_s"], 1.0);
+    assert!(
+        run.stderr
+            .contains("hint: the model did not finish within the call's deadline of 1 s"),
+        "{}",
+        run.stderr
+    );
 }

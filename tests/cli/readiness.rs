@@ -26,15 +26,18 @@ fn the_defaults_score_80_with_advice_for_what_is_missing() {
         run.stdout,
         "\
 check                current                                     recommended                                points
-structured_decoding  auto                                        auto                                       20/20
+structured_decoding  auto                                        auto                                       15/15
 model                (unset)                                     set                                        0/10
 endpoint             (unset: the provider's default)             set                                        0/10
-timeout_s            120                                         120 to 600                                 10/10
+timeout_s            120                                         120 to 600                                 5/5
+call_timeout_s       300                                         60 to 900                                  5/5
 probe_timeout_s      20                                          20 to 60                                   5/5
-max_parallel         1                                           1 (openai-compatible serialises requests)  10/10
-retries              reask 1, llm_retry_count 2, max_parallel 1  reask <= 1, llm_retry_count <= 2           10/10
+max_parallel         1                                           1 (openai-compatible serialises requests)  5/5
+retries              reask 1, llm_retry_count 2, max_parallel 1  reask <= 1, llm_retry_count <= 2           5/5
 max_tokens           2048                                        2048 to 8192                               10/10
 temperature          0                                           at most 0.2                                10/10
+anti_repetition      always                                      always                                     10/10
+grammar_whitespace   compact                                     compact                                    5/5
 api_key              none (not needed by openai-compatible)      from an environment variable               5/5
 score: 80/100
 "
@@ -65,7 +68,7 @@ fn json_carries_every_check() {
         json!(slm.config_dir().join("config.toml"))
     );
     let checks = report["checks"].as_array().unwrap();
-    assert_eq!(checks.len(), 10);
+    assert_eq!(checks.len(), 13);
     let temperature = checks
         .iter()
         .find(|check| check["name"] == "temperature")
@@ -118,17 +121,20 @@ fixed in {}:
   timeout_s: 30 -> 120
   max_parallel: 4 -> 1
 check                current                                     recommended                       points
-structured_decoding  auto                                        auto                              20/20
+structured_decoding  auto                                        auto                              15/15
 model                qwen2.5-coder:7b                            set                               10/10
 endpoint             http://127.0.0.1:8080/v1                    set                               10/10
-timeout_s            120                                         120 to 600                        10/10
+timeout_s            120                                         120 to 600                        5/5
+call_timeout_s       300                                         60 to 900                         5/5
 probe_timeout_s      20                                          20 to 60                          5/5
-max_parallel         1                                           1 (llamacpp serialises requests)  10/10
-retries              reask 1, llm_retry_count 2, max_parallel 1  reask <= 1, llm_retry_count <= 2  10/10
+max_parallel         1                                           1 (llamacpp serialises requests)  5/5
+retries              reask 1, llm_retry_count 2, max_parallel 1  reask <= 1, llm_retry_count <= 2  5/5
 max_tokens           2048                                        2048 to 8192                      10/10
 temperature          0                                           at most 0.2                       10/10
+anti_repetition      always                                      always                            10/10
+grammar_whitespace   compact                                     compact                           5/5
 api_key              none (not needed by llamacpp)               from an environment variable      5/5
-score: 100/100 (was 50)
+score: 100/100 (was 70)
 ",
             path.display()
         )
@@ -172,7 +178,7 @@ fn fix_json_reports_before_and_after() {
     assert_eq!(
         report["fix"],
         json!({
-            "score_before": 50,
+            "score_before": 70,
             "applied": [
                 {"key": "structured_decoding", "before": "off", "after": "auto"},
                 {"key": "timeout_s", "before": 30, "after": 120},

@@ -369,3 +369,32 @@ fn record_stats_off_counts_nothing() {
     run.code(2);
     assert_eq!(run.stdout, "");
 }
+
+#[test]
+fn a_looping_answer_cut_at_the_budget_exits_7_not_4() {
+    let slm = Slm::new();
+    let looped = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/loops/worker-flag.txt"),
+    )
+    .unwrap();
+    let run = slm.run(["repair", "--schema", "worker", "--json"], &looped);
+    run.code(7);
+    let report = run.json();
+    assert_eq!(report["class"], "repetition");
+    assert_eq!(report["repetition"]["kind"], "repeated_member");
+    assert!(
+        report["repetition"]["unit"]
+            .as_str()
+            .unwrap()
+            .contains("\"path\": \"src/cli.rs\""),
+        "{report}"
+    );
+    let plain = slm.run(["repair", "--schema", "worker"], &looped);
+    plain.code(7);
+    assert!(
+        plain.stderr.contains("hint: the model fell into a loop"),
+        "{}",
+        plain.stderr
+    );
+}

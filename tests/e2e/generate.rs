@@ -157,7 +157,7 @@ fn every_contract_under_prompt_only_fails_cleanly() {
 }
 
 #[test]
-fn the_negotiated_mechanism_is_strict_json_schema_and_the_next_run_uses_the_cache() {
+fn the_negotiated_mechanism_is_the_compact_grammar_and_the_next_run_uses_the_cache() {
     let Some((endpoint, model)) = real_engine("generate::negotiated") else {
         return;
     };
@@ -170,8 +170,11 @@ fn the_negotiated_mechanism_is_strict_json_schema_and_the_next_run_uses_the_cach
             .validate(&json["value"])
             .is_ok()
     );
-    assert_eq!(json["meta"]["wire_form"], "json_schema_strict");
+    // The probe selects strict json_schema; on llama-server the derived grammar goes first
+    // (compact whitespace), and the server streams.
+    assert_eq!(json["meta"]["wire_form"], "grammar");
     assert_eq!(json["meta"]["source"], "negotiated");
+    assert_eq!(json["meta"]["streamed"], true);
     let status = slm
         .run(["status", "--json", "--offline"], "")
         .code(0)

@@ -26,7 +26,7 @@ mod gbnf_sample;
 
 // Not every user of the emulator needs every name.
 #[allow(unused_imports)]
-pub use engine_profiles::{BASIC_FIELDS, Field, OPENAI_FIELDS, Profile};
+pub use engine_profiles::{BASIC_FIELDS, Field, OPENAI_FIELDS, Profile, Streaming};
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -48,6 +48,20 @@ pub enum Fault {
     Oversized(usize),
     /// The profile's context-overflow error.
     ContextOverflow,
+    /// Stream this many chunks of the answer, then send nothing for this long (a stalled
+    /// server), then go on.
+    Stall(usize, Duration),
+}
+
+/// How one streamed answer went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StreamRecord {
+    /// Text chunks written (one per token).
+    pub chunks: usize,
+    /// Tokens the answer had in all (after the budget).
+    pub tokens: usize,
+    /// Whether it was sent to the end (false: the client closed the connection first).
+    pub completed: bool,
 }
 
 /// What the model writes when nothing constrains it (see [`Emulator::script`]).
@@ -90,7 +104,9 @@ struct Shared {
     faults: Mutex<VecDeque<Fault>>,
     script: Mutex<VecDeque<Scripted>>,
     always_delay: Mutex<Option<Duration>>,
+    token_delay: Mutex<Option<Duration>>,
     log: Mutex<Vec<Recorded>>,
+    streams: Mutex<Vec<StreamRecord>>,
     stop: AtomicBool,
 }
 
@@ -136,7 +152,9 @@ impl Emulator {
                 faults: Mutex::new(VecDeque::new()),
                 script: Mutex::new(VecDeque::new()),
                 always_delay: Mutex::new(None),
+                token_delay: Mutex::new(None),
                 log: Mutex::new(Vec::new()),
+                streams: Mutex::new(Vec::new()),
                 stop: AtomicBool::new(false),
             }),
         }
@@ -190,6 +208,29 @@ impl Emulator {
     pub fn always_delay(&self, delay: Duration) -> &Emulator {
         *self.shared.always_delay.lock().unwrap() = Some(delay);
         self
+    }
+
+    /// Waits this long after each streamed token (a model generating at a given rate).
+    pub fn token_delay(&self, delay: Duration) -> &Emulator {
+        *self.shared.token_delay.lock().unwrap() = Some(delay);
+        self
+    }
+
+    /// How each streamed answer went, in order.
+    pub fn streams(&self) -> Vec<StreamRecord> {
+        self.shared.streams.lock().unwrap().clone()
+    }
+
+    /// Waits (up to two seconds) until `count` streamed answers have ended, by completion or
+    /// because the client went away, and returns them.
+    pub fn wait_for_streams(&self, count: usize) -> Vec<StreamRecord> {
+        for _ in 0..200 {
+            if self.streams().len() >= count {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.streams()
     }
 
     /// Changes the profile (a server upgraded in place).
@@ -282,8 +323,149 @@ fn handle(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
     };
     shared.log.lock().unwrap().push(recorded.clone());
     let profile = shared.profile.lock().unwrap().clone();
-    let (status, body, extra) = route(&recorded, &profile, shared);
-    respond(stream, status, &body, extra)
+    let streamed = recorded.json().get("stream") == Some(&Value::Bool(true));
+    if streamed
+        && profile.streaming == Streaming::Refused
+        && recorded.path.ends_with("/chat/completions")
+    {
+        let body = json!({"error": {"message": "'stream' is not supported by this server", "type": "invalid_request_error"}});
+        return respond(stream, 400, &body.to_string(), None);
+    }
+    match route(&recorded, &profile, shared) {
+        Reply::Whole(status, body, extra) => respond(stream, status, &body, extra),
+        Reply::Answer(answer) if streamed && profile.streaming == Streaming::Events => {
+            let include_usage = recorded.json().pointer("/stream_options/include_usage")
+                == Some(&Value::Bool(true));
+            stream_answer(stream, &answer, include_usage, shared)
+        }
+        Reply::Answer(answer) => respond(stream, 200, &answer.whole().to_string(), None),
+    }
+}
+
+/// What the emulator sends back for one request.
+enum Reply {
+    /// A body with its status and an optional extra header line.
+    Whole(u16, String, Option<String>),
+    /// A chat answer, sent whole or as events as the request and the profile say.
+    Answer(Answer),
+}
+
+/// One chat answer.
+struct Answer {
+    model: String,
+    content: Option<String>,
+    tool_calls: Option<Value>,
+    finish: &'static str,
+    completion_tokens: usize,
+}
+
+impl Answer {
+    fn usage(&self) -> Value {
+        json!({"prompt_tokens": 20, "completion_tokens": self.completion_tokens,
+            "total_tokens": 20 + self.completion_tokens})
+    }
+
+    /// The answer as one chat-completions body.
+    fn whole(&self) -> Value {
+        let mut message = json!({"role": "assistant", "content": self.content});
+        if let Some(calls) = &self.tool_calls {
+            message["tool_calls"] = calls.clone();
+        }
+        json!({
+            "id": "chatcmpl-emulated", "object": "chat.completion", "created": 0, "model": self.model,
+            "choices": [{"index": 0, "message": message, "finish_reason": self.finish}],
+            "usage": self.usage()
+        })
+    }
+}
+
+fn chunk(model: &str, delta: Value, finish: Option<&str>) -> String {
+    let chunk = json!({"id": "chatcmpl-emulated", "object": "chat.completion.chunk", "created": 0,
+        "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+    format!("data: {chunk}\n\n")
+}
+
+/// Sends `answer` as server-sent events, one chunk per token (character), pacing and stalling
+/// as the test asked, and records how far it got before the client went away.
+fn stream_answer(
+    mut stream: TcpStream,
+    answer: &Answer,
+    include_usage: bool,
+    shared: &Shared,
+) -> std::io::Result<()> {
+    let token_delay = *shared.token_delay.lock().unwrap();
+    let stall = {
+        let mut faults = shared.faults.lock().unwrap();
+        match faults.front() {
+            Some(Fault::Stall(..)) => faults.pop_front(),
+            _ => None,
+        }
+    };
+    let tokens: Vec<String> = answer
+        .content
+        .as_deref()
+        .unwrap_or("")
+        .chars()
+        .map(String::from)
+        .collect();
+    let mut record = StreamRecord {
+        chunks: 0,
+        tokens: tokens.len(),
+        completed: false,
+    };
+    let result = (|| -> std::io::Result<()> {
+        stream.write_all(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n",
+        )?;
+        stream.write_all(
+            chunk(
+                &answer.model,
+                json!({"role": "assistant", "content": null}),
+                None,
+            )
+            .as_bytes(),
+        )?;
+        for token in &tokens {
+            if let Some(Fault::Stall(after, pause)) = &stall
+                && record.chunks == *after
+            {
+                std::thread::sleep(*pause);
+            }
+            stream.write_all(chunk(&answer.model, json!({"content": token}), None).as_bytes())?;
+            stream.flush()?;
+            record.chunks += 1;
+            if let Some(delay) = token_delay {
+                std::thread::sleep(delay);
+            }
+        }
+        if let Some(calls) = &answer.tool_calls {
+            let indexed: Vec<Value> = calls
+                .as_array()
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .map(|(index, call)| {
+                    let mut call = call.clone();
+                    call["index"] = json!(index);
+                    call
+                })
+                .collect();
+            stream
+                .write_all(chunk(&answer.model, json!({"tool_calls": indexed}), None).as_bytes())?;
+        }
+        stream.write_all(chunk(&answer.model, json!({}), Some(answer.finish)).as_bytes())?;
+        if include_usage {
+            let usage = json!({"id": "chatcmpl-emulated", "object": "chat.completion.chunk",
+                "created": 0, "model": answer.model, "choices": [], "usage": answer.usage()});
+            stream.write_all(format!("data: {usage}\n\n").as_bytes())?;
+        }
+        stream.write_all(b"data: [DONE]\n\n")?;
+        stream.flush()?;
+        record.completed = true;
+        Ok(())
+    })();
+    shared.streams.lock().unwrap().push(record);
+    result
 }
 
 fn respond(
@@ -315,8 +497,8 @@ fn respond(
     stream.flush()
 }
 
-fn not_found() -> (u16, String, Option<String>) {
-    (
+fn not_found() -> Reply {
+    Reply::Whole(
         404,
         json!({"error": {"code": 404, "message": "File Not Found", "type": "not_found_error"}})
             .to_string(),
@@ -324,9 +506,9 @@ fn not_found() -> (u16, String, Option<String>) {
     )
 }
 
-fn route(request: &Recorded, profile: &Profile, shared: &Shared) -> (u16, String, Option<String>) {
+fn route(request: &Recorded, profile: &Profile, shared: &Shared) -> Reply {
     let found = |value: &Option<Value>| match value {
-        Some(value) => (200, value.to_string(), None),
+        Some(value) => Reply::Whole(200, value.to_string(), None),
         None => not_found(),
     };
     match (request.method.as_str(), request.path.as_str()) {
@@ -336,7 +518,7 @@ fn route(request: &Recorded, profile: &Profile, shared: &Shared) -> (u16, String
                 .iter()
                 .map(|id| json!({"id": id, "object": "model", "owned_by": profile.name}))
                 .collect();
-            (
+            Reply::Whole(
                 200,
                 json!({"object": "list", "data": data}).to_string(),
                 None,
@@ -351,15 +533,22 @@ fn route(request: &Recorded, profile: &Profile, shared: &Shared) -> (u16, String
     }
 }
 
-fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> (u16, String, Option<String>) {
+fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> Reply {
     let delay = *shared.always_delay.lock().unwrap();
     if let Some(delay) = delay {
         std::thread::sleep(delay);
     }
-    let fault = shared.faults.lock().unwrap().pop_front();
+    // A stall belongs to the stream that answers, not to the request's start.
+    let fault = {
+        let mut faults = shared.faults.lock().unwrap();
+        match faults.front() {
+            Some(Fault::Stall(..)) => None,
+            _ => faults.pop_front(),
+        }
+    };
     match fault {
         Some(Fault::Status(status, body, retry_after)) => {
-            return (
+            return Reply::Whole(
                 status,
                 body,
                 retry_after.map(|value| format!("Retry-After: {value}")),
@@ -368,7 +557,7 @@ fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> (u16, String,
         Some(Fault::Delay(delay)) => std::thread::sleep(delay),
         Some(Fault::Oversized(bytes)) => {
             let filler = "x".repeat(bytes);
-            return (
+            return Reply::Whole(
                 200,
                 json!({"choices": [{"message": {"content": filler}, "finish_reason": "stop"}]})
                     .to_string(),
@@ -376,12 +565,12 @@ fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> (u16, String,
             );
         }
         Some(Fault::ContextOverflow) => {
-            return (profile.overflow.0, profile.overflow.1.clone(), None);
+            return Reply::Whole(profile.overflow.0, profile.overflow.1.clone(), None);
         }
-        None => {}
+        Some(Fault::Stall(..)) | None => {}
     }
     let Ok(Value::Object(body)) = serde_json::from_str::<Value>(&request.body) else {
-        return (
+        return Reply::Whole(
             400,
             json!({"error": {"message": "invalid JSON body"}}).to_string(),
             None,
@@ -393,7 +582,7 @@ fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> (u16, String,
             .find(|key| !profile.known_fields.contains(&key.as_str()))
     {
         let (status, text) = reject(field);
-        return (status, text, None);
+        return Reply::Whole(status, text, None);
     }
     let response_format = body.get("response_format");
     let format_type = response_format
@@ -446,7 +635,7 @@ fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> (u16, String,
         Some("json_object") => {
             let mentions_json = request.body.to_ascii_lowercase().contains("json");
             if profile.json_word_required && !mentions_json {
-                return (400, json!({"error": {"message": "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.", "type": "invalid_request_error"}}).to_string(), None);
+                return Reply::Whole(400, json!({"error": {"message": "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.", "type": "invalid_request_error"}}).to_string(), None);
             }
             present.push((&profile.json_object, Some(Constraint::AnyObject)));
         }
@@ -454,7 +643,7 @@ fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> (u16, String,
     }
     for (field, _) in &present {
         if let Field::Reject(status, text) = field {
-            return (*status, text.clone(), None);
+            return Reply::Whole(*status, text.clone(), None);
         }
     }
     let constraint = present
@@ -472,18 +661,19 @@ fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> (u16, String,
         None
     };
     if let Some(Scripted::ToolCalls(calls)) = scripted {
-        let answer = json!({
-            "id": "chatcmpl-emulated", "object": "chat.completion", "created": 0, "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": calls}, "finish_reason": "tool_calls"}],
-            "usage": {"prompt_tokens": 20, "completion_tokens": 10, "total_tokens": 30}
+        return Reply::Answer(Answer {
+            model,
+            content: None,
+            tool_calls: Some(calls),
+            finish: "tool_calls",
+            completion_tokens: 10,
         });
-        return (200, answer.to_string(), None);
     }
     let content = match (constraint, scripted) {
         (Some(Constraint::Grammar(grammar)), _) => match gbnf_sample::shortest(&grammar) {
             Ok(text) => pad(&text, profile.pad),
             Err(_) => {
-                return (400, json!({"error": {"code": 400, "message": "Failed to initialize samplers: failed to parse grammar", "type": "invalid_request_error"}}).to_string(), None);
+                return Reply::Whole(400, json!({"error": {"code": 400, "message": "Failed to initialize samplers: failed to parse grammar", "type": "invalid_request_error"}}).to_string(), None);
             }
         },
         (Some(Constraint::Schema(schema)), _) => pad(&instance(&schema).to_string(), profile.pad),
@@ -503,12 +693,13 @@ fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> (u16, String,
         (content, "stop")
     };
     let used = content.chars().count();
-    let answer = json!({
-        "id": "chatcmpl-emulated", "object": "chat.completion", "created": 0, "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
-        "usage": {"prompt_tokens": 20, "completion_tokens": used, "total_tokens": 20 + used}
-    });
-    (200, answer.to_string(), None)
+    Reply::Answer(Answer {
+        model,
+        content: Some(content),
+        tool_calls: None,
+        finish,
+        completion_tokens: used,
+    })
 }
 
 enum Constraint {

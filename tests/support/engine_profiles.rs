@@ -16,6 +16,17 @@ pub enum Field {
     Reject(u16, String),
 }
 
+/// What a server does with `stream: true`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Streaming {
+    /// Answers with server-sent events, one chunk per token (llama-server, vLLM, OpenAI).
+    Events,
+    /// Ignores the field and sends the whole answer as one JSON body.
+    Whole,
+    /// Refuses it: 400 "streaming is not supported".
+    Refused,
+}
+
 /// How a server refuses a field it does not know: the status and body for a field name.
 pub type Refusal = fn(&str) -> (u16, String);
 
@@ -52,6 +63,8 @@ pub struct Profile {
     pub models: Vec<String>,
     /// Spaces added inside enforced answers (a model that pads its JSON).
     pub pad: usize,
+    /// What `stream: true` gets.
+    pub streaming: Streaming,
     /// How this engine reports a context overflow.
     pub overflow: (u16, String),
 }
@@ -132,6 +145,7 @@ impl Profile {
             ollama_show: None,
             models: vec!["emulated".to_owned()],
             pad: 0,
+            streaming: Streaming::Events,
             overflow: (
                 400,
                 json!({"error": {"message": "This model's maximum context length is 4096 tokens. However, your messages resulted in 5000 tokens. Please reduce the length of the messages.",

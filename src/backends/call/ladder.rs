@@ -6,11 +6,13 @@
 //! mechanism (its forms, then prompt-only), or are prompt-only alone (`structured_decoding =
 //! off`, or tools in the request). A strict form is used only for a strict-ready schema: for any
 //! other schema it becomes json_schema without `strict`, so a strict server is never sent a
-//! strict request it must reject. On llama-server, a schema with a `number` or a `format`
-//! goes in the derived grammar first when the grammar form is on the ladder: the server's own
-//! converter behind json_schema bounds neither a number (it lets `maximum` and a 7-digit
-//! exponent through) nor a format (a `uri` came back as `"9%"`), measured on the real server,
-//! while the derived grammar is exact there.
+//! strict request it must reject. On llama-server the derived grammar goes first when the
+//! grammar form is on the ladder: with compact whitespace (the default `grammar_whitespace`) a
+//! real small model gave more valid answers in less time under it than under the server's own
+//! json_schema conversion (bench/README.md, "Defaults"), and for a schema with a `number` or a
+//! `format` it is also the only exact one (the server's converter lets `maximum` and a 7-digit
+//! exponent through, and a `uri` came back as `"9%"`). With pretty whitespace the model did
+//! worse under the derived grammar, so then only such schemas go to it first.
 //!
 //! [`Exchange::send`] sends one request on the current rung with the retry policy (the only
 //! retry on this path: the provider's own fixed-delay retry is not used) and walks down:
@@ -32,7 +34,7 @@ use serde_json::Value;
 
 use crate::config::{Provider, Settings, StructuredDecoding};
 use crate::repair::{RepairOptions, RepetitionDetector};
-use crate::schema::{self, Constraint, Mechanism, Problem};
+use crate::schema::{self, Constraint, Mechanism, Problem, Whitespace};
 
 use super::super::cache::Demotion;
 use super::super::capabilities::{GuidedField, WireForm};
@@ -94,7 +96,8 @@ impl Ladder {
             let mut forms = strict_adjusted(forms, plan.strict_ready);
             forms.retain(|form| !demoted.contains(form));
             if context.negotiation.key.provider == Provider::LlamaCpp
-                && needs_the_derived_grammar(&plan.schema)
+                && (plan.grammar_whitespace == Whitespace::Compact
+                    || needs_the_derived_grammar(&plan.schema))
             {
                 grammar_first(&mut forms);
             }
@@ -232,7 +235,7 @@ fn wire(form: Option<WireForm>, plan: &Plan) -> Wire {
         WireForm::GuidedJson => GuidedField::GuidedJson,
         _ => GuidedField::StructuredOutputs,
     };
-    let projection = schema::project(&plan.schema, form.mechanism());
+    let projection = schema::project_with(&plan.schema, form.mechanism(), plan.grammar_whitespace);
     let constraint = match projection.constraint {
         Constraint::JsonSchema { schema, .. } => Constraint::JsonSchema {
             name: plan.name.clone(),

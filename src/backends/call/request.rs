@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::agents::{self, Decoding, JSON_STOP, RoleKind, RoleSpec, UnknownRoleContract};
 use crate::config::Settings;
-use crate::schema::{self, Mechanism, SchemaError, UnknownContract};
+use crate::schema::{self, Mechanism, SchemaError, UnknownContract, Whitespace};
 
 use super::super::transport::{ChatMessage, ChatRequest};
 
@@ -222,6 +222,8 @@ pub(super) struct Plan {
     pub reask: u32,
     /// The deadline of the whole call.
     pub call_timeout: Duration,
+    /// The whitespace a derived grammar allows.
+    pub grammar_whitespace: Whitespace,
 }
 
 impl Plan {
@@ -234,8 +236,11 @@ impl Plan {
             Some(role) => Some(agents::normalize_decoding(role)?),
             None => None,
         };
-        let (schema, name, strict_ready, instructions) =
-            output(request.schema.as_ref(), decoding.as_ref())?;
+        let (schema, name, strict_ready, instructions) = output(
+            request.schema.as_ref(),
+            decoding.as_ref(),
+            settings.schema_in_prompt,
+        )?;
         // The stop sequences: the role's, or for an output with no role, those of a JSON-only
         // role (the commonest small-model failure is valid JSON followed by an essay).
         let stop: Vec<String> = match &decoding {
@@ -282,16 +287,19 @@ impl Plan {
             call_timeout: request
                 .call_timeout
                 .unwrap_or(Duration::from_secs(settings.call_timeout_s)),
+            grammar_whitespace: settings.grammar_whitespace,
         })
     }
 }
 
 type Output = (Value, String, bool, String);
 
-/// The schema, its wire name, strict readiness and the instructions.
+/// The schema, its wire name, strict readiness and the instructions: a contract's prompt (and
+/// its schema when `schema_in_prompt`), or a caller's prompt and schema.
 fn output(
     schema: Option<&OutputSchema>,
     decoding: Option<&Decoding>,
+    schema_in_prompt: bool,
 ) -> Result<Output, RequestError> {
     let contract_name = match (schema, decoding) {
         (Some(OutputSchema::Contract(name)), _) => name.as_str(),
@@ -331,11 +339,16 @@ fn output(
         (None, None) => return Err(RequestError::NothingToProduce),
     };
     let contract = schema::contract(contract_name)?;
+    let mut instructions = contract.prompt().trim_end().to_owned();
+    if schema_in_prompt {
+        instructions.push_str("\n\nThe object must satisfy this JSON Schema:\n");
+        instructions.push_str(&contract.schema().to_string());
+    }
     Ok((
         contract.schema().clone(),
         contract.name.to_owned(),
         contract.strict,
-        contract.prompt().trim_end().to_owned(),
+        instructions,
     ))
 }
 

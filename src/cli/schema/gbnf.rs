@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use serde::Serialize;
-use slmcode::schema::Problem;
+use slmcode::schema::{Problem, Whitespace};
 
 use super::source;
 use crate::cli::exit::{CommandResult, Exit};
@@ -23,6 +23,17 @@ pub struct Args {
     /// A JSON Schema file instead of a contract (`-` reads it from stdin).
     #[arg(long, value_name = "FILE", conflicts_with = "role")]
     file: Option<PathBuf>,
+
+    /// The whitespace allowed between tokens: pretty (at most one line break and an
+    /// indentation; the exact grammar documented) or compact (none: what `generate` sends
+    /// under the default `grammar_whitespace`).
+    #[arg(long, value_name = "STYLE", default_value = "pretty", value_parser = whitespace)]
+    whitespace: Whitespace,
+}
+
+fn whitespace(text: &str) -> Result<Whitespace, String> {
+    text.parse()
+        .map_err(|()| format!("`{text}` is not a whitespace style; expected compact or pretty"))
 }
 
 /// `--json` output of `slmcode schema gbnf`.
@@ -41,7 +52,7 @@ struct Report<'a> {
 
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
     let named = source::resolve(args.role.as_deref(), args.file.as_deref())?;
-    let derived = source::derive(&named)?;
+    let derived = source::derive(&named, args.whitespace)?;
     if printer.json() {
         printer.json_value(&Report {
             schema: &named.name,

@@ -12,6 +12,7 @@
 use std::path::PathBuf;
 
 use serde::Serialize;
+use slmcode::schema::Whitespace;
 use slmcode::schema::gbnf::{self, Mismatch};
 
 use super::source;
@@ -68,7 +69,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     };
     not_both_stdin(args.file.as_deref(), &Source::from_arg(input.as_deref()))?;
     let named = source::resolve(role.as_deref(), args.file.as_deref())?;
-    let derived = source::derive(&named)?;
+    let derived = source::derive(&named, Whitespace::Pretty)?;
     let grammar = gbnf::parse(&derived.grammar).map_err(|error| {
         CliError::new(
             Exit::Failure,

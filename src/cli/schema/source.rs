@@ -5,6 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
+use slmcode::schema::Whitespace;
 use slmcode::schema::gbnf::{self, Derived, GbnfError};
 
 use crate::cli::exit::{CliError, Exit};
@@ -41,9 +42,10 @@ pub(super) fn resolve(role: Option<&str>, file: Option<&Path>) -> Result<Named, 
     }
 }
 
-/// The schema's grammar; a schema without one is a failure that says why.
-pub(super) fn derive(named: &Named) -> Result<Arc<Derived>, CliError> {
-    gbnf::derive(&named.schema).map_err(|error| {
+/// The schema's grammar with `whitespace` between tokens; a schema without one is a failure
+/// that says why.
+pub(super) fn derive(named: &Named, whitespace: Whitespace) -> Result<Arc<Derived>, CliError> {
+    gbnf::derive_with(&named.schema, whitespace).map_err(|error| {
         let hint = match &error {
             GbnfError::InvalidSchema { .. } => "`slmcode schema check FILE` lists every problem of a schema",
             GbnfError::Unsatisfiable { .. } => "a schema that no value satisfies cannot constrain anything; check its bounds and `required`",

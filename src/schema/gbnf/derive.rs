@@ -10,7 +10,7 @@ use super::GbnfError;
 use super::builder::Builder;
 use super::expr::Expr;
 use super::merge;
-use super::shared::{RESERVED, Shared};
+use super::shared::{RESERVED, Shared, Whitespace};
 use crate::schema::{Problem, json_kind, pointer_push};
 
 /// How deep `allOf`, `$ref` siblings and merged branches may inline one another before the
@@ -154,7 +154,7 @@ pub(crate) struct Deriver<'schema> {
 }
 
 impl<'schema> Deriver<'schema> {
-    pub fn new(root: &'schema Value) -> Deriver<'schema> {
+    pub fn new(root: &'schema Value, whitespace: Whitespace) -> Deriver<'schema> {
         let draft = root
             .get("$schema")
             .and_then(Value::as_str)
@@ -162,7 +162,7 @@ impl<'schema> Deriver<'schema> {
         Deriver {
             root,
             builder: Builder::new(),
-            shared: Shared::default(),
+            shared: Shared::new(whitespace),
             notes: Vec::new(),
             refs: HashMap::new(),
             ref_siblings_apply: draft.contains("2019-09") || draft.contains("2020-12"),

@@ -391,3 +391,50 @@ fn many_optional_properties_are_exact() {
         assert_covered(name, &schema, &outcome);
     }
 }
+
+/// The compact grammar of every contract and fixture: exactly the compact texts of the valid
+/// instances (serde_json's own writing), nothing with whitespace between tokens.
+#[test]
+fn compact_grammars_hold_exactly_the_compact_texts() {
+    use super::{Whitespace, derive_uncached_with};
+    let mut schemas: Vec<(String, Value)> = contracts()
+        .iter()
+        .map(|contract| (contract.name.to_owned(), contract.schema().clone()))
+        .collect();
+    schemas.push(("subset fixture".to_owned(), subset_fixture()));
+    schemas.push(("user fixture".to_owned(), user_fixture()));
+    for (name, schema) in schemas {
+        let derived = derive_uncached_with(&schema, Whitespace::Compact).unwrap();
+        let grammar = parse(&derived.grammar).unwrap();
+        assert!(
+            derived.grammar.contains("ws ::= \"\""),
+            "{name}:\n{}",
+            derived.grammar
+        );
+        let mut generator = Generator::new(&schema, 17);
+        let mut rng = Rng::new(23);
+        for _ in 0..20 {
+            let node = generator.instance();
+            let compact = write(&node, Style::Compact, &mut rng);
+            if let Err(mismatch) = grammar.recognize(&compact) {
+                panic!("{name}: compact text not in the compact language: {mismatch}\n{compact}");
+            }
+            let pretty = write(&node, Style::Pretty, &mut rng);
+            if pretty != compact {
+                assert!(
+                    grammar.recognize(&pretty).is_err(),
+                    "{name}: a pretty text is in the compact language:\n{pretty}"
+                );
+            }
+            for spaced in excess_whitespace(&compact) {
+                must_reject(
+                    &name,
+                    &grammar,
+                    &derived.grammar,
+                    Miss::ExcessWhitespace,
+                    &spaced,
+                );
+            }
+        }
+    }
+}

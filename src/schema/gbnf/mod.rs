@@ -12,7 +12,8 @@
 //! - integers in serde_json's form (no leading zeros, no `-0`, no fraction or exponent);
 //! - `enum` / `const` values exactly as serde_json serializes them (compact);
 //! - between any two tokens, and before and after the document, at most one of: nothing, one
-//!   space or tab, or one line break (`\n` or `\r\n`) followed by up to 32 spaces or tabs.
+//!   space or tab, or one line break (`\n` or `\r\n`) followed by up to 32 spaces or tabs
+//!   ([`Whitespace::Pretty`]); or nothing at all ([`Whitespace::Compact`], [`derive_with`]).
 //!
 //! Everything the grammar approximates or drops is in [`Derived::notes`], with its JSON
 //! pointer. [`parse`] reads any GBNF text (with the same limits llama.cpp enforces), and
@@ -53,7 +54,7 @@ use super::validate::structural_hash;
 pub use grammar::Grammar;
 pub use parse::{GbnfParseError, parse};
 pub use recognize::Mismatch;
-pub use shared::MAX_INDENT;
+pub use shared::{MAX_INDENT, Whitespace};
 
 /// A grammar derived from a schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,14 +111,20 @@ fn first_reason(notes: &[Problem]) -> String {
         .unwrap_or_default()
 }
 
-/// Derives the grammar of `schema`, from the process-wide cache when the same schema has been
-/// derived before.
+/// Derives the grammar of `schema` with pretty whitespace, from the process-wide cache when the
+/// same schema has been derived before.
 pub fn derive(schema: &Value) -> Result<Arc<Derived>, GbnfError> {
-    type Buckets = HashMap<u64, Vec<(Value, Arc<Derived>)>>;
+    derive_with(schema, Whitespace::Pretty)
+}
+
+/// Derives the grammar of `schema` with `whitespace` between tokens, from the process-wide
+/// cache when the same schema has been derived with it before.
+pub fn derive_with(schema: &Value, whitespace: Whitespace) -> Result<Arc<Derived>, GbnfError> {
+    type Buckets = HashMap<(u64, Whitespace), Vec<(Value, Arc<Derived>)>>;
     static CACHE: OnceLock<Mutex<Buckets>> = OnceLock::new();
     const CAPACITY: usize = 256;
     let cache = CACHE.get_or_init(Default::default);
-    let key = structural_hash(schema);
+    let key = (structural_hash(schema), whitespace);
     let lock = || {
         cache
             .lock()
@@ -129,7 +136,7 @@ pub fn derive(schema: &Value) -> Result<Arc<Derived>, GbnfError> {
     {
         return Ok(Arc::clone(&found.1));
     }
-    let derived = Arc::new(derive_uncached(schema)?);
+    let derived = Arc::new(derive_uncached_with(schema, whitespace)?);
     let mut cache = lock();
     if cache.len() >= CAPACITY {
         cache.clear();
@@ -144,7 +151,12 @@ pub fn derive(schema: &Value) -> Result<Arc<Derived>, GbnfError> {
 /// Derives the grammar of `schema` without looking at or filling the cache (for benchmarks
 /// and for callers that derive a schema once).
 pub fn derive_uncached(schema: &Value) -> Result<Derived, GbnfError> {
-    let mut deriver = derive::Deriver::new(schema);
+    derive_uncached_with(schema, Whitespace::Pretty)
+}
+
+/// [`derive_uncached`] with `whitespace` between tokens.
+pub fn derive_uncached_with(schema: &Value, whitespace: Whitespace) -> Result<Derived, GbnfError> {
+    let mut deriver = derive::Deriver::new(schema, whitespace);
     deriver.run();
     if let Some(error) = deriver.error.take() {
         return Err(error);

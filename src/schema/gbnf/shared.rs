@@ -16,13 +16,57 @@ pub(crate) const RESERVED: &[&str] = &[
 /// pretty-printed JSON sixteen levels deep with two-space indentation, or eight with four.
 pub const MAX_INDENT: u64 = 32;
 
+/// The whitespace a derived grammar allows between two tokens.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Whitespace {
+    /// At most one of: nothing, one space or tab, or one line break followed by up to
+    /// [`MAX_INDENT`] spaces or tabs: pretty-printed JSON, and no more.
+    #[default]
+    Pretty,
+    /// None at all: the compact text serde_json writes. A real small model under it writes
+    /// fewer tokens and loops less (bench/README.md, "Defaults").
+    Compact,
+}
+
+impl Whitespace {
+    /// The name used in settings and flags.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Whitespace::Pretty => "pretty",
+            Whitespace::Compact => "compact",
+        }
+    }
+}
+
+impl std::str::FromStr for Whitespace {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<Whitespace, ()> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "pretty" => Ok(Whitespace::Pretty),
+            "compact" => Ok(Whitespace::Compact),
+            _ => Err(()),
+        }
+    }
+}
+
 /// The shared rules a grammar has declared so far, by name.
 #[derive(Debug, Default)]
 pub(crate) struct Shared {
     declared: Vec<(&'static str, usize)>,
+    /// What `ws` allows.
+    pub whitespace: Whitespace,
 }
 
 impl Shared {
+    /// No rules declared yet; `ws` allows `whitespace`.
+    pub fn new(whitespace: Whitespace) -> Shared {
+        Shared {
+            declared: Vec::new(),
+            whitespace,
+        }
+    }
+
     /// A reference to the shared rule `name`, declaring and defining it (and what it uses)
     /// on first use.
     pub fn rule(&mut self, builder: &mut Builder, name: &'static str) -> Expr {
@@ -38,6 +82,7 @@ impl Shared {
 
     fn body(&mut self, builder: &mut Builder, name: &'static str) -> Expr {
         match name {
+            "ws" if self.whitespace == Whitespace::Compact => Expr::Empty,
             // Between two tokens: nothing, one space or tab, or one line break and an
             // indentation. A model cannot spend more than that on whitespace in one place.
             "ws" => Expr::alt([

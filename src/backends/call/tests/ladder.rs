@@ -334,7 +334,9 @@ fn llama_cpp_gets_the_derived_grammar_and_the_prompt_still_describes_the_schema(
         let outcome = structured_call(&world.settings, &request, &context)
             .unwrap_or_else(|failure| panic!("{}: {failure}", contract.name));
         let body = world.emulator.chat_bodies().pop().unwrap();
-        let derived = schema::gbnf::derive(contract.schema()).unwrap();
+        // The default grammar_whitespace: compact.
+        let derived =
+            schema::gbnf::derive_with(contract.schema(), schema::Whitespace::Compact).unwrap();
         assert_eq!(
             body["grammar"],
             derived.grammar.as_str(),
@@ -376,8 +378,16 @@ fn llama_server_gets_a_schema_with_a_number_or_a_format_as_the_derived_grammar()
         assert_eq!(constrained_fields(&body), ["grammar"], "{schema}");
         assert_eq!(outcome.meta.mechanism, Mechanism::GbnfGrammar);
     }
-    // A contract (integers and strings only) keeps strict json_schema.
+    // A contract (integers and strings only) gets the compact grammar too, which a real small
+    // model did better under; with pretty whitespace it keeps strict json_schema.
     structured_call(&world.settings, &scope_request(), &context).unwrap();
+    let body = world.emulator.chat_bodies().pop().unwrap();
+    assert_eq!(constrained_fields(&body), ["grammar"]);
+    let pretty = Settings {
+        grammar_whitespace: schema::Whitespace::Pretty,
+        ..world.settings.clone()
+    };
+    structured_call(&pretty, &scope_request(), &context).unwrap();
     let body = world.emulator.chat_bodies().pop().unwrap();
     assert_eq!(
         body["response_format"]["json_schema"]["strict"],

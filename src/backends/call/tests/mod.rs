@@ -9,6 +9,7 @@ mod enforcement;
 mod errors;
 mod ladder;
 mod reask;
+mod stream;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
