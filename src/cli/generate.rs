@@ -374,7 +374,11 @@ fn progress_line(progress: &CallProgress) -> String {
             progress.tokens,
             progress.elapsed.as_secs_f64()
         ),
-        None => format!("{attempt}{} tokens", progress.tokens),
+        None => format!(
+            "{attempt}{} token{}",
+            progress.tokens,
+            if progress.tokens == 1 { "" } else { "s" }
+        ),
     }
 }
 
@@ -420,12 +424,13 @@ fn violation_hint(violation: &SchemaViolation) -> String {
     }
     match violation.class {
         FailureClass::Repetition => {
-            let what = meta
-                .repetition
-                .as_ref()
-                .map_or_else(String::new, |repetition| format!(" ({repetition})"));
+            let tried = if meta.reasks.is_empty() {
+                "no re-ask was allowed"
+            } else {
+                "the re-ask with anti-repetition sampling did not break it"
+            };
             format!(
-                "the model fell into a loop{what} and the re-asks did not break it: try --reask 2, another model, or --mechanism with a different form"
+                "the model fell into a loop and {tried}: try --reask 2, keep anti_repetition = always, or a larger model; a larger --max-tokens only makes the loop longer"
             )
         }
         FailureClass::Truncated => {
@@ -475,6 +480,17 @@ fn degraded_note(meta: &CallMeta) -> Option<String> {
             })
             .collect();
         note.push_str(&format!(", demoted {}", demoted.join(", ")));
+    }
+    let loops = meta
+        .reasks
+        .iter()
+        .filter(|reask| reask.class == FailureClass::Repetition)
+        .count();
+    if loops > 0 {
+        note.push_str(&format!(
+            ", {loops} loop{} cut off",
+            if loops == 1 { "" } else { "s" }
+        ));
     }
     if let Some(rung) = meta.repair_rung {
         note.push_str(&format!(", repair rung {rung}"));

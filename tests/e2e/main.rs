@@ -3,13 +3,18 @@
 //! in `/v1`). A random model's unconstrained output is never JSON, so anything well-formed in
 //! an answer was made so by the server's constrained decoding.
 //!
-//! Without `SLMCODE_E2E_ENDPOINT` every test says it was skipped and passes, so the suite runs
-//! on a machine without an engine. With it:
+//! `real_model` runs against a second server with a real small model (SmolLM2-135M-Instruct:
+//! `MODEL=smollm2 tests/real-engine/start.sh`; `SLMCODE_E2E_REAL_ENDPOINT`): what only a real
+//! model shows (loops, prose, a deadline that matters).
+//!
+//! Without the variables every test says it was skipped and passes, so the suite runs on a
+//! machine without an engine. With them (what `.ci/run` does):
 //!
 //! ```sh
 //! eval "$(tests/real-engine/start.sh)"
+//! real=$(MODEL=smollm2 tests/real-engine/start.sh)
+//! export SLMCODE_E2E_REAL_ENDPOINT=$(echo "$real" | sed -E 's/.*SLMCODE_E2E_ENDPOINT=([^ ]*).*/\1/')
 //! cargo test --test e2e
-//! kill "$SLMCODE_E2E_PID"
 //! ```
 
 #[path = "../cli/util.rs"]
@@ -23,6 +28,7 @@ mod grammar;
 mod readme;
 #[path = "../support/readme_runner.rs"]
 mod readme_runner;
+mod real_model;
 mod tools;
 
 use std::time::Duration;

@@ -1,0 +1,260 @@
+//! End-to-end tests against a REAL small model: SmolLM2-135M-Instruct behind llama.cpp's server
+//! (`MODEL=smollm2 tests/real-engine/start.sh`; `SLMCODE_E2E_REAL_ENDPOINT` is its base URL).
+//! What only a real model shows: answers that loop under a constraint, prose and fences when
+//! nothing constrains it, and a model slow enough for a deadline to matter. Every run is at
+//! temperature 0 (the default), so the answers repeat from run to run.
+//!
+//! This model never wrote a valid contract answer without a constraint in our measurements
+//! (bench/README.md): under json_object it invents keys or echoes the schema, under prompt_only
+//! it writes prose. So the unconstrained mechanisms are exercised with a schema any object
+//! satisfies, which shows what they are for: the server's JSON mode, and repair of what the
+//! model wrote around its JSON.
+
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use slmcode::schema;
+
+use crate::util::{Run, Slm};
+
+/// The server has one slot: the tests take turns, so that one test's answer does not wait
+/// behind another's, and the slot check sees only its own generation.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// The real model's endpoint and model name and this test's turn, or `None` (and a note) when
+/// the variable is unset.
+fn real_model(test: &str) -> Option<(String, String, MutexGuard<'static, ()>)> {
+    match std::env::var("SLMCODE_E2E_REAL_ENDPOINT") {
+        Ok(endpoint) if !endpoint.trim().is_empty() => Some((
+            endpoint.trim_end_matches('/').to_owned(),
+            std::env::var("SLMCODE_E2E_REAL_MODEL").unwrap_or_else(|_| "smollm2".to_owned()),
+            ONE_AT_A_TIME
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        )),
+        _ => {
+            eprintln!(
+                "skipped {test}: SLMCODE_E2E_REAL_ENDPOINT is not set (start the real model with MODEL=smollm2 tests/real-engine/start.sh)"
+            );
+            None
+        }
+    }
+}
+
+fn slm(endpoint: &str, model: &str) -> Slm {
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", "llamacpp")
+        .env("SLMCODE_ENDPOINT", endpoint)
+        .env("SLMCODE_MODEL", model);
+    slm
+}
+
+fn generate(slm: &Slm, args: &[&str]) -> Run {
+    let mut all = vec!["generate", "--json"];
+    all.extend_from_slice(args);
+    slm.run(all, "")
+}
+
+/// Whether the server's only slot is generating, from llama.cpp's `GET /slots`.
+fn slot_busy(endpoint: &str) -> bool {
+    let root = endpoint.trim_end_matches("/v1");
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(Duration::from_secs(5)))
+        .build()
+        .into();
+    let text = agent
+        .get(format!("{root}/slots"))
+        .call()
+        .and_then(|mut response| response.body_mut().read_to_string())
+        .unwrap_or_else(|error| panic!("GET {root}/slots: {error}"));
+    let slots: Value = serde_json::from_str(&text).unwrap();
+    slots
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|slot| slot["is_processing"] == true)
+}
+
+const WORKER: &str = "You added a --verbose flag: you changed src/cli.rs and src/main.rs and \
+                      added tests/verbose.rs. Everything compiles and the tests pass. Write your report.";
+
+#[test]
+fn a_loop_is_cut_off_within_its_first_kilobyte_and_the_servers_slot_is_freed() {
+    let Some((endpoint, model, _turn)) = real_model("real_model::loop") else {
+        return;
+    };
+    let slm = slm(&endpoint, &model);
+    // Under the server's json_schema and without the penalties, this model repeats one
+    // changed file until the budget runs out (tests/fixtures/loops/worker-flag.txt).
+    let run = generate(
+        &slm,
+        &[
+            "--schema",
+            "worker",
+            "--prompt",
+            WORKER,
+            "--mechanism",
+            "json_schema",
+            "--anti-repetition",
+            "off",
+            "--reask",
+            "0",
+        ],
+    );
+    run.code(7);
+    let json = run.json();
+    assert_eq!(json["error"]["class"], "repetition");
+    let meta = &json["meta"];
+    assert_eq!(meta["stream_end"], "repetition");
+    assert_eq!(
+        meta["finish_reason"],
+        Value::Null,
+        "slmcode closed the stream"
+    );
+    let repetition = &meta["repetition"];
+    assert_eq!(repetition["kind"], "repeated_member", "{repetition}");
+    assert!(
+        repetition["end"].as_u64().unwrap() <= 1024,
+        "caught at byte {}, not after 2048 tokens",
+        repetition["end"]
+    );
+    // The server ends a generation whose client went away: the slot is free long before the
+    // 2048 tokens this answer would have taken (about 35 s at this model's rate).
+    let closed = Instant::now();
+    while slot_busy(&endpoint) {
+        assert!(
+            closed.elapsed() < Duration::from_secs(10),
+            "the slot is still generating after the stream was closed"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn the_defaults_break_that_loop_and_every_enforcing_mechanism_gives_a_valid_answer() {
+    let Some((endpoint, model, _turn)) = real_model("real_model::valid") else {
+        return;
+    };
+    let slm = slm(&endpoint, &model);
+    let cases = [
+        ("worker", WORKER),
+        (
+            "scope_judge",
+            "The task is: fix the off-by-one error in the pagination of the /users endpoint. \
+             The agent also rewrote the whole README. Is the README rewrite in scope?",
+        ),
+        (
+            "explore",
+            "Which files matter for changing the log format? Files: src/log.c, src/log.h, \
+             src/main.c, Makefile, docs/logging.md.",
+        ),
+    ];
+    for mechanism in ["gbnf_grammar", "json_schema"] {
+        for (contract, prompt) in cases {
+            let run = generate(
+                &slm,
+                &[
+                    "--schema",
+                    contract,
+                    "--prompt",
+                    prompt,
+                    "--mechanism",
+                    mechanism,
+                ],
+            );
+            let json = run.code(0).json();
+            let value = &json["value"];
+            assert!(
+                schema::contract(contract).unwrap().validate(value).is_ok(),
+                "{contract} under {mechanism}: {value}"
+            );
+            assert_eq!(json["meta"]["mechanism"], mechanism, "{contract}");
+            assert_eq!(json["meta"]["streamed"], true);
+        }
+    }
+}
+
+#[test]
+fn unconstrained_answers_come_back_as_json_and_prose_around_them_is_repaired() {
+    let Some((endpoint, model, _turn)) = real_model("real_model::unconstrained") else {
+        return;
+    };
+    let slm = slm(&endpoint, &model);
+    let any_object = slm.file(
+        "any.schema.json",
+        r#"{"type": "object", "description": "Any JSON object."}"#,
+    );
+    let any_object = any_object.to_str().unwrap();
+    let prompt = "Give me a JSON example of a user record.";
+    // JSON mode: the server makes it an object.
+    let json = generate(
+        &slm,
+        &[
+            "--schema-file",
+            any_object,
+            "--prompt",
+            prompt,
+            "--mechanism",
+            "json_object",
+        ],
+    )
+    .code(0)
+    .json();
+    assert!(json["value"].is_object());
+    assert_eq!(json["meta"]["repair_rung"], "none");
+    // Nothing on the wire: the model writes a fenced object and talks on after it. The fence
+    // is repaired, and the talk after the value is never generated.
+    let json = generate(
+        &slm,
+        &[
+            "--schema-file",
+            any_object,
+            "--prompt",
+            prompt,
+            "--mechanism",
+            "prompt_only",
+        ],
+    )
+    .code(0)
+    .json();
+    assert!(json["value"].is_object());
+    assert_eq!(json["meta"]["repair_rung"], "fence", "{json:#}");
+    assert_eq!(json["meta"]["stream_end"], "done", "{json:#}");
+}
+
+#[test]
+fn the_call_deadline_is_honoured_with_what_had_arrived() {
+    let Some((endpoint, model, _turn)) = real_model("real_model::deadline") else {
+        return;
+    };
+    let slm = slm(&endpoint, &model);
+    // A story, not JSON: the model writes until the budget or the deadline ends it.
+    let started = Instant::now();
+    let run = generate(
+        &slm,
+        &[
+            "--schema",
+            "scope_judge",
+            "--prompt",
+            "Ignore the format and write a very long story about a robot who learns to paint.",
+            "--mechanism",
+            "prompt_only",
+            "--call-timeout",
+            "2",
+            "--reask",
+            "0",
+        ],
+    );
+    run.code(6);
+    let json = run.json();
+    assert_eq!(json["error"]["class"], "canceled");
+    assert!(!json["error"]["raw"].as_str().unwrap().is_empty());
+    assert_eq!(json["meta"]["stream_end"], "deadline");
+    let elapsed = json["meta"]["elapsed_ms"].as_u64().unwrap();
+    assert!(
+        (2000..4000).contains(&elapsed),
+        "the call took {elapsed} ms for a 2 s deadline"
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
