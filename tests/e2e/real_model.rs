@@ -2,7 +2,9 @@
 //! (`MODEL=smollm2 tests/real-engine/start.sh`; `SLMCODE_E2E_REAL_ENDPOINT` is its base URL).
 //! What only a real model shows: answers that loop under a constraint, prose and fences when
 //! nothing constrains it, and a model slow enough for a deadline to matter. Every run is at
-//! temperature 0 (the default), so the answers repeat from run to run.
+//! temperature 0 (the default). Greedy answers repeat for the same server state, but llama.cpp
+//! reuses the cached prompt of the slot's last request, which changes the sums a little, so an
+//! answer can differ between runs: the assertions hold for every answer, not for one text.
 //!
 //! This model never wrote a valid contract answer without a constraint in our measurements
 //! (bench/README.md): under json_object it invents keys or echoes the schema, under prompt_only
@@ -186,41 +188,68 @@ fn unconstrained_answers_come_back_as_json_and_prose_around_them_is_repaired() {
         r#"{"type": "object", "description": "Any JSON object."}"#,
     );
     let any_object = any_object.to_str().unwrap();
-    let prompt = "Give me a JSON example of a user record.";
-    // JSON mode: the server makes it an object.
-    let json = generate(
-        &slm,
-        &[
-            "--schema-file",
-            any_object,
-            "--prompt",
-            prompt,
-            "--mechanism",
-            "json_object",
-        ],
-    )
-    .code(0)
-    .json();
-    assert!(json["value"].is_object());
-    assert_eq!(json["meta"]["repair_rung"], "none");
-    // Nothing on the wire: the model writes a fenced object and talks on after it. The fence
-    // is repaired, and the talk after the value is never generated.
-    let json = generate(
-        &slm,
-        &[
-            "--schema-file",
-            any_object,
-            "--prompt",
-            prompt,
-            "--mechanism",
-            "prompt_only",
-        ],
-    )
-    .code(0)
-    .json();
-    assert!(json["value"].is_object());
-    assert_eq!(json["meta"]["repair_rung"], "fence", "{json:#}");
-    assert_eq!(json["meta"]["stream_end"], "done", "{json:#}");
+    // Greedy decoding repeats from run to run only for the same server state (llama.cpp reuses
+    // the cached prompt of the slot's last request, which changes the sums a little), so each
+    // prompt's answer may differ between runs; what must hold holds for every answer.
+    let prompts = [
+        "Give me a JSON example of a user record.",
+        "List three files of a Rust project.",
+        "Show a JSON config for a small web server.",
+    ];
+    let mut repaired = Vec::new();
+    for prompt in prompts {
+        // JSON mode: the server makes it an object, every time.
+        let json = generate(
+            &slm,
+            &[
+                "--schema-file",
+                any_object,
+                "--prompt",
+                prompt,
+                "--mechanism",
+                "json_object",
+            ],
+        )
+        .code(0)
+        .json();
+        assert!(json["value"].is_object(), "{prompt}: {json:#}");
+        // Nothing on the wire: an object (from inside a fence or prose, repaired) or a
+        // classified failure, never anything else.
+        let run = generate(
+            &slm,
+            &[
+                "--schema-file",
+                any_object,
+                "--prompt",
+                prompt,
+                "--mechanism",
+                "prompt_only",
+            ],
+        );
+        let json = run.json();
+        match run.code {
+            0 => {
+                assert!(json["value"].is_object(), "{prompt}: {json:#}");
+                if json["meta"]["repair_rung"] != "none" {
+                    repaired.push((prompt, json["meta"].clone()));
+                }
+            }
+            3 | 4 | 5 | 7 => assert!(json["error"]["class"].is_string(), "{prompt}: {json:#}"),
+            other => panic!("{prompt}: exit {other}: {json:#}"),
+        }
+    }
+    // This model wraps its JSON in a fence or in prose: some answer needed a repair rung, and
+    // the talk after the value was not waited for.
+    assert!(
+        !repaired.is_empty(),
+        "no prompt_only answer needed a repair"
+    );
+    assert!(
+        repaired
+            .iter()
+            .any(|(_, meta)| meta["stream_end"] == "done"),
+        "{repaired:#?}"
+    );
 }
 
 #[test]

@@ -292,7 +292,10 @@ fn a_request_with_tools_is_never_constrained_and_serial_tools_keep_the_first_cal
     );
     match &outcome.answer {
         Answer::ToolCalls(calls) => {
+            // Assembled from the stream's chunks, id and all.
+            assert!(outcome.meta.streamed);
             assert_eq!(calls.len(), 1);
+            assert_eq!(calls[0].id.as_deref(), Some("c1"));
             assert_eq!(calls[0].arguments, "{\"path\":\"a\"}");
         }
         other => panic!("{other:?}"),
