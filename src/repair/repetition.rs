@@ -20,9 +20,10 @@
 //!
 //! Each byte costs a constant amount of work (a hash update, one table read and write, one
 //! comparison; [`GRAM`] comparisons when a candidate is proposed), so feeding a whole answer is
-//! linear in its length and the memory is one fixed table. The thresholds were chosen from data:
-//! no valid document of the repair corpora or the contract examples reaches them, and the loops
-//! the real small model wrote (`tests/fixtures/loops/`) are caught within their first kilobyte.
+//! linear in its length; the memory is one fixed table and a digit-folded copy of the text.
+//! The thresholds were chosen from data: no valid document of the repair corpora or the contract
+//! examples reaches them, and the loops the real small model wrote (`tests/fixtures/loops/`) are
+//! caught within their first kilobyte.
 
 use serde::Serialize;
 
