@@ -443,6 +443,10 @@ fn violation_hint(violation: &SchemaViolation) -> String {
             "the model answered with the wrong shape under {}: try --reask 2 or a clearer --prompt; `slmcode doctor` shows what the endpoint enforces",
             meta.mechanism
         ),
+        FailureClass::Malformed => format!(
+            "the model's JSON is broken beyond repair under {}: try --reask 2; `slmcode doctor` shows which mechanism the endpoint enforces",
+            meta.mechanism
+        ),
         _ => format!(
             "the model answered without JSON under {}: `slmcode doctor` shows which mechanism the endpoint enforces",
             meta.mechanism

@@ -80,15 +80,15 @@ impl Printer {
         })())
     }
 
-    /// Writes `value` as pretty JSON and a newline to stdout.
+    /// Writes `value` as pretty JSON and a newline to stdout, with the writer that keeps a
+    /// deep value's output linear in its size ([`slmcode::repair::to_pretty`]: serde_json's own
+    /// pretty printer indents every level, n² bytes for n levels).
     pub fn json_value<T: Serialize + ?Sized>(&self, value: &T) -> io::Result<()> {
-        let mut stdout = io::stdout().lock();
-        reader_gone_is_fine((|| {
-            // `io::Error::from` keeps the kind of an I/O failure (a closed pipe stays BrokenPipe).
-            serde_json::to_writer_pretty(&mut stdout, value).map_err(io::Error::from)?;
-            stdout.write_all(b"\n")?;
-            stdout.flush()
-        })())
+        let document = serde_json::to_value(value).map_err(io::Error::other)?;
+        let mut text = slmcode::repair::to_pretty(&document);
+        slmcode::repair::drop_deep(document);
+        text.push('\n');
+        self.raw(&text)
     }
 
     /// Writes a table to stdout, in the one style every command uses ([`plain_table`]).
@@ -103,26 +103,27 @@ impl Printer {
     /// A message for the user on stderr; silenced by `-q`.
     pub fn note(&self, text: &str) {
         if !self.quiet {
-            eprintln!("{text}");
+            to_stderr(&format!("{text}\n"));
         }
     }
 
     /// `warning: ...` on stderr; silenced by `-q`.
     pub fn warn(&self, text: &str) {
         if !self.quiet {
-            eprintln!("{}: {text}", self.paint("warning", "1;33"));
+            to_stderr(&format!("{}: {text}\n", self.paint("warning", "1;33")));
         }
     }
 
     /// An error with its causes and a hint, on stderr; never silenced.
     pub fn error(&self, error: &anyhow::Error, hint: Option<&str>) {
-        eprintln!("{}: {error}", self.paint("error", "1;31"));
+        let mut text = format!("{}: {error}\n", self.paint("error", "1;31"));
         for cause in error.chain().skip(1) {
-            eprintln!("  caused by: {cause}");
+            text.push_str(&format!("  caused by: {cause}\n"));
         }
         if let Some(hint) = hint {
-            eprintln!("{}: {hint}", self.paint("hint", "1;36"));
+            text.push_str(&format!("{}: {hint}\n", self.paint("hint", "1;36")));
         }
+        to_stderr(&text);
     }
 
     /// A spinner on stderr while network work runs; a no-op unless stderr is a terminal.
@@ -143,6 +144,15 @@ impl Printer {
             text.to_owned()
         }
     }
+}
+
+/// Writes `text` to stderr, and nothing happens when it cannot be written (a full disk, a closed
+/// descriptor): the data went to stdout and the exit code says how the command went, so a
+/// message that cannot be shown must not turn into a panic.
+fn to_stderr(text: &str) {
+    let mut stderr = io::stderr().lock();
+    let _ = stderr.write_all(text.as_bytes());
+    let _ = stderr.flush();
 }
 
 /// Aligned columns without borders, two spaces apart, no trailing spaces: easy to read and to

@@ -113,28 +113,37 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             .map_err(|error| CliError::new(Exit::Failure, anyhow!("schema {name}: {error}")))?;
     }
     let result = repair::repair(&text, &options);
-    if count {
-        record_stats(&result, printer);
-    }
-    if printer.json() {
-        return json_report(result, printer);
-    }
-    match result {
-        Ok(repaired) => {
-            let rendered = if args.pretty {
-                repair::to_pretty(&repaired.value)
-            } else {
-                repair::to_compact(&repaired.value)
-            };
-            printer.line(&rendered)?;
-            if repaired.rung != repair::Rung::None {
-                printer.note(&rung_note(&repaired));
+    // Counted now, saved after the answer is out: a stats file that cannot be written (or is
+    // locked, or holds a counter at its limit) never costs the user the answer.
+    let counted = count.then(|| {
+        let mut stats = Stats::new();
+        stats.record(&result);
+        stats
+    });
+    let outcome = if printer.json() {
+        json_report(result, printer)
+    } else {
+        match result {
+            Ok(repaired) => {
+                let rendered = if args.pretty {
+                    repair::to_pretty(&repaired.value)
+                } else {
+                    repair::to_compact(&repaired.value)
+                };
+                let written = printer.line(&rendered);
+                if written.is_ok() && repaired.rung != repair::Rung::None {
+                    printer.note(&rung_note(&repaired));
+                }
+                repair::drop_deep(repaired.value);
+                written.map(|()| Exit::Success).map_err(CliError::from)
             }
-            repair::drop_deep(repaired.value);
-            Ok(Exit::Success)
+            Err(failure) => Err(failure_error(failure, &source)),
         }
-        Err(failure) => Err(failure_error(failure, &source)),
+    };
+    if let Some(stats) = counted {
+        save_stats(&stats, printer);
     }
+    outcome
 }
 
 /// `--schema ROLE | --schema-file FILE | --schema none`, as the schema's name and value.
@@ -320,14 +329,12 @@ fn counts_stats(flag: Option<&str>, printer: &Printer) -> Result<bool, CliError>
     }
 }
 
-/// Counts this run in the stats file; any problem is a warning.
-fn record_stats(result: &Result<Repaired, RepairFailure>, printer: &Printer) {
+/// Adds this run's counts to the stats file; any problem is a warning.
+fn save_stats(stats: &Stats, printer: &Printer) {
     let Some(directory) = slmcode::config::config_dir() else {
         return;
     };
     let path = directory.join(STATS_FILE);
-    let mut stats = Stats::new();
-    stats.record(result);
     match stats.add_to_file(&path) {
         Ok(None) => {}
         Ok(Some(replaced)) => {

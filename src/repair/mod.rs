@@ -103,7 +103,9 @@ pub use repetition::{
 };
 pub use rung::{Rung, RungSet};
 pub use stats::{STATS_FILE, Stats, StatsError};
-pub use write::{depth_beyond, drop_deep, equal_deep, to_compact, to_compact_bounded, to_pretty};
+pub use write::{
+    PRETTY_DEPTH, depth_beyond, drop_deep, equal_deep, to_compact, to_compact_bounded, to_pretty,
+};
 
 use outcome::Failed;
 use parse::Stop;

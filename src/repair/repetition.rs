@@ -293,7 +293,10 @@ impl RepetitionDetector {
         }
         if self.period > 0 {
             let span = self.run + self.period;
-            if span >= MIN_SPAN && span >= MIN_REPEATS * self.period {
+            if span >= MIN_SPAN
+                && span >= MIN_REPEATS * self.period
+                && !closes_only(&text[at + 1 - self.period..=at])
+            {
                 let start = at + 1 - span;
                 self.found = Some(periodic(
                     bytes,
@@ -416,6 +419,14 @@ fn original_offsets(original: &[u8], normalized: &[usize]) -> Vec<usize> {
         offsets.push(original.len());
     }
     offsets
+}
+
+/// Whether a repeated unit only closes containers (`}}}}`, `],\n]`): a deep document ending,
+/// which stops by itself, not a loop.
+fn closes_only(unit: &[u8]) -> bool {
+    unit.iter()
+        .all(|byte| matches!(byte, b'}' | b']' | b',' | b' ' | b'\t' | b'\n' | b'\r'))
+        && unit.iter().any(|byte| matches!(byte, b'}' | b']'))
 }
 
 /// Whether the byte at `at` is a digit that continues a run of digits.

@@ -142,6 +142,19 @@ fn near_misses_are_not_loops() {
     assert_eq!(find_repetition(&indented), None);
     let number = format!("[{}]", "9".repeat(NUMBER_DIGITS));
     assert_eq!(find_repetition(&number), None);
+    // A deep document closing is not a loop (its opening, with distinct keys, is not either).
+    let key = |n: usize| {
+        let letters = [
+            b'a' + (n % 26) as u8,
+            b'a' + (n / 26 % 26) as u8,
+            b'a' + (n / 676) as u8,
+        ];
+        String::from_utf8(letters.to_vec()).unwrap()
+    };
+    let keys: String = (0..400).map(|n| format!("{{\"{}\":", key(n))).collect();
+    let closing = format!("{keys}1{}", "}".repeat(400));
+    assert_eq!(find_repetition(&closing), None);
+    assert_eq!(find_repetition(&format!("[{}", "]".repeat(1000))), None);
 }
 
 #[test]

@@ -59,13 +59,13 @@ fn ten_thousand_levels_are_repaired_printed_and_dropped_on_a_test_thread() {
     assert_eq!(result.rung, Rung::None);
     assert_eq!(to_compact(&result.value), valid);
     drop_deep(result.value);
-    // Pretty output of n levels holds about 2n² bytes of indentation, so it is checked at a
-    // depth where that stays small; it is the same code either way.
-    let pretty_depth = 2_000;
-    let result = repair(&nested_arrays(pretty_depth, "1"), &RepairOptions::new()).unwrap();
+    // Pretty output indents the first PRETTY_DEPTH levels and writes the rest compactly, so it
+    // stays linear in the depth.
+    let result = repair(&nested_arrays(depth, "1"), &RepairOptions::new()).unwrap();
     let pretty = to_pretty(&result.value);
-    assert_eq!(pretty.lines().count(), 2 * pretty_depth + 1);
-    assert!(pretty.contains(&format!("\n{}1\n", " ".repeat(2 * pretty_depth))));
+    assert_eq!(pretty.lines().count(), 2 * super::PRETTY_DEPTH + 1);
+    assert!(pretty.len() < 3 * depth + 20_000, "{} bytes", pretty.len());
+    assert!(pretty.contains(&format!("{}1{}", "[".repeat(100), "]".repeat(100))));
     drop_deep(result.value);
 
     let objects = format!("{}null{}", "{\"a\":".repeat(depth), "}".repeat(depth));

@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -46,6 +47,15 @@ fn format_version() -> u32 {
     1
 }
 
+/// Adds `count` to the counter `name`, stopping at `u64::MAX`.
+fn bump(counters: &mut BTreeMap<String, u64>, name: &str, count: u64) {
+    let counter = counters.entry(name.to_owned()).or_default();
+    *counter = counter.saturating_add(count);
+}
+
+/// How long [`Stats::add_to_file`] waits for another process's lock before it gives up.
+pub const LOCK_WAIT: Duration = Duration::from_millis(500);
+
 /// Why statistics could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum StatsError {
@@ -67,6 +77,12 @@ pub enum StatsError {
         #[source]
         source: serde_json::Error,
     },
+    /// Another process held the lock for longer than [`LOCK_WAIT`].
+    #[error("{path} is locked by another process")]
+    Busy {
+        /// The lock file.
+        path: PathBuf,
+    },
     /// The file (or its directory, or the temporary file) could not be written.
     #[error("cannot write {path}")]
     Write {
@@ -87,35 +103,32 @@ impl Stats {
         }
     }
 
-    /// Counts one repair's result.
+    /// Counts one repair's result. Counters stop at `u64::MAX` rather than wrap.
     pub fn record(&mut self, result: &Result<Repaired, RepairFailure>) {
-        self.total += 1;
+        self.total = self.total.saturating_add(1);
         let (outcome, changed) = match result {
             Ok(repaired) => {
-                *self
-                    .rungs
-                    .entry(repaired.rung.as_str().to_owned())
-                    .or_default() += 1;
+                bump(&mut self.rungs, repaired.rung.as_str(), 1);
                 ("repaired", &repaired.rungs_changed)
             }
             Err(failure) => (failure.class.as_str(), &failure.rungs_changed),
         };
-        *self.outcomes.entry(outcome.to_owned()).or_default() += 1;
+        bump(&mut self.outcomes, outcome, 1);
         for rung in changed {
-            *self.changed.entry(rung.as_str().to_owned()).or_default() += 1;
+            bump(&mut self.changed, rung.as_str(), 1);
         }
     }
 
-    /// Adds `other`'s counts to these.
+    /// Adds `other`'s counts to these (saturating, like [`Stats::record`]).
     pub fn merge(&mut self, other: &Stats) {
-        self.total += other.total;
+        self.total = self.total.saturating_add(other.total);
         for (mine, theirs) in [
             (&mut self.outcomes, &other.outcomes),
             (&mut self.rungs, &other.rungs),
             (&mut self.changed, &other.changed),
         ] {
             for (name, count) in theirs {
-                *mine.entry(name.clone()).or_default() += count;
+                bump(mine, name, *count);
             }
         }
     }
@@ -139,9 +152,10 @@ impl Stats {
     }
 
     /// Adds these counts to the stats file at `path`, under an advisory lock on `<path>.lock`
-    /// (`std::fs::File::lock`) held from the read to the rename, so concurrent processes never
-    /// lose each other's counts. A file that is not a stats document is replaced; the error
-    /// that said so comes back as `Ok(Some(..))`.
+    /// held from the read to the rename, so concurrent processes never lose each other's
+    /// counts. A lock another process holds for longer than [`LOCK_WAIT`] is
+    /// [`StatsError::Busy`]: counting is not worth a hang. A file that is not a stats document
+    /// is replaced; the error that said so comes back as `Ok(Some(..))`.
     pub fn add_to_file(&self, path: &Path) -> Result<Option<StatsError>, StatsError> {
         let mut lock_path = path.as_os_str().to_owned();
         lock_path.push(".lock");
@@ -159,7 +173,7 @@ impl Stats {
             .write(true)
             .open(&lock_path)
             .map_err(failed)?;
-        lock.lock().map_err(failed)?;
+        wait_for_lock(&lock, &lock_path)?;
         let (mut total, replaced) = match Stats::load(path) {
             Ok(total) => (total, None),
             Err(error @ StatsError::Corrupt { .. }) => (Stats::new(), Some(error)),
@@ -198,6 +212,30 @@ impl Stats {
     }
 }
 
+/// Takes the lock on `lock`, trying again for [`LOCK_WAIT`] while another process holds it.
+fn wait_for_lock(lock: &std::fs::File, path: &Path) -> Result<(), StatsError> {
+    let started = Instant::now();
+    loop {
+        match lock.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < LOCK_WAIT => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(StatsError::Busy {
+                    path: path.to_owned(),
+                });
+            }
+            Err(std::fs::TryLockError::Error(source)) => {
+                return Err(StatsError::Write {
+                    path: path.to_owned(),
+                    source,
+                });
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,18 +271,29 @@ mod tests {
         let path = directory.path().join(STATS_FILE);
         let mut one = Stats::new();
         one.record(&repair("{\"a\": 1}", &RepairOptions::new()));
+        // Every addition either counts or, when the lock stayed taken for longer than
+        // LOCK_WAIT, says so: none is lost without a word.
+        let counted = std::sync::atomic::AtomicU64::new(0);
         std::thread::scope(|scope| {
             for _ in 0..8 {
                 scope.spawn(|| {
                     for _ in 0..10 {
-                        assert!(one.add_to_file(&path).unwrap().is_none());
+                        match one.add_to_file(&path) {
+                            Ok(None) => {
+                                counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            }
+                            Err(StatsError::Busy { .. }) => {}
+                            other => panic!("{other:?}"),
+                        }
                     }
                 });
             }
         });
+        let counted = counted.into_inner();
+        assert!(counted > 0);
         let total = Stats::load(&path).unwrap();
-        assert_eq!(total.total, 80);
-        assert_eq!(total.rungs["none"], 80);
+        assert_eq!(total.total, counted);
+        assert_eq!(total.rungs["none"], counted);
         // A corrupt file is replaced, and the caller is told.
         std::fs::write(&path, "not json").unwrap();
         let replaced = one.add_to_file(&path).unwrap();

@@ -4,9 +4,14 @@
 //! document nested 10,000 deep can overflow a thread's stack after it has been parsed. The
 //! writer here produces exactly `serde_json::to_string` / `to_string_pretty` output (strings
 //! and numbers are still formatted by `serde_json`) from an explicit stack, and [`drop_deep`]
-//! takes containers apart level by level.
+//! takes containers apart level by level. Pretty output indents the first [`PRETTY_DEPTH`]
+//! levels and writes anything deeper compactly, so its size stays linear in the value's: the
+//! indentation of n levels alone would otherwise be quadratic (n² bytes for `[[[...]]]`).
 
 use serde_json::{Map, Value};
+
+/// How many levels pretty output indents; a container nested deeper is written compactly.
+pub const PRETTY_DEPTH: usize = 64;
 
 /// Drops `value` without recursion: every container's children are moved onto a heap stack
 /// before the container itself is freed. Use it for values that may be deeply nested.
@@ -48,8 +53,8 @@ pub fn to_compact(value: &Value) -> String {
     into_string(out)
 }
 
-/// `value` as indented JSON, exactly as `serde_json::to_string_pretty` writes it, at any
-/// depth.
+/// `value` as indented JSON, exactly as `serde_json::to_string_pretty` writes it up to
+/// [`PRETTY_DEPTH`] levels (deeper containers compactly), at any depth.
 pub fn to_pretty(value: &Value) -> String {
     let mut out = Vec::new();
     write(value, Some(2), usize::MAX, &mut out);
@@ -120,6 +125,7 @@ fn write(value: &Value, indent: Option<usize>, limit: usize, out: &mut Vec<u8>) 
                     out.push(b',');
                 }
                 *first = false;
+                let indent = indent.filter(|_| depth <= PRETTY_DEPTH);
                 newline(indent, depth, out);
                 if let Some(key) = key {
                     string_to(key, out);
@@ -136,7 +142,7 @@ fn write(value: &Value, indent: Option<usize>, limit: usize, out: &mut Vec<u8>) 
                     Open::Object(_) => b'}',
                 };
                 stack.pop();
-                newline(indent, depth - 1, out);
+                newline(indent.filter(|_| depth <= PRETTY_DEPTH), depth - 1, out);
                 out.push(closer);
             }
         }
@@ -218,6 +224,44 @@ mod tests {
                 serde_json::to_string_pretty(&value).unwrap()
             );
         }
+    }
+
+    #[test]
+    fn pretty_output_indents_the_first_levels_and_stays_linear() {
+        // Built by hand: `json!` serialises what it interpolates, recursively.
+        let mut deep = json!("x");
+        for _ in 0..20_000 {
+            let mut member = Map::new();
+            member.insert("k".to_owned(), Value::Array(vec![deep]));
+            deep = Value::Object(member);
+        }
+        let compact = to_compact(&deep);
+        let pretty = to_pretty(&deep);
+        // Past PRETTY_DEPTH levels nothing is indented: the indentation adds at most
+        // PRETTY_DEPTH lines of at most 2 * PRETTY_DEPTH spaces on each side.
+        let bound = compact.len() + 4 * PRETTY_DEPTH * (2 * PRETTY_DEPTH + 2);
+        assert!(pretty.len() <= bound, "{} > {bound}", pretty.len());
+        assert!(
+            pretty.starts_with("{\n  \"k\": [\n    {\n      \"k\": ["),
+            "{}",
+            &pretty[..40]
+        );
+        // The same value, read back by the (non-recursive) repair ladder.
+        let reparsed = crate::repair::repair(&pretty, &crate::repair::RepairOptions::new())
+            .unwrap()
+            .value;
+        assert!(equal_deep(&reparsed, &deep));
+        drop_deep(reparsed);
+        // Up to the limit it is serde_json's output exactly.
+        let mut shallow = json!(1);
+        for _ in 0..PRETTY_DEPTH {
+            shallow = Value::Array(vec![shallow]);
+        }
+        assert_eq!(
+            to_pretty(&shallow),
+            serde_json::to_string_pretty(&shallow).unwrap()
+        );
+        drop_deep(deep);
     }
 
     #[test]

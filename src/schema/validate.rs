@@ -59,6 +59,25 @@ impl fmt::Display for Violations {
     }
 }
 
+/// The most characters a validation message keeps: the validator quotes the offending value, and
+/// a 10 MB value must not become a 10 MB error message.
+pub const MESSAGE_LIMIT: usize = 400;
+
+/// `message` cut to [`MESSAGE_LIMIT`] characters in the middle, where the quoted value is: its
+/// start and the end of the sentence ("... is not of type \"string\"") stay.
+fn bounded_message(message: String) -> String {
+    let count = message.chars().count();
+    if count <= MESSAGE_LIMIT {
+        return message;
+    }
+    let head: String = message.chars().take(MESSAGE_LIMIT * 2 / 3).collect();
+    let tail: String = message.chars().skip(count - MESSAGE_LIMIT / 4).collect();
+    format!(
+        "{head}... ({} characters left out) ...{tail}",
+        count - head.chars().count() - tail.chars().count()
+    )
+}
+
 /// The root pointer is the empty string, which reads badly in a message.
 fn display_pointer(pointer: &str) -> &str {
     if pointer.is_empty() {
@@ -109,7 +128,7 @@ impl Validator {
         for error in self.compiled.iter_errors(value) {
             let error = ValidationError {
                 pointer: error.instance_path().to_string(),
-                message: error.to_string(),
+                message: bounded_message(error.to_string()),
             };
             if !errors.contains(&error) {
                 errors.push(error);
@@ -251,6 +270,30 @@ mod tests {
                 .any(|line| line.starts_with("/steps/2: ") && line.contains("title")),
             "{rendered:?}"
         );
+    }
+
+    #[test]
+    fn a_huge_value_is_quoted_in_part() {
+        let schema = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+        let value = json!({"a": {"k": "x".repeat(1_000_000)}});
+        let errors = Validator::compile(&schema)
+            .unwrap()
+            .validate(&value)
+            .unwrap_err()
+            .0;
+        assert_eq!(errors.len(), 1);
+        let message = &errors[0].message;
+        assert!(
+            message.chars().count() < MESSAGE_LIMIT + 60,
+            "{} chars",
+            message.len()
+        );
+        assert!(message.starts_with("{\"k\":\"xxx"), "{message}");
+        assert!(
+            message.ends_with("\"} is not of type \"string\""),
+            "{message}"
+        );
+        assert!(message.contains("characters left out"), "{message}");
     }
 
     #[test]

@@ -7,6 +7,7 @@ mod doctor;
 #[path = "../support/emulator.rs"]
 mod emulator;
 mod generate;
+mod hostile;
 mod pipes;
 mod probe;
 mod readiness;

@@ -160,6 +160,12 @@ pub fn structured_call(
             }
             (_, Some(Verdict::Repetition(repetition))) => {
                 meta.stream_end = StreamEnding::Repetition;
+                // What a stream is cut at, also for a whole answer that went on past it.
+                let mut end = repetition.end.min(text.len());
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                text.truncate(end);
                 meta.repetition = Some(repetition);
                 true
             }

@@ -89,8 +89,10 @@ impl<'a> Watcher<'a> {
             && let Some(repetition) = self.detector.feed(text)
         {
             self.verdict = Some(match self.state {
-                // Padding or a loop after a complete value: the value stands.
-                State::Closed { end } => Verdict::Done { end },
+                // Padding or a loop after a complete value: the value stands. (A whole answer
+                // is scanned at once: a loop recognised before the value closed is still the
+                // loop a stream would have been cut at.)
+                State::Closed { end } if repetition.end > end => Verdict::Done { end },
                 _ => Verdict::Repetition(repetition.clone()),
             });
         }

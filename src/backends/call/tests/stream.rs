@@ -250,3 +250,25 @@ fn a_truncation_raise_stops_where_the_deadline_ends_at_the_measured_rate() {
         ),
     }
 }
+
+#[test]
+fn a_whole_answer_that_loops_in_a_multibyte_phrase_is_cut_where_a_stream_would_be() {
+    let world = World::new(
+        Profile {
+            streaming: Streaming::Whole,
+            ..Profile::strict_proxy()
+        },
+        Provider::OpenAiCompatible,
+    )
+    .off();
+    let looped = format!(
+        "{{\"reason\": \"Faire la {}\", \"in_scope\": true}}",
+        "répression à la ".repeat(60)
+    );
+    world.emulator.answers([looped.clone(), looped]);
+    let failure = violation(world.call(&scope_request()).unwrap_err());
+    assert_eq!(failure.class, FailureClass::Repetition);
+    assert_eq!(failure.meta.stream_end, StreamEnding::Repetition);
+    assert!(!failure.meta.streamed);
+    assert!(failure.raw.len() < 1000, "cut at the loop: {}", failure.raw);
+}
