@@ -7,8 +7,10 @@
 //! `MODEL=smollm2 tests/real-engine/start.sh`; `SLMCODE_E2E_REAL_ENDPOINT`): what only a real
 //! model shows (loops, prose, a deadline that matters).
 //!
-//! Without the variables every test says it was skipped and passes, so the suite runs on a
-//! machine without an engine. With them (what `.ci/run` does):
+//! Without the variables the tests that need them pass without running, so a developer's plain
+//! `cargo test` works on a machine without an engine, and one line on the terminal says how
+//! many were skipped and why. `.ci/run` sets `SLMCODE_REQUIRE_E2E=1`, under which a missing
+//! engine is a failure. With the variables (what `.ci/run` does):
 //!
 //! ```sh
 //! eval "$(tests/real-engine/start.sh)"
@@ -41,19 +43,65 @@ pub fn real_engine(test: &str) -> Option<(String, String)> {
     Some((endpoint, model()))
 }
 
-/// The engine's base URL, or `None` (after saying why the test is skipped).
+/// The engine's base URL, or `None` (after counting the test as skipped).
 pub fn endpoint(test: &str) -> Option<String> {
     match std::env::var("SLMCODE_E2E_ENDPOINT") {
         Ok(endpoint) if !endpoint.trim().is_empty() => {
             Some(endpoint.trim_end_matches('/').to_owned())
         }
         _ => {
-            eprintln!(
-                "skipped {test}: SLMCODE_E2E_ENDPOINT is not set (start an engine with tests/real-engine/start.sh)"
+            skip(
+                test,
+                "SLMCODE_E2E_ENDPOINT is not set: start the tiny model with tests/real-engine/start.sh",
             );
             None
         }
     }
+}
+
+/// Says that `test` does not run, and why. Under `SLMCODE_REQUIRE_E2E=1` (CI) that is a
+/// failure. Otherwise the skip is counted, and when the test binary exits one line on stderr
+/// (past the test harness's capture) says how many were skipped and why.
+pub fn skip(test: &str, why: &'static str) {
+    if std::env::var("SLMCODE_REQUIRE_E2E").is_ok_and(|value| value == "1") {
+        panic!("{test} cannot run: {why} (SLMCODE_REQUIRE_E2E=1 makes that a failure)");
+    }
+    static SKIPS: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    static REPORT: std::sync::Once = std::sync::Once::new();
+    SKIPS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .push(why);
+    extern "C" fn report() {
+        let skips = SKIPS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut reasons: Vec<(&str, usize)> = Vec::new();
+        for why in skips.iter() {
+            match reasons.iter_mut().find(|(known, _)| known == why) {
+                Some((_, count)) => *count += 1,
+                None => reasons.push((why, 1)),
+            }
+        }
+        let said: Vec<String> = reasons
+            .iter()
+            .map(|(why, count)| format!("{count} because {why}"))
+            .collect();
+        let line = format!(
+            "note: {} end-to-end tests skipped: {}\n",
+            skips.len(),
+            said.join("; ")
+        );
+        // The harness captures what tests print; the process's stderr itself is the terminal.
+        // SAFETY: writing a byte buffer to an open file descriptor.
+        unsafe {
+            libc::write(2, line.as_ptr().cast(), line.len());
+        }
+    }
+    REPORT.call_once(|| {
+        // SAFETY: registers a plain function to run when the process exits.
+        unsafe {
+            libc::atexit(report);
+        }
+    });
 }
 
 /// The model name to send (`SLMCODE_E2E_MODEL`, `tiny` by default).

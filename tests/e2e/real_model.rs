@@ -36,8 +36,9 @@ fn real_model(test: &str) -> Option<(String, String, MutexGuard<'static, ()>)> {
                 .unwrap_or_else(|poisoned| poisoned.into_inner()),
         )),
         _ => {
-            eprintln!(
-                "skipped {test}: SLMCODE_E2E_REAL_ENDPOINT is not set (start the real model with MODEL=smollm2 tests/real-engine/start.sh)"
+            crate::skip(
+                test,
+                "SLMCODE_E2E_REAL_ENDPOINT is not set: start the real model with MODEL=smollm2 tests/real-engine/start.sh",
             );
             None
         }
