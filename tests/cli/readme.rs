@@ -26,7 +26,16 @@ fn annotations_and_comments_are_read_as_a_shell_would() {
         command_line(1, "slmcode x   # exits 0, 3 or 5").expected,
         [0, 3, 5]
     );
-    assert_eq!(command_line(1, "slmcode x   # prints it").expected, [0]);
+    let prints = command_line(1, "slmcode x   # prints it");
+    assert_eq!(prints.expected, [0]);
+    assert_eq!(prints.prints.as_deref(), Some("it"));
+    let quoted = command_line(
+        1,
+        "slmcode x   # exits 5: `/age: \"36\"` and `b`, with prose",
+    );
+    assert_eq!(quoted.expected, [5]);
+    assert_eq!(quoted.quotes, ["/age: \"36\"", "b"]);
+    assert_eq!(quoted.prints, None);
     let line = command_line(1, r##"printf '{"a": "#1"}' | slmcode repair   # exits 4"##);
     assert_eq!(line.text, r##"printf '{"a": "#1"}' | slmcode repair"##);
     assert_eq!(line.expected, [4]);

@@ -73,7 +73,9 @@ pub fn skip(test: &str, why: &'static str) {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .push(why);
     extern "C" fn report() {
-        let skips = SKIPS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let skips = SKIPS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut reasons: Vec<(&str, usize)> = Vec::new();
         for why in skips.iter() {
             match reasons.iter_mut().find(|(known, _)| known == why) {

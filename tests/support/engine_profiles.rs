@@ -274,6 +274,72 @@ impl Profile {
         }
     }
 
+    /// LM Studio's local server: `response_format` json_schema (strict accepted); json_object
+    /// answered with 400 "'response_format.type' must be 'json_schema' or 'text'"
+    /// (lmstudio-bug-tracker #189); other fields ignored.
+    /// https://lmstudio.ai/docs/developer/openai-compat/structured-output
+    pub fn lm_studio() -> Profile {
+        Profile {
+            json_schema: Field::Enforce,
+            json_object: Field::Reject(
+                400,
+                json!({"error": "'response_format.type' must be 'json_schema' or 'text'"})
+                    .to_string(),
+            ),
+            models: vec!["qwen2.5-coder-7b-instruct".to_owned()],
+            ..Profile::base("lm-studio")
+        }
+    }
+
+    /// Azure OpenAI's v1 API: OpenAI's structured outputs (json_schema with strict, json_object
+    /// with the word JSON), 400 on unknown fields; the model is the deployment name.
+    /// https://learn.microsoft.com/azure/ai-foundry/openai/how-to/structured-outputs
+    pub fn azure() -> Profile {
+        Profile {
+            models: vec!["my-gpt-4o-mini".to_owned()],
+            ..Profile::openai()
+        }
+    }
+
+    /// SGLang: `response_format` json_schema and json_object through its OpenAI API (its own
+    /// `ebnf` and `regex` fields are not used); unknown fields ignored.
+    /// https://docs.sglang.io/advanced_features/structured_outputs.html
+    pub fn sglang() -> Profile {
+        Profile {
+            json_schema: Field::Enforce,
+            json_object: Field::Enforce,
+            models: vec!["Qwen/Qwen2.5-7B-Instruct".to_owned()],
+            ..Profile::base("sglang")
+        }
+    }
+
+    /// oMLX (MLX on Apple silicon): an OpenAI-compatible `/v1` with JSON-schema structured
+    /// output and JSON mode. https://github.com/jundot/omlx
+    pub fn omlx() -> Profile {
+        Profile {
+            json_schema: Field::Enforce,
+            json_object: Field::Enforce,
+            models: vec!["mlx-community/Qwen2.5-7B-Instruct-4bit".to_owned()],
+            ..Profile::base("omlx")
+        }
+    }
+
+    /// The profile of the engine a provider preset names (`llamacpp`, `ollama`, ...); `None`
+    /// for `openai-compatible`, which is any of them.
+    pub fn for_provider(provider: &str) -> Option<Profile> {
+        Some(match provider {
+            "llamacpp" => Profile::llama_server(),
+            "ollama" => Profile::ollama(),
+            "vllm" => Profile::vllm(),
+            "lmstudio" => Profile::lm_studio(),
+            "openai" => Profile::openai(),
+            "azure" => Profile::azure(),
+            "sglang" => Profile::sglang(),
+            "omlx" => Profile::omlx(),
+            _ => return None,
+        })
+    }
+
     /// A server that accepts everything and enforces nothing.
     pub fn liar() -> Profile {
         Profile::base("liar")

@@ -6,10 +6,16 @@
 //! directory and home, a working directory holding the repository's `examples/`, `completions/`
 //! and `man/`, and `slmcode` first on `PATH`. The world starts with the README's set-up done (a
 //! llama.cpp server at the default endpoint, emulated). A server URL the block names
-//! (`http://127.0.0.1:11434/v1` for Ollama, ...) is served by an emulator of that engine, the
-//! models the block names included. Each line is one command, run with bash (`pipefail` on);
-//! it must exit 0, or a code its `# exits N` (`# exits N or M`) comment names. `export NAME=value` sets a variable
-//! for the lines after it.
+//! (`http://127.0.0.1:11434/v1`, ...) is served by an emulator of the engine the block sets up
+//! (`config set provider ollama`: the Ollama profile), or without one of the engine the URL
+//! belongs to, the models the block names included. Each line is one command, run with bash
+//! (`pipefail` on). What its trailing comment claims is checked:
+//! - it must exit 0, or a code its `# exits N` (`# exits N or M`) comment names;
+//! - `# prints TEXT` (the whole comment): stdout is TEXT, exactly (the final newline aside);
+//! - every `` `fragment` `` in the comment is a quote of the output: it must appear in stdout or
+//!   stderr. Comment text outside backticks is prose for people.
+//!
+//! `export NAME=value` sets a variable for the lines after it.
 //!
 //! Lines that are not run here, and why: `cargo install` (builds the release binary; CI builds
 //! the same code), `cargo test` and `.ci/run` (they are this test run). `cargo run -q -- ARGS` is
@@ -28,12 +34,17 @@ use std::process::Command;
 use crate::emulator::{Emulator, Profile};
 use crate::util::repo_root;
 
-/// One command of a block: its line in the README, its text, the exit codes it may end with.
+/// One command of a block: its line in the README, its text, the exit codes it may end with,
+/// and what its comment claims it prints.
 #[derive(Debug)]
 pub struct Line {
     pub number: usize,
     pub text: String,
     pub expected: Vec<i32>,
+    /// `# prints TEXT`: stdout, exactly.
+    pub prints: Option<String>,
+    /// The `` `fragments` `` of the comment: each appears in stdout or stderr.
+    pub quotes: Vec<String>,
 }
 
 /// One ```` ```sh ```` block.
@@ -53,17 +64,31 @@ impl Block {
     }
 }
 
-/// An engine the README names: the URL it uses for it, and the emulator profile that serves it.
-type Engine = (&'static str, fn() -> Profile);
+/// An endpoint the README names, and the provider whose engine it belongs to when the block
+/// does not say.
+type Engine = (&'static str, &'static str);
 
-/// The engines a block may name.
-const ENGINES: [Engine; 5] = [
-    ("http://127.0.0.1:8080/v1", Profile::llama_server),
-    ("http://127.0.0.1:11434/v1", Profile::ollama),
-    ("http://127.0.0.1:8000/v1", Profile::vllm),
-    ("http://127.0.0.1:1234/v1", Profile::openai),
-    ("https://api.openai.com/v1", Profile::openai),
+/// The endpoints a block may name.
+const ENGINES: [Engine; 7] = [
+    ("http://127.0.0.1:8080/v1", "llamacpp"),
+    ("http://127.0.0.1:11434/v1", "ollama"),
+    ("http://127.0.0.1:8000/v1", "vllm"),
+    ("http://127.0.0.1:1234/v1", "lmstudio"),
+    ("http://127.0.0.1:30000/v1", "sglang"),
+    ("https://api.openai.com/v1", "openai"),
+    ("https://my-resource.openai.azure.com/openai/v1", "azure"),
 ];
+
+/// The provider a block sets up (`config set provider X`), if it does.
+fn provider_of(block: &Block) -> Option<String> {
+    block.lines.iter().rev().find_map(|line| {
+        let words: Vec<&str> = line.text.split_whitespace().collect();
+        words
+            .windows(4)
+            .find(|window| window[..3] == ["config", "set", "provider"])
+            .map(|window| window[3].to_owned())
+    })
+}
 
 /// The README's endpoint for llama.cpp, which the world starts configured with.
 const LLAMA_CPP: &str = "http://127.0.0.1:8080/v1";
@@ -101,9 +126,23 @@ pub fn readme_blocks() -> Vec<Block> {
 }
 
 /// A command line, its `# exits N` (or `# exits N, M or P`) annotation read off its trailing
-/// comment; without one it must exit 0.
+/// comment (without one it must exit 0), and the output the comment claims.
 pub fn command_line(number: usize, text: &str) -> Line {
     let (command, comment) = split_comment(text);
+    let prints = comment
+        .and_then(|comment| comment.trim().strip_prefix("prints "))
+        .map(str::to_owned);
+    let quotes = comment
+        .map(|comment| {
+            comment
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .filter(|quote| !quote.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
     let mut expected = Vec::new();
     if let Some(rest) = comment.and_then(|comment| comment.trim().strip_prefix("exits ")) {
         let codes = rest.split(':').next().unwrap_or_default();
@@ -120,6 +159,8 @@ pub fn command_line(number: usize, text: &str) -> Line {
         number,
         text: command.trim_end().to_owned(),
         expected,
+        prints,
+        quotes,
     }
 }
 
@@ -175,17 +216,25 @@ impl World {
         std::fs::create_dir_all(&config).unwrap();
         let text = block.text();
         let models = models_named(block);
+        let provider = provider_of(block);
         let mut emulators = Vec::new();
         let mut endpoints = Vec::new();
-        for (url, profile) in ENGINES {
+        for (url, engine) in ENGINES {
             let serves_block = text.contains(url);
             if url != LLAMA_CPP && !serves_block {
                 continue;
             }
+            // The world's own llama.cpp server is llama.cpp's; an endpoint the block names is
+            // served by the engine the block sets up.
+            let engine = match &provider {
+                Some(provider) if serves_block => provider.as_str(),
+                _ => engine,
+            };
             let served = match real_llama_cpp {
                 Some(real) if url == LLAMA_CPP => real.to_owned(),
                 _ => {
-                    let mut profile = profile();
+                    let mut profile = Profile::for_provider(engine)
+                        .unwrap_or_else(|| panic!("no emulator profile for provider {engine}"));
                     profile.models.extend(models.iter().cloned());
                     let emulator = Emulator::start(profile);
                     let served = emulator.base_url();
@@ -286,13 +335,27 @@ pub fn run_blocks(blocks: &[&Block], real_llama_cpp: Option<&str>) -> (usize, Ve
                 continue;
             };
             ran += 1;
+            let mut wrong = Vec::new();
             if !line.expected.contains(&code) {
+                wrong.push(format!("exited {code}, expected {:?}", line.expected));
+            }
+            if let Some(prints) = &line.prints
+                && stdout.strip_suffix('\n').unwrap_or(&stdout) != prints
+            {
+                wrong.push(format!("printed something else than {prints:?}"));
+            }
+            for quote in &line.quotes {
+                if !stdout.contains(quote.as_str()) && !stderr.contains(quote.as_str()) {
+                    wrong.push(format!("did not say `{quote}`"));
+                }
+            }
+            if !wrong.is_empty() {
                 failures.push(format!(
-                    "README.md:{} (block at line {}): `{}` exited {code}, expected {:?}\n--- stdout\n{}\n--- stderr\n{}",
+                    "README.md:{} (block at line {}): `{}` {}\n--- stdout\n{}\n--- stderr\n{}",
                     line.number,
                     block.number,
                     line.text,
-                    line.expected,
+                    wrong.join("; "),
                     stdout.chars().take(2000).collect::<String>(),
                     stderr.chars().take(2000).collect::<String>(),
                 ));
