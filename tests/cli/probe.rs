@@ -5,7 +5,7 @@ use std::process::Stdio;
 
 use serde_json::Value;
 
-use crate::emulator::{Emulator, Fault, Profile};
+use crate::emulator::{Emulator, Fault, Profile, RefusingPort};
 use crate::util::Slm;
 
 fn outcome(json: &Value, form: &str) -> String {
@@ -69,11 +69,9 @@ fn refresh_probes_again_and_the_cache_otherwise_answers() {
 
 #[test]
 fn a_dead_endpoint_exits_6_and_degrades_to_prompt_only() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // Held dead for the whole test: no parallel test can take the port.
+    let dead = RefusingPort::new();
+    let port = dead.port();
     let mut slm = Slm::new();
     slm.env("SLMCODE_PROVIDER", "llamacpp")
         .env("SLMCODE_ENDPOINT", &format!("http://127.0.0.1:{port}/v1"))

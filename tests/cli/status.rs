@@ -1,7 +1,7 @@
 //! `slmcode status`: `.connection` from the cache or the prior, a quick reachability check, and
 //! never a probe.
 
-use crate::emulator::{Emulator, Profile};
+use crate::emulator::{Emulator, Profile, RefusingPort};
 use crate::util::Slm;
 
 #[test]
@@ -68,11 +68,9 @@ fn offline_sends_nothing_and_an_unreachable_server_is_reported_not_fatal() {
     assert_eq!(json["connection"]["reachable"], serde_json::Value::Null);
     assert!(emulator.requests().is_empty());
 
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // Held dead for the whole test: no parallel test can take the port.
+    let dead = RefusingPort::new();
+    let port = dead.port();
     slm.env("SLMCODE_ENDPOINT", &format!("http://127.0.0.1:{port}/v1"));
     let json = slm.run(["status", "--json"], "").code(0).json();
     assert_eq!(json["connection"]["reachable"], false);

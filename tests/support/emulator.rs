@@ -64,6 +64,68 @@ pub struct StreamRecord {
     pub completed: bool,
 }
 
+/// A port on 127.0.0.1 that refuses connections for as long as this value lives: a socket is
+/// bound to it and never listens, so the port stays dead and no other test can take it (a
+/// listener bound and dropped leaves a port any parallel test may take next).
+pub struct RefusingPort {
+    fd: libc::c_int,
+    port: u16,
+}
+
+impl RefusingPort {
+    pub fn new() -> RefusingPort {
+        // SAFETY: plain socket calls on a descriptor this value owns; every result is checked.
+        unsafe {
+            let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+            assert!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
+            let mut address: libc::sockaddr_in = std::mem::zeroed();
+            address.sin_family = libc::AF_INET as libc::sa_family_t;
+            address.sin_addr.s_addr = u32::from_ne_bytes([127, 0, 0, 1]);
+            let length = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+            let bound = libc::bind(fd, (&raw const address).cast(), length);
+            assert_eq!(bound, 0, "bind: {}", std::io::Error::last_os_error());
+            let mut length = length;
+            let named = libc::getsockname(fd, (&raw mut address).cast(), &mut length);
+            assert_eq!(named, 0, "getsockname: {}", std::io::Error::last_os_error());
+            RefusingPort {
+                fd,
+                port: u16::from_be(address.sin_port),
+            }
+        }
+    }
+
+    /// The port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Starts listening on the port: from now on it accepts connections.
+    pub fn listen(self) -> TcpListener {
+        use std::os::fd::FromRawFd;
+        let fd = self.fd;
+        std::mem::forget(self);
+        // SAFETY: `fd` is a bound TCP socket this value owned; the listener takes it over.
+        unsafe {
+            assert_eq!(
+                libc::listen(fd, 128),
+                0,
+                "listen: {}",
+                std::io::Error::last_os_error()
+            );
+            TcpListener::from_raw_fd(fd)
+        }
+    }
+}
+
+impl Drop for RefusingPort {
+    fn drop(&mut self) {
+        // SAFETY: closing the descriptor this value owns, once.
+        unsafe {
+            libc::close(self.fd);
+        }
+    }
+}
+
 /// What the model writes when nothing constrains it (see [`Emulator::script`]).
 #[derive(Clone, Debug)]
 pub enum Scripted {
@@ -126,20 +188,16 @@ impl Emulator {
         emulator
     }
 
-    /// Reserves a free port and binds it only after `delay`: until then connections are
-    /// refused, as with a server that is still loading its model.
+    /// Takes a free port now and starts listening on it only after `delay`: until then
+    /// connections are refused, as with a server that is still loading its model. The port is
+    /// held (bound, not listening) from the start, so no other test can take it meanwhile.
     pub fn start_after(profile: Profile, delay: Duration) -> Emulator {
-        let port = {
-            let probe = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-            probe.local_addr().unwrap().port()
-        };
-        let emulator = Emulator::new(profile, port);
+        let reserved = RefusingPort::new();
+        let emulator = Emulator::new(profile, reserved.port());
         let shared = emulator.shared.clone();
         std::thread::spawn(move || {
             std::thread::sleep(delay);
-            if let Ok(listener) = TcpListener::bind(("127.0.0.1", port)) {
-                accept_loop(listener, shared);
-            }
+            accept_loop(reserved.listen(), shared);
         });
         emulator
     }
