@@ -566,3 +566,66 @@ fn no_output_ever_contains_a_key() {
          the variable's NAME); expected an environment variable name such as MY_API_KEY\n"
     );
 }
+
+#[test]
+fn a_key_that_is_not_ascii_is_refused_where_it_is_set_and_where_it_is_read() {
+    // A typographic dash pasted from a web page: no HTTP header can carry it.
+    const KEY: &str = "sk-proj\u{2013}NONASCII-0005";
+    let slm = Slm::new();
+    let path = write_config(&slm, "model = \"m\"\n");
+    for args in [
+        vec!["config", "set", "api_key", KEY],
+        vec!["config", "set", "api_key", KEY, "--json"],
+    ] {
+        let run = slm.run(&args, "");
+        run.code(2);
+        assert_eq!(
+            run.stderr,
+            "error: invalid value for api_key: contains a character that is not ASCII (an HTTP \
+             header carries only ASCII; was a dash or a quote pasted from a web page?); expected \
+             a key without spaces\n"
+        );
+        assert_eq!(read_config(&slm), "model = \"m\"\n");
+    }
+    let run = slm.run(["config", "set", "api_key", "-"], format!("{KEY}\n"));
+    run.code(2);
+    assert!(!everything(&run).contains(KEY), "{run:#?}");
+
+    let emulator = crate::emulator::Emulator::start(crate::emulator::Profile::llama_server());
+    for variable in ["SLMCODE_API_KEY", "LLAMA_API_KEY", "TEAM_KEY"] {
+        let mut slm = Slm::new();
+        slm.env("SLMCODE_PROVIDER", "llamacpp")
+            .env("SLMCODE_ENDPOINT", &emulator.base_url())
+            .env("SLMCODE_API_KEY_ENV", "TEAM_KEY")
+            .env(variable, KEY);
+        for command in [
+            vec!["probe"],
+            vec!["doctor"],
+            vec![
+                "generate",
+                "--schema",
+                "scope_judge",
+                "--prompt",
+                "In scope?",
+            ],
+        ] {
+            let run = slm.run(&command, "");
+            run.code(1);
+            assert_eq!(
+                run.stderr,
+                format!(
+                    "error: environment variable {variable}: invalid value for api_key: contains \
+                     a character that is not ASCII (an HTTP header carries only ASCII; was a \
+                     dash or a quote pasted from a web page?); expected a key without \
+                     spaces\nhint: unset {variable} or give it a valid value\n"
+                ),
+                "{command:?}"
+            );
+        }
+    }
+    assert!(emulator.requests().is_empty(), "a request went out");
+    std::fs::write(&path, format!("api_key = \"{KEY}\"\n")).unwrap();
+    let run = slm.run(["config", "list"], "");
+    run.code(1);
+    assert!(!everything(&run).contains(KEY), "{run:#?}");
+}
