@@ -568,6 +568,93 @@ fn no_output_ever_contains_a_key() {
 }
 
 #[test]
+fn a_password_in_the_endpoint_is_never_printed() {
+    const PASSWORD: &str = "pw-SECRET-0004";
+    let endpoints = [
+        format!("http://user:{PASSWORD}@127.0.0.1:9/v1"),
+        // A password with the characters that end a URL's host, and one without a scheme.
+        format!("http://user:{PASSWORD}/x#y?z@127.0.0.1:9/v1"),
+        format!("user:{PASSWORD}@127.0.0.1:9/v1"),
+        format!("ftp://user:{PASSWORD}@127.0.0.1:9/v1"),
+    ];
+    for endpoint in &endpoints {
+        let mut runs = Vec::new();
+        let slm = Slm::new();
+        runs.push(slm.run(["config", "set", "endpoint", endpoint.as_str()], ""));
+        runs.push(slm.run(
+            ["config", "set", "endpoint", endpoint.as_str(), "--json"],
+            "",
+        ));
+        for command in ["probe", "doctor", "status"] {
+            runs.push(slm.run([command, "--endpoint", endpoint.as_str()], ""));
+        }
+        let mut from_environment = Slm::new();
+        from_environment.env("SLMCODE_ENDPOINT", endpoint);
+        for command in [
+            vec!["config", "list", "--json"],
+            vec!["status", "--json"],
+            vec!["doctor", "--json"],
+            vec![
+                "generate",
+                "--schema",
+                "scope_judge",
+                "--prompt",
+                "In scope?",
+            ],
+        ] {
+            runs.push(from_environment.run(command, ""));
+        }
+        let from_file = Slm::new();
+        write_config(&from_file, &format!("endpoint = \"{endpoint}\"\n"));
+        runs.push(from_file.run(["config", "list"], ""));
+        runs.push(from_file.run(["probe", "--json"], ""));
+        runs.push(from_file.run(
+            [
+                "config",
+                "set",
+                "endpoint",
+                "http://127.0.0.1:9/v1",
+                "--json",
+            ],
+            "",
+        ));
+        write_config(&from_file, &format!("endpoint = \"{endpoint}\"\n"));
+        runs.push(from_file.run(["config", "unset", "endpoint", "--json"], ""));
+        for run in &runs {
+            let text = everything(run);
+            assert!(!text.contains(PASSWORD), "{endpoint}: printed:\n{text}");
+        }
+        // Every run refused the endpoint or reported what the file held: masked, not left out.
+        for run in &runs {
+            assert!(
+                everything(run).contains("<redacted>"),
+                "{endpoint}: {run:#?}"
+            );
+        }
+        for dir in [&slm, &from_environment, &from_file] {
+            for entry in std::fs::read_dir(dir.config_dir()).unwrap() {
+                let path = entry.unwrap().path();
+                let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+                assert!(
+                    !text.contains(PASSWORD),
+                    "the password is in {}",
+                    path.display()
+                );
+            }
+        }
+    }
+    let slm = Slm::new();
+    let run = slm.run(["config", "set", "endpoint", endpoints[0].as_str()], "");
+    run.code(2);
+    assert_eq!(
+        run.stderr,
+        "error: invalid value `http://<redacted>@127.0.0.1:9/v1` for endpoint: credentials do not \
+         belong in the URL (use api_key_env); expected an http(s) base URL such as \
+         http://127.0.0.1:8080/v1\n"
+    );
+}
+
+#[test]
 fn a_key_that_is_not_ascii_is_refused_where_it_is_set_and_where_it_is_read() {
     // A typographic dash pasted from a web page: no HTTP header can carry it.
     const KEY: &str = "sk-proj\u{2013}NONASCII-0005";
