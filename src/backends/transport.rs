@@ -213,12 +213,16 @@ impl ChatResponse {
     }
 }
 
-/// Parses a chat-completions body (the first choice).
+/// Parses a chat-completions body (the first choice). The error quotes the body: a server that
+/// is not an OpenAI-compatible one (another application on the port, a wrong path behind a
+/// proxy) is recognised by what it sent.
 pub fn parse_chat_response(body: &Value) -> Result<ChatResponse, String> {
     let choice = body
         .get("choices")
         .and_then(|choices| choices.get(0))
-        .ok_or_else(|| "the answer has no choices".to_owned())?;
+        .ok_or_else(|| {
+            format!("the answer is not a chat completion (it has no choices): {body}")
+        })?;
     let message = choice.get("message").cloned().unwrap_or(Value::Null);
     let content = match message.get("content") {
         Some(Value::String(text)) => Some(text.clone()),

@@ -131,7 +131,10 @@ fn answers_parse_content_finish_reason_usage_and_tool_calls() {
     assert_eq!(parsed.model.as_deref(), Some("tiny"));
     let cut = json!({"choices": [{"finish_reason": "length", "message": {"content": "{\"a\":"}}]});
     assert!(parse_chat_response(&cut).unwrap().is_truncated());
-    assert!(parse_chat_response(&json!({"error": "x"})).is_err());
+    assert_eq!(
+        parse_chat_response(&json!({"hello": "world"})).unwrap_err(),
+        r#"the answer is not a chat completion (it has no choices): {"hello":"world"}"#
+    );
 }
 
 #[test]

@@ -4,8 +4,9 @@
 //!
 //! The checks are collected first (probing included, behind a spinner on a terminal), then
 //! rendered as a table or as JSON; the exit code comes from the same list: 0 when nothing
-//! failed, 6 when the endpoint could not be reached or refused a plain chat request (`answer`),
-//! 1 for any other failed check (a refused key fails `api_key`).
+//! failed, 6 when the endpoint could not be reached or gave no usable answer to a plain chat
+//! request (`answer`: an error status, or a body that is no chat completion), 1 for any other
+//! failed check (a refused key fails `api_key`).
 
 use std::time::Duration;
 
@@ -18,8 +19,8 @@ use super::exit::{CommandResult, Exit};
 use super::printer::Printer;
 use super::printer::plain_table;
 use super::probe::{
-    Connection, FormRow, form_rows, key_or_model_remedy, matrix, negotiate, options, refusal,
-    target_from,
+    Connection, FormRow, NoAnswer, NoAnswerKind, form_rows, key_or_model_remedy, matrix, negotiate,
+    no_answer, options, target_from,
 };
 use super::settings_args::{self, SettingsArgs};
 
@@ -55,7 +56,7 @@ pub enum Status {
 #[derive(Debug, Serialize)]
 pub struct Check {
     /// What was checked: config, provider, endpoint, api_key, model, reachable, model_served,
-    /// mechanism, answer (the server refused a plain request), cache, demotion.
+    /// mechanism, answer (no usable answer to a plain request), cache, demotion.
     pub name: &'static str,
     /// ok, warn, fail or skip.
     pub status: Status,
@@ -231,17 +232,26 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             .then(|| "`slmcode probe` to check it against the server".to_owned());
         check("mechanism", status, format!("{mechanism}{strict}: {}", negotiation.reason()), remedy)
     });
-    if let Some(refusal) = refusal(&negotiation, &target) {
-        if matches!(refusal.status, 401 | 403) {
-            refuse_key(&mut checks, &target, refusal.status, "a plain chat request");
-        } else {
-            checks.push(check(
-                "answer",
-                Status::Fail,
-                refusal.detail,
-                Some(refusal.remedy),
-            ));
-        }
+    // Whatever the status of the plain request's answer: a 200 that is no chat completion
+    // fails here as surely as a 404, since every request would fail the same way.
+    match no_answer(&negotiation, &target) {
+        Some(NoAnswer {
+            kind: NoAnswerKind::KeyRefused,
+            status: Some(status),
+            ..
+        }) => refuse_key(&mut checks, &target, status, "a plain chat request"),
+        // The reachable check failed already, with what to do.
+        Some(NoAnswer {
+            kind: NoAnswerKind::Unreachable,
+            ..
+        }) if !reach.reachable => {}
+        Some(no_answer) => checks.push(check(
+            "answer",
+            Status::Fail,
+            no_answer.detail,
+            Some(no_answer.remedy),
+        )),
+        None => {}
     }
     let cache_path = negotiate_options
         .cache

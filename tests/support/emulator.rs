@@ -323,6 +323,9 @@ fn handle(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
     };
     shared.log.lock().unwrap().push(recorded.clone());
     let profile = shared.profile.lock().unwrap().clone();
+    if let Some((status, body)) = &profile.fixed_answer {
+        return respond(stream, *status, body, None);
+    }
     let streamed = recorded.json().get("stream") == Some(&Value::Bool(true));
     if streamed
         && profile.streaming == Streaming::Refused
