@@ -445,6 +445,7 @@ fn send_within(
                 detail: "the probe deadline passed".to_owned(),
                 retry_after: None,
                 attempts: retry + 1,
+                tls: None,
             });
         }
         let mut error = match client.chat(request, constraint, guided_field, remaining) {

@@ -11,7 +11,7 @@
 use std::time::Duration;
 
 use serde::Serialize;
-use slmcode::backends::{Fingerprint, reachability};
+use slmcode::backends::{CallError, Fingerprint, Target, reachability};
 use slmcode::config::{Key, Resolved, Source, StructuredDecoding};
 use slmcode::schema::Mechanism;
 
@@ -20,7 +20,7 @@ use super::printer::Printer;
 use super::printer::plain_table;
 use super::probe::{
     Connection, FormRow, NoAnswer, NoAnswerKind, form_rows, key_or_model_remedy, matrix, negotiate,
-    no_answer, options, target_from,
+    no_answer, options, target_from, tls_remedy,
 };
 use super::settings_args::{self, SettingsArgs};
 
@@ -167,10 +167,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
                 .error
                 .clone()
                 .unwrap_or_else(|| "no answer".to_owned()),
-            Some(format!(
-                "start the server at {} or fix the endpoint (`slmcode config set endpoint URL`)",
-                target.endpoint
-            )),
+            Some(unreachable_remedy(reach.failure.as_ref(), &target)),
         )
     });
     checks.push(match reach.model_listed {
@@ -312,7 +309,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
 }
 
 /// Marks the `api_key` check failed: the server answered `what` with `status`.
-fn refuse_key(checks: &mut [Check], target: &slmcode::backends::Target, status: u16, what: &str) {
+fn refuse_key(checks: &mut [Check], target: &Target, status: u16, what: &str) {
     let Some(key) = checks.iter_mut().find(|check| check.name == "api_key") else {
         return;
     };
@@ -330,6 +327,19 @@ fn refuse_key(checks: &mut [Check], target: &slmcode::backends::Target, status: 
         format!("{refused}: HTTP {status} to {what}"),
         Some(key_or_model_remedy(status, target)),
     );
+}
+
+/// What to do about an endpoint that gave no answer to the reachability check, `failure` saying
+/// why when known: a TLS failure says what to fix; anything else, start the server or fix the
+/// endpoint.
+fn unreachable_remedy(failure: Option<&CallError>, target: &Target) -> String {
+    match failure.and_then(|failure| failure.tls.as_ref()) {
+        Some(tls) => tls_remedy(tls, target),
+        None => format!(
+            "start the server at {} or fix the endpoint (`slmcode config set endpoint URL`)",
+            target.endpoint
+        ),
+    }
 }
 
 fn exit_code(checks: &[Check]) -> Exit {
@@ -440,11 +450,7 @@ fn key_check(resolved: &Resolved) -> Check {
     }
 }
 
-fn model_check(
-    resolved: &Resolved,
-    target: &slmcode::backends::Target,
-    served: &[String],
-) -> Check {
+fn model_check(resolved: &Resolved, target: &Target, served: &[String]) -> Check {
     match &target.model {
         Some(model) => check(
             "model",

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 use slmcode::backends::{
-    CapabilityCache, Demotion, ErrorClass, Fingerprint, NegotiateOptions, Negotiation, Negotiator,
-    Outcome, Target, WireForm,
+    CallError, CapabilityCache, Demotion, ErrorClass, Fingerprint, NegotiateOptions, Negotiation,
+    Negotiator, Outcome, Target, TlsFailure, WireForm,
 };
 use slmcode::config::{Resolved, StructuredDecoding};
 use slmcode::schema::Mechanism;
@@ -250,7 +250,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
 /// How a probe's plain chat request went wrong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NoAnswerKind {
-    /// No HTTP answer at all: no connection, no answer in time.
+    /// No HTTP answer at all: no connection, a failed TLS handshake, no answer in time.
     Unreachable,
     /// 401 or 403: the key was refused, or one is wanted.
     KeyRefused,
@@ -283,6 +283,11 @@ pub fn no_answer(negotiation: &Negotiation, target: &Target) -> Option<NoAnswer>
     let error = report.baseline_error.as_deref().unwrap_or("no answer");
     let failure = report.baseline_failure.as_ref();
     let (kind, detail, remedy) = match (report.baseline_status, failure) {
+        (None, Some(CallError { tls: Some(tls), .. })) => (
+            NoAnswerKind::Unreachable,
+            format!("the endpoint did not answer the probe: {error}"),
+            tls_remedy(tls, target),
+        ),
         (Some(status @ (401 | 403)), _) => (
             NoAnswerKind::KeyRefused,
             format!("the server refused a plain chat request: {error}"),
@@ -317,6 +322,19 @@ pub fn no_answer(negotiation: &Negotiation, target: &Target) -> Option<NoAnswer>
         detail,
         remedy,
     })
+}
+
+/// What to do about a TLS failure with `target`: the library's sentence, with the command
+/// that writes the endpoint with http:// when the port does not speak TLS.
+pub fn tls_remedy(tls: &TlsFailure, target: &Target) -> String {
+    let endpoint = target.endpoint.to_string();
+    match (tls, endpoint.strip_prefix("https://")) {
+        (TlsFailure::NotTls, Some(rest)) => format!(
+            "{}: `slmcode config set endpoint http://{rest}`",
+            tls.remedy()
+        ),
+        _ => tls.remedy().to_owned(),
+    }
 }
 
 /// What to do about a server that refuses requests with `status`.
