@@ -3,8 +3,9 @@
 //!
 //! The classes decide what happens next (DESIGN.md, "The structured call path"): `transient`
 //! (connection failure, 5xx) and `rate_limited` (429 or a `Retry-After`) are retried;
-//! `permanent` (400, 401, 403, 404, 413, 422), `context_overflow` (a 400 that says the context
-//! was exceeded), `canceled` (deadline or cancellation) and `unknown` are not. A CallError never
+//! `permanent` (400, 401, 403, 404, 413, 422, and a failed TLS handshake: [`TlsFailure`]),
+//! `context_overflow` (a 400 that says the context was exceeded), `canceled` (deadline or
+//! cancellation) and `unknown` are not. A CallError never
 //! holds the API key: bodies are excerpted after the key is masked, and the request (with its
 //! header) is never kept. Uses nothing else in the crate.
 
@@ -22,7 +23,8 @@ pub enum ErrorClass {
     Transient,
     /// 429, or any answer with `Retry-After`: retried, honouring the hint.
     RateLimited,
-    /// 400, 401, 403, 404, 413, 422: not retried; retrying burns a prefill for nothing.
+    /// 400, 401, 403, 404, 413, 422, or a TLS handshake that failed: not retried; retrying
+    /// burns a prefill, or meets the same server with the same certificate, for nothing.
     Permanent,
     /// The input does not fit the context window: not retried; shrink it or raise the window.
     ContextOverflow,
@@ -71,12 +73,75 @@ pub enum Failure {
     },
     /// No connection: refused, reset, unreachable, name not resolved.
     Connection(String),
+    /// A connection, but no TLS session on it.
+    Tls(TlsFailure),
     /// A timeout or the caller's deadline.
     TimedOut(String),
     /// The answer was larger than the response size cap.
     TooLarge(u64),
     /// A 2xx answer that is not a chat completion, or an HTTP protocol error.
     Malformed(String),
+}
+
+/// Why a TLS handshake failed, as far as it tells what to fix. Every one is permanent: the
+/// same port, or the same certificate, fails the same way on the next try.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TlsFailure {
+    /// What came back is not TLS: an `https://` endpoint on a port that speaks plain HTTP (as
+    /// local engines do by default).
+    NotTls,
+    /// The certificate is self-signed, or issued by an authority outside the roots slmcode
+    /// trusts (the public ones built into it, not the system's store).
+    UntrustedCertificate,
+    /// The certificate is refused for another reason (expired, issued for another name,
+    /// revoked), as the TLS library words it.
+    InvalidCertificate(String),
+    /// Any other failure of the handshake, as the TLS library words it.
+    Handshake(String),
+}
+
+impl TlsFailure {
+    /// What to do about it, in a sentence without commands (the CLI adds those).
+    pub fn remedy(&self) -> &'static str {
+        match self {
+            TlsFailure::NotTls => {
+                "if the server speaks plain HTTP (local engines do by default), write the \
+                 endpoint with http://"
+            }
+            TlsFailure::UntrustedCertificate => {
+                "slmcode trusts only the public certificate authorities built into it (Mozilla's \
+                 list), not the system's certificate store: give the server a certificate from \
+                 one of them, or reach a server on this machine over http://"
+            }
+            TlsFailure::InvalidCertificate(_) => {
+                "renew or reissue the server's certificate for the name in the endpoint (and \
+                 check this machine's clock)"
+            }
+            TlsFailure::Handshake(_) => {
+                "check that the endpoint's port serves TLS, or reach a server on this machine \
+                 over http://"
+            }
+        }
+    }
+}
+
+impl fmt::Display for TlsFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("TLS failed: ")?;
+        match self {
+            TlsFailure::NotTls => {
+                f.write_str("the server on that port does not speak TLS (a plain-HTTP server?)")
+            }
+            TlsFailure::UntrustedCertificate => f.write_str(
+                "the server's certificate is not trusted (self-signed, or issued by an \
+                 authority slmcode does not know)",
+            ),
+            TlsFailure::InvalidCertificate(reason) => {
+                write!(f, "the server's certificate is refused: {reason}")
+            }
+            TlsFailure::Handshake(reason) => f.write_str(reason),
+        }
+    }
 }
 
 /// Substrings that mean "the context window was exceeded", as engines actually send them:
@@ -127,6 +192,7 @@ pub fn classify(failure: &Failure) -> ErrorClass {
             }
         }
         Failure::Connection(_) => ErrorClass::Transient,
+        Failure::Tls(_) => ErrorClass::Permanent,
         Failure::TimedOut(_) => ErrorClass::Canceled,
         Failure::TooLarge(_) | Failure::Malformed(_) => ErrorClass::Unknown,
     }
@@ -165,12 +231,19 @@ pub struct CallError {
     pub retry_after: Option<Duration>,
     /// How many attempts were made before giving up (1 when not retried).
     pub attempts: u32,
+    /// The TLS failure, when that is what it was (the detail says it too; this says what to
+    /// fix: [`TlsFailure::remedy`]).
+    pub tls: Option<TlsFailure>,
 }
 
 impl CallError {
     /// Classifies a failure into an error (one attempt so far).
     pub fn from_failure(failure: Failure) -> CallError {
         let class = classify(&failure);
+        let tls = match &failure {
+            Failure::Tls(tls) => Some(tls.clone()),
+            _ => None,
+        };
         let (status, detail, retry_after) = match failure {
             Failure::Status {
                 status,
@@ -178,6 +251,7 @@ impl CallError {
                 retry_after,
             } => (Some(status), excerpt(&body), retry_after),
             Failure::Connection(detail) => (None, excerpt(&detail), None),
+            Failure::Tls(tls) => (None, excerpt(&tls.to_string()), None),
             Failure::TimedOut(detail) => (None, excerpt(&detail), None),
             Failure::TooLarge(limit) => (
                 None,
@@ -192,6 +266,7 @@ impl CallError {
             detail,
             retry_after,
             attempts: 1,
+            tls,
         }
     }
 }
@@ -242,7 +317,7 @@ mod tests {
     }
 
     #[test]
-    fn connection_refused_is_transient_and_timeouts_are_canceled() {
+    fn connection_refused_is_transient_tls_permanent_and_timeouts_canceled() {
         assert_eq!(
             classify(&Failure::Connection("connection refused".to_owned())),
             ErrorClass::Transient
@@ -252,6 +327,17 @@ mod tests {
             ErrorClass::Canceled
         );
         assert_eq!(classify(&Failure::TooLarge(10)), ErrorClass::Unknown);
+        for tls in [
+            TlsFailure::NotTls,
+            TlsFailure::UntrustedCertificate,
+            TlsFailure::InvalidCertificate("expired".to_owned()),
+            TlsFailure::Handshake("received fatal alert: HandshakeFailure".to_owned()),
+        ] {
+            let error = CallError::from_failure(Failure::Tls(tls.clone()));
+            assert_eq!(error.class, ErrorClass::Permanent, "{tls}");
+            assert!(error.detail.starts_with("TLS failed: "), "{error}");
+            assert_eq!(error.tls, Some(tls));
+        }
         assert_eq!(
             classify(&Failure::Malformed("not json".to_owned())),
             ErrorClass::Unknown

@@ -33,7 +33,7 @@ pub use call::{
     StructuredRequest, structured_call,
 };
 pub use capabilities::{Capabilities, GuidedField, Outcome, WireForm};
-pub use errors::{CallError, ErrorClass, Failure, classify};
+pub use errors::{CallError, ErrorClass, Failure, TlsFailure, classify};
 pub use fingerprint::Fingerprint;
 pub use negotiate::{NegotiateOptions, Negotiation, Negotiator, Source, TargetError};
 pub use presets::{AuthHeader, Preset, Prior, preset};

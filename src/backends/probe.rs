@@ -188,6 +188,11 @@ pub struct ProbeReport {
     /// The HTTP status the plain request failed with, when the server answered one (a 401
     /// means the key was refused, a 404 a wrong endpoint or model).
     pub baseline_status: Option<u16>,
+    /// How the plain request failed, when it did: its class tells an answer that is not a
+    /// chat completion from no answer at all, and a TLS failure says what to fix. `None` also
+    /// when it had no answer by the deadline.
+    #[serde(skip)]
+    pub baseline_failure: Option<CallError>,
     /// The server's fingerprint (unknown parts empty).
     pub fingerprint: Fingerprint,
     /// How long the probe took, in milliseconds.
@@ -291,6 +296,10 @@ pub fn probe(target: &Target, timeout: Duration) -> ProbeReport {
         Some(Err(error)) => Some(error.to_string()),
         None => Some(deadline_text.clone()),
     };
+    let baseline_failure = match &baseline {
+        Some(Err(error)) => Some(error.clone()),
+        _ => None,
+    };
     let mut reachable = matches!(
         &baseline,
         Some(Ok(_))
@@ -351,6 +360,7 @@ pub fn probe(target: &Target, timeout: Duration) -> ProbeReport {
         },
         baseline_error,
         baseline_status,
+        baseline_failure,
         fingerprint: found,
         elapsed_ms: started.elapsed().as_millis() as u64,
         deadline_ms: timeout.as_millis() as u64,
@@ -435,6 +445,7 @@ fn send_within(
                 detail: "the probe deadline passed".to_owned(),
                 retry_after: None,
                 attempts: retry + 1,
+                tls: None,
             });
         }
         let mut error = match client.chat(request, constraint, guided_field, remaining) {

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::errors::CallError;
 use super::probe::Target;
 
 /// What the quick check found.
@@ -20,6 +21,9 @@ pub struct Reachability {
     pub status: Option<u16>,
     /// Why it failed, when it did.
     pub error: Option<String>,
+    /// The failure itself, when it failed (a TLS failure says what to fix).
+    #[serde(skip)]
+    pub failure: Option<CallError>,
     /// Whether the configured model is in the server's list (`None`: no model set, or no list).
     pub model_listed: Option<bool>,
     /// The models the server listed (at most 20).
@@ -54,6 +58,7 @@ pub fn check(target: &Target, timeout: Duration) -> Reachability {
                 latency_ms: Some(started.elapsed().as_millis() as u64),
                 status: None,
                 error: None,
+                failure: None,
                 model_listed,
                 models,
             }
@@ -65,6 +70,7 @@ pub fn check(target: &Target, timeout: Duration) -> Reachability {
             error: Some(error.to_string()),
             model_listed: None,
             models: Vec::new(),
+            failure: Some(error),
         },
     }
 }

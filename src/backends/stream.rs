@@ -30,7 +30,7 @@ use super::capabilities::GuidedField;
 use super::errors::{CallError, ErrorClass, Failure};
 use super::transport::{
     ChatRequest, ChatResponse, Client, ToolCall, Usage, build_body, parse_chat_response,
-    parse_usage,
+    parse_usage, tls_failure,
 };
 
 /// The longest line of an event stream that is read; a longer one is an error.
@@ -586,7 +586,8 @@ impl Client {
     }
 
     /// A failed send or read, told apart: the deadline (canceled), the idle timeout
-    /// (transient: nothing came for that long), or the transport's own failure.
+    /// (transient: nothing came for that long), or the transport's own failure (a TLS failure
+    /// among them: see [`tls_failure`]).
     fn read_error(&self, error: ureq::Error, limits: &StreamLimits, started: Instant) -> CallError {
         if matches!(error, ureq::Error::Timeout(_)) {
             return timeout_error(limits, started);
@@ -600,6 +601,9 @@ impl Client {
             io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
         ) {
             return timeout_error(limits, started);
+        }
+        if let Some(tls) = tls_failure(&error) {
+            return CallError::from_failure(Failure::Tls(tls));
         }
         let inner = error
             .get_ref()

@@ -21,7 +21,7 @@ use crate::config::Secret;
 use crate::schema::Constraint;
 
 use super::capabilities::GuidedField;
-use super::errors::{CallError, Failure};
+use super::errors::{CallError, Failure, TlsFailure};
 use super::presets::AuthHeader;
 use super::time::parse_http_date;
 use crate::config::endpoint::Endpoint;
@@ -213,12 +213,16 @@ impl ChatResponse {
     }
 }
 
-/// Parses a chat-completions body (the first choice).
+/// Parses a chat-completions body (the first choice). The error quotes the body: a server that
+/// is not an OpenAI-compatible one (another application on the port, a wrong path behind a
+/// proxy) is recognised by what it sent.
 pub fn parse_chat_response(body: &Value) -> Result<ChatResponse, String> {
     let choice = body
         .get("choices")
         .and_then(|choices| choices.get(0))
-        .ok_or_else(|| "the answer has no choices".to_owned())?;
+        .ok_or_else(|| {
+            format!("the answer is not a chat completion (it has no choices): {body}")
+        })?;
     let message = choice.get("message").cloned().unwrap_or(Value::Null);
     let content = match message.get("content") {
         Some(Value::String(text)) => Some(text.clone()),
@@ -560,6 +564,9 @@ impl Client {
     }
 
     pub(super) fn transport_error(&self, error: ureq::Error, timeout: Duration) -> CallError {
+        if let Some(tls) = tls_failure(&error) {
+            return CallError::from_failure(Failure::Tls(tls));
+        }
         let failure = match error {
             ureq::Error::Timeout(_) => {
                 Failure::TimedOut(format!("no answer within {:.1} s", timeout.as_secs_f64()))
@@ -582,6 +589,44 @@ impl Client {
             Some(key) if key.expose().len() >= 4 => text.replace(key.expose(), "<redacted>"),
             _ => text.to_owned(),
         }
+    }
+}
+
+/// The TLS failure behind a failed exchange, if that is what it was: the one place a TLS
+/// failure is told from a failure to connect, for whole answers and streams alike. rustls
+/// reports through an `io::Error`, which ureq may wrap in its own error, and its body reader in
+/// another `io::Error`; the chain is followed down to rustls' error.
+pub(super) fn tls_failure(error: &(dyn std::error::Error + 'static)) -> Option<TlsFailure> {
+    if let Some(tls) = error.downcast_ref::<rustls::Error>() {
+        return Some(tls_failure_of(tls));
+    }
+    if let Some(io) = error.downcast_ref::<std::io::Error>() {
+        return tls_failure(io.get_ref()?);
+    }
+    match error.downcast_ref::<ureq::Error>()? {
+        ureq::Error::Rustls(tls) => Some(tls_failure_of(tls)),
+        ureq::Error::Io(io) => tls_failure(io.get_ref()?),
+        _ => None,
+    }
+}
+
+fn tls_failure_of(error: &rustls::Error) -> TlsFailure {
+    use rustls::{CertificateError, InvalidMessage};
+    match error {
+        // The first record's type is not one TLS has: the bytes are something else, most
+        // likely an HTTP answer ("HTTP/1.1 400 ...") from a plain-HTTP port.
+        rustls::Error::InvalidMessage(InvalidMessage::InvalidContentType) => TlsFailure::NotTls,
+        // `Other` is what webpki's refusals rustls has no name for become; the one a
+        // self-signed certificate meets first is "CA used as end entity".
+        rustls::Error::InvalidCertificate(
+            CertificateError::UnknownIssuer
+            | CertificateError::BadSignature
+            | CertificateError::Other(_),
+        ) => TlsFailure::UntrustedCertificate,
+        rustls::Error::InvalidCertificate(other) => {
+            TlsFailure::InvalidCertificate(other.to_string())
+        }
+        other => TlsFailure::Handshake(other.to_string()),
     }
 }
 

@@ -2,6 +2,7 @@
 //! key kept out of everything but the auth header.
 
 use super::*;
+use crate::backends::ErrorClass;
 
 fn request() -> ChatRequest {
     ChatRequest {
@@ -131,7 +132,10 @@ fn answers_parse_content_finish_reason_usage_and_tool_calls() {
     assert_eq!(parsed.model.as_deref(), Some("tiny"));
     let cut = json!({"choices": [{"finish_reason": "length", "message": {"content": "{\"a\":"}}]});
     assert!(parse_chat_response(&cut).unwrap().is_truncated());
-    assert!(parse_chat_response(&json!({"error": "x"})).is_err());
+    assert_eq!(
+        parse_chat_response(&json!({"hello": "world"})).unwrap_err(),
+        r#"the answer is not a chat completion (it has no choices): {"hello":"world"}"#
+    );
 }
 
 #[test]
@@ -236,4 +240,82 @@ fn debug_output_never_shows_the_key() {
     let debug = format!("{client:?}");
     assert!(!debug.contains("DEBUGKEY"), "{debug}");
     assert_eq!(client.mask("echo sk-test-DEBUGKEY"), "echo <redacted>");
+}
+
+/// `error` as rustls hands it to ureq: an `io::Error` of kind InvalidData around it.
+fn from_rustls(error: rustls::Error) -> ureq::Error {
+    ureq::Error::Io(std::io::Error::new(ErrorKind::InvalidData, error))
+}
+
+#[test]
+fn tls_failures_are_told_apart_wherever_ureq_puts_them() {
+    use rustls::{AlertDescription, CertificateError, InvalidMessage, OtherError};
+    let plain_http = || rustls::Error::InvalidMessage(InvalidMessage::InvalidContentType);
+    let self_signed = || {
+        // What webpki's "CA used as end entity" reaches slmcode as: a name rustls does not have.
+        let webpki = std::io::Error::other("CaUsedAsEndEntity");
+        rustls::Error::InvalidCertificate(CertificateError::Other(OtherError(Arc::new(webpki))))
+    };
+    for (error, expected) in [
+        (from_rustls(plain_http()), TlsFailure::NotTls),
+        (from_rustls(self_signed()), TlsFailure::UntrustedCertificate),
+        (
+            from_rustls(rustls::Error::InvalidCertificate(
+                CertificateError::UnknownIssuer,
+            )),
+            TlsFailure::UntrustedCertificate,
+        ),
+        (
+            // Anything else wrong with a certificate, in rustls' words.
+            ureq::Error::Rustls(rustls::Error::InvalidCertificate(CertificateError::Revoked)),
+            TlsFailure::InvalidCertificate("Revoked".to_owned()),
+        ),
+        (
+            from_rustls(rustls::Error::AlertReceived(
+                AlertDescription::HandshakeFailure,
+            )),
+            TlsFailure::Handshake("received fatal alert: HandshakeFailure".to_owned()),
+        ),
+    ] {
+        assert_eq!(tls_failure(&error), Some(expected), "{error:?}");
+    }
+    // The body reader wraps ureq's error in an io::Error of its own.
+    let in_body = std::io::Error::other(from_rustls(plain_http()));
+    assert_eq!(tls_failure(&in_body), Some(TlsFailure::NotTls));
+    // Other failures to connect or read are not TLS failures.
+    for error in [
+        ureq::Error::ConnectionFailed,
+        ureq::Error::Io(std::io::Error::from(ErrorKind::ConnectionRefused)),
+        ureq::Error::Io(std::io::Error::new(
+            ErrorKind::InvalidData,
+            "a line of the event stream is too long",
+        )),
+    ] {
+        assert_eq!(tls_failure(&error), None, "{error:?}");
+    }
+}
+
+#[test]
+fn a_tls_failure_is_permanent_and_says_what_it_was() {
+    let endpoint = crate::config::endpoint::normalize_endpoint(
+        crate::config::Provider::OpenAi,
+        "https://127.0.0.1:9/v1",
+    )
+    .unwrap()
+    .endpoint;
+    let client = Client::new(endpoint, AuthHeader::Bearer, None);
+    let error = client.transport_error(
+        from_rustls(rustls::Error::InvalidMessage(
+            rustls::InvalidMessage::InvalidContentType,
+        )),
+        Duration::from_secs(1),
+    );
+    assert_eq!(error.class, ErrorClass::Permanent);
+    assert_eq!(error.status, None);
+    assert_eq!(error.tls, Some(TlsFailure::NotTls));
+    assert_eq!(
+        error.to_string(),
+        "permanent error: TLS failed: the server on that port does not speak TLS (a plain-HTTP \
+         server?)"
+    );
 }

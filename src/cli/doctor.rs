@@ -4,13 +4,14 @@
 //!
 //! The checks are collected first (probing included, behind a spinner on a terminal), then
 //! rendered as a table or as JSON; the exit code comes from the same list: 0 when nothing
-//! failed, 6 when the endpoint could not be reached or refused a plain chat request (`answer`),
-//! 1 for any other failed check (a refused key fails `api_key`).
+//! failed, 6 when the endpoint could not be reached or gave no usable answer to a plain chat
+//! request (`answer`: an error status, or a body that is no chat completion), 1 for any other
+//! failed check (a refused key fails `api_key`).
 
 use std::time::Duration;
 
 use serde::Serialize;
-use slmcode::backends::{Fingerprint, reachability};
+use slmcode::backends::{CallError, Fingerprint, Target, reachability};
 use slmcode::config::{Key, Resolved, Source, StructuredDecoding};
 use slmcode::schema::Mechanism;
 
@@ -18,8 +19,8 @@ use super::exit::{CommandResult, Exit};
 use super::printer::Printer;
 use super::printer::plain_table;
 use super::probe::{
-    Connection, FormRow, form_rows, key_or_model_remedy, matrix, negotiate, options, refusal,
-    target_from,
+    Connection, FormRow, NoAnswer, NoAnswerKind, form_rows, key_or_model_remedy, matrix, negotiate,
+    no_answer, options, target_from, tls_remedy,
 };
 use super::settings_args::{self, SettingsArgs};
 
@@ -55,7 +56,7 @@ pub enum Status {
 #[derive(Debug, Serialize)]
 pub struct Check {
     /// What was checked: config, provider, endpoint, api_key, model, reachable, model_served,
-    /// mechanism, answer (the server refused a plain request), cache, demotion.
+    /// mechanism, answer (no usable answer to a plain request), cache, demotion.
     pub name: &'static str,
     /// ok, warn, fail or skip.
     pub status: Status,
@@ -166,10 +167,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
                 .error
                 .clone()
                 .unwrap_or_else(|| "no answer".to_owned()),
-            Some(format!(
-                "start the server at {} or fix the endpoint (`slmcode config set endpoint URL`)",
-                target.endpoint
-            )),
+            Some(unreachable_remedy(reach.failure.as_ref(), &target)),
         )
     });
     checks.push(match reach.model_listed {
@@ -231,17 +229,26 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             .then(|| "`slmcode probe` to check it against the server".to_owned());
         check("mechanism", status, format!("{mechanism}{strict}: {}", negotiation.reason()), remedy)
     });
-    if let Some(refusal) = refusal(&negotiation, &target) {
-        if matches!(refusal.status, 401 | 403) {
-            refuse_key(&mut checks, &target, refusal.status, "a plain chat request");
-        } else {
-            checks.push(check(
-                "answer",
-                Status::Fail,
-                refusal.detail,
-                Some(refusal.remedy),
-            ));
-        }
+    // Whatever the status of the plain request's answer: a 200 that is no chat completion
+    // fails here as surely as a 404, since every request would fail the same way.
+    match no_answer(&negotiation, &target) {
+        Some(NoAnswer {
+            kind: NoAnswerKind::KeyRefused,
+            status: Some(status),
+            ..
+        }) => refuse_key(&mut checks, &target, status, "a plain chat request"),
+        // The reachable check failed already, with what to do.
+        Some(NoAnswer {
+            kind: NoAnswerKind::Unreachable,
+            ..
+        }) if !reach.reachable => {}
+        Some(no_answer) => checks.push(check(
+            "answer",
+            Status::Fail,
+            no_answer.detail,
+            Some(no_answer.remedy),
+        )),
+        None => {}
     }
     let cache_path = negotiate_options
         .cache
@@ -302,7 +309,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
 }
 
 /// Marks the `api_key` check failed: the server answered `what` with `status`.
-fn refuse_key(checks: &mut [Check], target: &slmcode::backends::Target, status: u16, what: &str) {
+fn refuse_key(checks: &mut [Check], target: &Target, status: u16, what: &str) {
     let Some(key) = checks.iter_mut().find(|check| check.name == "api_key") else {
         return;
     };
@@ -320,6 +327,19 @@ fn refuse_key(checks: &mut [Check], target: &slmcode::backends::Target, status: 
         format!("{refused}: HTTP {status} to {what}"),
         Some(key_or_model_remedy(status, target)),
     );
+}
+
+/// What to do about an endpoint that gave no answer to the reachability check, `failure` saying
+/// why when known: a TLS failure says what to fix; anything else, start the server or fix the
+/// endpoint.
+fn unreachable_remedy(failure: Option<&CallError>, target: &Target) -> String {
+    match failure.and_then(|failure| failure.tls.as_ref()) {
+        Some(tls) => tls_remedy(tls, target),
+        None => format!(
+            "start the server at {} or fix the endpoint (`slmcode config set endpoint URL`)",
+            target.endpoint
+        ),
+    }
 }
 
 fn exit_code(checks: &[Check]) -> Exit {
@@ -430,11 +450,7 @@ fn key_check(resolved: &Resolved) -> Check {
     }
 }
 
-fn model_check(
-    resolved: &Resolved,
-    target: &slmcode::backends::Target,
-    served: &[String],
-) -> Check {
+fn model_check(resolved: &Resolved, target: &Target, served: &[String]) -> Check {
     match &target.model {
         Some(model) => check(
             "model",

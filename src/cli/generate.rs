@@ -19,7 +19,7 @@ use slmcode::backends::call::{
     Answer, CallContext, CallFailure, CallMeta, CallProgress, DegradeReason, RequestError,
     SchemaViolation, StructuredRequest, structured_call,
 };
-use slmcode::backends::{CallError, ErrorClass};
+use slmcode::backends::{CallError, ErrorClass, Target};
 use slmcode::config::{self, Environment, Key, Resolved};
 use slmcode::repair::{self, FailureClass, STATS_FILE};
 use slmcode::schema::{self, Mechanism, ValidationError};
@@ -27,7 +27,7 @@ use slmcode::schema::{self, Mechanism, ValidationError};
 use super::exit::{CliError, CommandResult, Exit};
 use super::input::{Source, load_schema_file};
 use super::printer::Printer;
-use super::probe::{negotiate, options, target_from};
+use super::probe::{negotiate, options, target_from, tls_remedy};
 use super::settings_args::{SettingsArgs, config_error};
 
 #[derive(Debug, clap::Args)]
@@ -204,7 +204,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         Err(CallFailure::Request(error)) => Err(request_error(error)),
         Err(CallFailure::Endpoint { error, meta }) => {
             warn_meta(&meta, schema_file, printer);
-            let hint = endpoint_hint(&error);
+            let hint = endpoint_hint(&error, &context.target);
             let detail = FailureDetail {
                 kind: Exit::Endpoint.name(),
                 exit_code: Exit::Endpoint as u8,
@@ -402,7 +402,10 @@ fn fail(
     Ok(exit)
 }
 
-fn endpoint_hint(error: &CallError) -> String {
+fn endpoint_hint(error: &CallError, target: &Target) -> String {
+    if let Some(tls) = &error.tls {
+        return tls_remedy(tls, target);
+    }
     match error.class {
         ErrorClass::ContextOverflow => {
             "the request does not fit the model's context: shorten the prompt or lower --max-tokens"

@@ -3,15 +3,16 @@
 //!
 //! A valid cached probe is shown as it is (its source says `cache`); `--refresh` probes again.
 //! Also the shared pieces `doctor` and `status` render: the target from settings, the
-//! `.connection` object and the matrix rows. Exit 6 when the endpoint did not answer the probe,
-//! or answered it with an error (a refused key, an unknown model).
+//! `.connection` object and the matrix rows. Exit 6 when the probe's plain request got no usable
+//! answer: none at all, an error (a refused key, an unknown model), or something that is not a
+//! chat completion.
 
 use std::time::Duration;
 
 use serde::Serialize;
 use slmcode::backends::{
-    CapabilityCache, Demotion, Fingerprint, NegotiateOptions, Negotiation, Negotiator, Outcome,
-    Target, WireForm,
+    CallError, CapabilityCache, Demotion, ErrorClass, Fingerprint, NegotiateOptions, Negotiation,
+    Negotiator, Outcome, Target, TlsFailure, WireForm,
 };
 use slmcode::config::{Resolved, StructuredDecoding};
 use slmcode::schema::Mechanism;
@@ -236,49 +237,104 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     } else {
         render(&report, printer)?;
     }
-    if reachable == Some(false) {
-        let error = negotiation
-            .report
-            .as_ref()
-            .and_then(|report| report.baseline_error.clone())
-            .unwrap_or_else(|| "no answer".to_owned());
+    if let Some(no_answer) = no_answer(&negotiation, &target) {
         printer.error(
-            &anyhow::anyhow!("the endpoint did not answer the probe: {error}"),
-            Some("start the server or fix the endpoint (`slmcode doctor` checks each step); until it answers, requests use prompt_only"),
-        );
-        return Ok(Exit::Endpoint);
-    }
-    if let Some(refusal) = refusal(&negotiation, &target) {
-        printer.error(
-            &anyhow::anyhow!("{}", refusal.detail),
-            Some(&refusal.remedy),
+            &anyhow::anyhow!("{}", no_answer.detail),
+            Some(&no_answer.remedy),
         );
         return Ok(Exit::Endpoint);
     }
     Ok(Exit::Success)
 }
 
-/// The server answered the probe's plain request with an error: what it said, and what to do.
-pub struct Refusal {
-    /// The HTTP status.
-    pub status: u16,
+/// How a probe's plain chat request went wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoAnswerKind {
+    /// No HTTP answer at all: no connection, a failed TLS handshake, no answer in time.
+    Unreachable,
+    /// 401 or 403: the key was refused, or one is wanted.
+    KeyRefused,
+    /// Another error status (an unknown model, a server error).
+    Refused,
+    /// An answer that is no chat completion (another program on the port, a wrong path).
+    Unusable,
+}
+
+/// The probe's plain request got no usable answer: how, what happened, and what to do.
+pub struct NoAnswer {
+    /// How it went wrong.
+    pub kind: NoAnswerKind,
+    /// The HTTP status, when the server answered with an error.
+    pub status: Option<u16>,
     /// What happened, in one sentence.
     pub detail: String,
     /// What to do about it.
     pub remedy: String,
 }
 
-/// Whether the probe this negotiation ran found the server refusing even a plain request (so
-/// nothing was learned, and requests will fail the same way).
-pub fn refusal(negotiation: &Negotiation, target: &Target) -> Option<Refusal> {
-    let report = negotiation.report.as_ref()?;
-    let status = report.baseline_status.filter(|_| !report.probed)?;
-    let error = report.baseline_error.as_deref().unwrap_or("no 2xx answer");
-    Some(Refusal {
-        status,
-        detail: format!("the server refused a plain chat request: {error}"),
-        remedy: key_or_model_remedy(status, target),
+/// Whether the probe this negotiation ran got no usable answer to its plain request, whatever
+/// the HTTP status (so nothing was learned, and requests will fail the same way): `probe`
+/// exits 6 on it, and `doctor` fails a check with it.
+pub fn no_answer(negotiation: &Negotiation, target: &Target) -> Option<NoAnswer> {
+    let report = negotiation
+        .report
+        .as_ref()
+        .filter(|report| !report.probed)?;
+    let error = report.baseline_error.as_deref().unwrap_or("no answer");
+    let failure = report.baseline_failure.as_ref();
+    let (kind, detail, remedy) = match (report.baseline_status, failure) {
+        (None, Some(CallError { tls: Some(tls), .. })) => (
+            NoAnswerKind::Unreachable,
+            format!("the endpoint did not answer the probe: {error}"),
+            tls_remedy(tls, target),
+        ),
+        (Some(status @ (401 | 403)), _) => (
+            NoAnswerKind::KeyRefused,
+            format!("the server refused a plain chat request: {error}"),
+            key_or_model_remedy(status, target),
+        ),
+        (Some(status), _) => (
+            NoAnswerKind::Refused,
+            format!("the server refused a plain chat request: {error}"),
+            key_or_model_remedy(status, target),
+        ),
+        (None, Some(failure)) if failure.class == ErrorClass::Unknown => (
+            NoAnswerKind::Unusable,
+            format!("the server's answer to a plain chat request is not usable: {error}"),
+            format!(
+                "check that {} is the server's OpenAI-compatible base URL (another program may \
+                 answer on that port): `slmcode config set endpoint URL`, then `slmcode probe \
+                 --refresh`",
+                target.endpoint
+            ),
+        ),
+        (None, _) => (
+            NoAnswerKind::Unreachable,
+            format!("the endpoint did not answer the probe: {error}"),
+            "start the server or fix the endpoint (`slmcode doctor` checks each step); until it \
+             answers, requests use prompt_only"
+                .to_owned(),
+        ),
+    };
+    Some(NoAnswer {
+        kind,
+        status: report.baseline_status,
+        detail,
+        remedy,
     })
+}
+
+/// What to do about a TLS failure with `target`: the library's sentence, with the command
+/// that writes the endpoint with http:// when the port does not speak TLS.
+pub fn tls_remedy(tls: &TlsFailure, target: &Target) -> String {
+    let endpoint = target.endpoint.to_string();
+    match (tls, endpoint.strip_prefix("https://")) {
+        (TlsFailure::NotTls, Some(rest)) => format!(
+            "{}: `slmcode config set endpoint http://{rest}`",
+            tls.remedy()
+        ),
+        _ => tls.remedy().to_owned(),
+    }
 }
 
 /// What to do about a server that refuses requests with `status`.

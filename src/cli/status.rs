@@ -1,18 +1,20 @@
 //! `slmcode status [--offline]`: the settings in brief and `.connection`: what slmcode talks to,
 //! whether it answers (one quick GET, skipped with `--offline`), and the mechanism requests use,
 //! from the capabilities cache or the provider's prior, and the repair statistics (which rung
-//! fixed how many answers). Never probes. Exits 0 unless the settings cannot be read.
+//! fixed how many answers). Never probes. Exits 0 unless the settings cannot be read: without an
+//! endpoint (a fresh install) it shows the settings, the cache and the statistics, and says what
+//! to set.
 
 use std::time::Duration;
 
 use serde::Serialize;
-use slmcode::backends::reachability;
+use slmcode::backends::{Target, TargetError, reachability};
 use slmcode::config::{Key, StructuredDecoding};
 use slmcode::repair::{STATS_FILE, Stats};
 
 use super::exit::{CommandResult, Exit};
 use super::printer::Printer;
-use super::probe::{Connection, FormRow, form_rows, negotiate, options, target_from};
+use super::probe::{Connection, FormRow, form_rows, negotiate, options};
 use super::settings_args::{self, SettingsArgs};
 
 #[derive(Debug, clap::Args)]
@@ -54,32 +56,52 @@ struct Report {
     /// The settings in brief (see [`ConfigSummary`]).
     config: ConfigSummary,
     /// provider, endpoint, model, reachable, latency_ms, mechanism, strict, probed, probed_at,
-    /// source (probe/cache/prior/forced_off), reason, demotions.
-    connection: Connection,
-    /// The capability matrix from the cache (untested rows when nothing is cached).
+    /// source (probe/cache/prior/forced_off), reason, demotions; null when there is no endpoint
+    /// to talk to (none set, and the provider has no default).
+    connection: Option<Connection>,
+    /// The capability matrix from the cache (untested rows when nothing is cached; empty
+    /// without an endpoint).
     forms: Vec<FormRow>,
     /// The capabilities cache file.
     cache_path: Option<String>,
     /// Repair statistics from `repair-stats.json` in the config directory: `{version, total,
     /// outcomes: {name: count}, rungs: {rung: count}, changed: {rung: count}}`.
     repair: Stats,
-    /// Warnings (a corrupt cache, unreadable repair stats).
+    /// Warnings (no endpoint, a corrupt cache, unreadable repair stats).
     warnings: Vec<String>,
 }
 
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
     let resolved = settings_args::resolve(&args.settings, printer)?;
-    let (target, _) = target_from(&resolved)?;
     let negotiate_options = options(&resolved, false, false);
-    let negotiation = negotiate(&target, &negotiate_options, printer);
-    let (reachable, latency_ms) = if args.offline {
-        (None, None)
-    } else {
-        let timeout = Duration::from_secs(resolved.settings.probe_timeout_s.clamp(1, 3));
-        let reach = reachability::check(&target, timeout);
-        (Some(reach.reachable), reach.latency_ms)
+    let mut warnings = Vec::new();
+    // Without an endpoint there is no connection to show, but the settings, the cache and the
+    // repair statistics are still worth showing: a fresh install is not a failure.
+    let (connection, forms, why_none) = match Target::from_settings(&resolved.settings) {
+        Ok((target, _)) => {
+            let negotiation = negotiate(&target, &negotiate_options, printer);
+            let (reachable, latency_ms) = if args.offline {
+                (None, None)
+            } else {
+                let timeout = Duration::from_secs(resolved.settings.probe_timeout_s.clamp(1, 3));
+                let reach = reachability::check(&target, timeout);
+                (Some(reach.reachable), reach.latency_ms)
+            };
+            warnings.extend(negotiation.warnings.iter().cloned());
+            let connection = Connection::new(&target, &negotiation, reachable, latency_ms);
+            (Some(connection), form_rows(&negotiation), None)
+        }
+        Err(error) => {
+            warnings.push(format!(
+                "{error}: `slmcode config set endpoint URL` (such as http://127.0.0.1:8080/v1)"
+            ));
+            let endpoint = match error {
+                TargetError::NoEndpoint(provider) => format!("not set ({provider} has no default)"),
+                other => format!("unusable: {other}"),
+            };
+            (None, Vec::new(), Some(endpoint))
+        }
     };
-    let mut warnings = negotiation.warnings.clone();
     let stats_path = resolved.config_path.with_file_name(STATS_FILE);
     let repair = Stats::load(&stats_path).unwrap_or_else(|error| {
         warnings.push(format!("repair stats: {error}"));
@@ -101,8 +123,8 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
                 .as_ref()
                 .map(|_| resolved.source(Key::ApiKey).to_string()),
         },
-        connection: Connection::new(&target, &negotiation, reachable, latency_ms),
-        forms: form_rows(&negotiation),
+        connection,
+        forms,
         cache_path: negotiate_options
             .cache
             .as_ref()
@@ -117,37 +139,38 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         printer.json_value(&report)?;
         return Ok(Exit::Success);
     }
-    let connection = &report.connection;
-    let reach = match (connection.reachable, connection.latency_ms) {
-        (None, _) => "not checked (--offline)".to_owned(),
-        (Some(true), Some(latency)) => format!("yes ({latency} ms)"),
-        (Some(true), None) => "yes".to_owned(),
-        (Some(false), _) => "NO".to_owned(),
+    let mut lines = Vec::new();
+    match &report.connection {
+        Some(connection) => lines.extend(connection_lines(connection)),
+        None => {
+            lines.push(format!("provider:   {}", settings.provider));
+            lines.push(format!(
+                "endpoint:   {}",
+                why_none.as_deref().unwrap_or("not set")
+            ));
+            lines.push(format!(
+                "model:      {}",
+                settings.model.as_deref().unwrap_or("(server default)")
+            ));
+        }
+    }
+    lines.push(format!(
+        "decoding:   structured_decoding = {}",
+        report.config.structured_decoding
+    ));
+    let created = if report.config.exists {
+        ""
+    } else {
+        " (not created yet)"
     };
-    let strict = if connection.strict { " (strict)" } else { "" };
-    let lines = [
-        format!("provider:   {}", connection.provider),
-        format!("endpoint:   {}", connection.endpoint),
-        format!(
-            "model:      {}",
-            connection.model.as_deref().unwrap_or("(server default)")
-        ),
-        format!("reachable:  {reach}"),
-        format!(
-            "mechanism:  {}{strict} (from {})",
-            connection.mechanism, connection.source
-        ),
-        format!(
-            "probed at:  {}",
-            connection.probed_at.as_deref().unwrap_or("never")
-        ),
-        format!("demotions:  {}", connection.demotions.len()),
-        format!(
-            "decoding:   structured_decoding = {}",
-            report.config.structured_decoding
-        ),
-        format!("config:     {}", report.config.path),
-    ];
+    lines.push(format!("config:     {}{created}", report.config.path));
+    lines.push(format!(
+        "cache:      {}",
+        report
+            .cache_path
+            .as_deref()
+            .unwrap_or("none (no config directory)")
+    ));
     for line in lines {
         printer.line(&line)?;
     }
@@ -176,4 +199,33 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         }
     }
     Ok(Exit::Success)
+}
+
+/// The lines about what slmcode talks to and how.
+fn connection_lines(connection: &Connection) -> Vec<String> {
+    let reach = match (connection.reachable, connection.latency_ms) {
+        (None, _) => "not checked (--offline)".to_owned(),
+        (Some(true), Some(latency)) => format!("yes ({latency} ms)"),
+        (Some(true), None) => "yes".to_owned(),
+        (Some(false), _) => "NO".to_owned(),
+    };
+    let strict = if connection.strict { " (strict)" } else { "" };
+    vec![
+        format!("provider:   {}", connection.provider),
+        format!("endpoint:   {}", connection.endpoint),
+        format!(
+            "model:      {}",
+            connection.model.as_deref().unwrap_or("(server default)")
+        ),
+        format!("reachable:  {reach}"),
+        format!(
+            "mechanism:  {}{strict} (from {})",
+            connection.mechanism, connection.source
+        ),
+        format!(
+            "probed at:  {}",
+            connection.probed_at.as_deref().unwrap_or("never")
+        ),
+        format!("demotions:  {}", connection.demotions.len()),
+    ]
 }

@@ -75,7 +75,7 @@ pub fn normalize_endpoint(
     let with_scheme = if lowered.starts_with("http://") || lowered.starts_with("https://") {
         trimmed.to_owned()
     } else if lowered.contains("://") {
-        return Err(EndpointError::Scheme(trimmed.to_owned()));
+        return Err(EndpointError::Scheme(redact_userinfo(trimmed)));
     } else {
         changes.push("added http://");
         format!("http://{trimmed}")
@@ -91,10 +91,10 @@ pub fn normalize_endpoint(
         None => (without_query.as_str(), ""),
     };
     if authority.len() == scheme_end {
-        return Err(EndpointError::NoHost(trimmed.to_owned()));
+        return Err(EndpointError::NoHost(redact_userinfo(trimmed)));
     }
     if authority[scheme_end..].contains('@') {
-        return Err(EndpointError::Credentials(redact_credentials(trimmed)));
+        return Err(EndpointError::Credentials(redact_userinfo(trimmed)));
     }
     // Trailing slashes go silently: `.../v1/` and `.../v1` are the same base to every client.
     let mut path = path.trim_end_matches('/').to_owned();
@@ -121,12 +121,16 @@ pub fn normalize_endpoint(
     })
 }
 
-fn redact_credentials(text: &str) -> String {
-    match (text.find("://"), text.find('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            format!("{}<redacted>{}", &text[..scheme + 3], &text[at..])
-        }
-        _ => "<redacted>".to_owned(),
+/// `text`, an endpoint as someone wrote it, fit to quote: the userinfo (`user:password@`)
+/// replaced by `<redacted>`. Everything between the scheme (or the start, when there is none)
+/// and the last `@` goes, because a password may hold `/`, `?`, `#` or `@`, which would end the
+/// host early for a parser; an `@` in a path is masked along with it, which costs nothing in a
+/// message. Text without `@` comes back as it is.
+pub fn redact_userinfo(text: &str) -> String {
+    let start = text.find("://").map_or(0, |scheme| scheme + 3);
+    match text[start..].rfind('@') {
+        Some(at) => format!("{}<redacted>{}", &text[..start], &text[start + at..]),
+        None => text.to_owned(),
     }
 }
 
@@ -321,5 +325,23 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(!error.contains("sk-123"), "{error}");
+        let error = normalize_endpoint(Provider::OpenAi, "ftp://me:sk-123@x.test/v1")
+            .unwrap_err()
+            .to_string();
+        assert!(!error.contains("sk-123"), "{error}");
+    }
+
+    #[test]
+    fn userinfo_is_redacted_whatever_the_password_holds() {
+        for (given, shown) in [
+            ("http://u:pw@h:1/v1", "http://<redacted>@h:1/v1"),
+            ("HTTPS://u:pw@h/v1?x=1", "HTTPS://<redacted>@h/v1?x=1"),
+            ("http://u:p/w#x?y@z@h/v1", "http://<redacted>@h/v1"),
+            ("u:pw@h:1/v1", "<redacted>@h:1/v1"),
+            ("ftp://u:pw@h", "ftp://<redacted>@h"),
+            ("http://h:1/v1", "http://h:1/v1"),
+        ] {
+            assert_eq!(redact_userinfo(given), shown, "{given}");
+        }
     }
 }

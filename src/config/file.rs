@@ -177,14 +177,17 @@ impl ConfigFile {
     }
 
     /// What the file says for `key` (not the resolved value), if anything. A value the key
-    /// does not accept comes back as it was written, as text (a secret stays a secret).
+    /// does not accept comes back as text, as [`Key::quotable`] quotes it (an endpoint without
+    /// its password), or as a secret when it may not be quoted at all.
     pub fn value(&self, key: Key) -> Option<Value> {
         let item = self.document.as_table().get(key.name())?;
         let text = item_text(item).ok()?;
         Some(match key.parse(&text) {
             Ok(value) => value,
-            Err(_) if key.spec().secret => Value::Secret(Secret::new(text)),
-            Err(_) => Value::Text(text),
+            Err(_) => match key.quotable(&text) {
+                Some(quoted) => Value::Text(quoted),
+                None => Value::Secret(Secret::new(text)),
+            },
         })
     }
 

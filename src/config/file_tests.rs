@@ -169,6 +169,26 @@ fn file_values_read_as_written() {
 }
 
 #[test]
+fn refused_values_are_quoted_without_what_may_be_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    std::fs::write(
+        &path,
+        "endpoint = \"http://me:hunter2@h:1/v1\"\napi_key_env = \"sk-pasted-1\"\n",
+    )
+    .unwrap();
+    let file = ConfigFile::load(&path).unwrap();
+    assert_eq!(
+        file.value(Key::Endpoint),
+        Some(text("http://<redacted>@h:1/v1"))
+    );
+    assert_eq!(
+        file.value(Key::ApiKeyEnv),
+        Some(Value::Secret(Secret::new("sk-pasted-1")))
+    );
+}
+
+#[test]
 fn a_missing_file_loads_empty_and_a_broken_one_says_where() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("config.toml");

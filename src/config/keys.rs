@@ -7,6 +7,7 @@
 
 use std::fmt;
 
+use super::endpoint::redact_userinfo;
 use super::parse;
 use super::values::{AntiRepetition, Secret, StructuredDecoding, Value};
 use super::{Provider, Settings};
@@ -446,7 +447,7 @@ impl Key {
     pub fn apply(self, settings: &mut Settings, text: &str) -> Result<(), InvalidValue> {
         (self.spec().apply)(settings, text).map_err(|reason| InvalidValue {
             key: self,
-            given: (!self.hides_given()).then(|| text.to_owned()),
+            given: self.quotable(text),
             reason,
         })
     }
@@ -456,9 +457,17 @@ impl Key {
         (self.spec().read)(settings)
     }
 
-    /// A secret, and a variable name that may be a pasted secret, are never echoed.
-    fn hides_given(self) -> bool {
-        self.spec().secret || self == Key::ApiKeyEnv
+    /// `text`, given for this key, as a message or a report may quote it: not at all for a
+    /// secret or for a variable name (which may be a pasted key), and without its userinfo for
+    /// an endpoint (which may hold a password).
+    pub fn quotable(self, text: &str) -> Option<String> {
+        if self.spec().secret || self == Key::ApiKeyEnv {
+            None
+        } else if self == Key::Endpoint {
+            Some(redact_userinfo(text))
+        } else {
+            Some(text.to_owned())
+        }
     }
 }
 
@@ -525,7 +534,8 @@ pub struct UnknownKey {
 }
 
 /// A value a key does not accept. The message names the key, the reason and the accepted
-/// values; it quotes the value except for secrets.
+/// values; it quotes the value as [`Key::quotable`] allows (never a secret, an endpoint without
+/// its password).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "invalid value {}for {key}: {reason}; expected {}",
@@ -535,7 +545,8 @@ pub struct UnknownKey {
 pub struct InvalidValue {
     /// The key the value was for.
     pub key: Key,
-    /// The text as given; `None` for values that must not be echoed.
+    /// The text as given, as [`Key::quotable`] quotes it; `None` for values that must not be
+    /// echoed.
     pub given: Option<String>,
     /// Why it was refused (`out of range`, `the scheme must be http or https`).
     pub reason: String,

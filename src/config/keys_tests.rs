@@ -75,6 +75,29 @@ fn endpoint_values() {
 }
 
 #[test]
+fn an_endpoint_with_a_password_is_quoted_without_it() {
+    assert_eq!(
+        refused(Key::Endpoint, "http://me:hunter2@127.0.0.1:8080/v1"),
+        "invalid value `http://<redacted>@127.0.0.1:8080/v1` for endpoint: credentials do not \
+         belong in the URL (use api_key_env); expected an http(s) base URL such as \
+         http://127.0.0.1:8080/v1"
+    );
+    // Whatever the reason for the refusal, the password is not quoted.
+    for given in [
+        "me:hunter2@127.0.0.1:8080/v1",
+        "http://me:hun/ter2@127.0.0.1:8080/v1",
+        "http://me:hunter2@127.0.0.1:8080/v1#part",
+    ] {
+        let message = refused(Key::Endpoint, given);
+        assert!(!message.contains("hunter2"), "{message}");
+        assert!(
+            message.contains("<redacted>@127.0.0.1:8080/v1"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
 fn model_values() {
     assert_eq!(
         normalised(Key::Model, " qwen2.5-coder:7b "),

@@ -71,7 +71,9 @@ pub(crate) fn model(text: &str) -> Result<String, String> {
 }
 
 /// An API key: non-empty, no whitespace or control characters (a key pasted with its newline
-/// would make a header the server rejects). Never quoted in the reason.
+/// would make a header the server rejects), and only ASCII: the key travels in an HTTP header,
+/// which cannot carry anything else, so every request with such a key would fail. Never quoted
+/// in the reason.
 pub(crate) fn api_key(text: &str) -> Result<String, String> {
     let key = text.trim();
     if key.is_empty() {
@@ -82,6 +84,13 @@ pub(crate) fn api_key(text: &str) -> Result<String, String> {
         .any(|character| character.is_whitespace() || character.is_control())
     {
         return Err("contains whitespace or a control character".to_owned());
+    }
+    if !key.is_ascii() {
+        return Err(
+            "contains a character that is not ASCII (an HTTP header carries only ASCII; \
+             was a dash or a quote pasted from a web page?)"
+                .to_owned(),
+        );
     }
     Ok(key.to_owned())
 }
@@ -247,6 +256,28 @@ mod tests {
         assert!(api_key("sk 1").is_err());
         assert!(api_key("").is_err());
         assert!(!api_key("sk 1").unwrap_err().contains("sk"));
+    }
+
+    #[test]
+    fn keys_are_ascii_because_headers_are() {
+        for pasted in [
+            "sk-proj\u{2013}abc",
+            "sk-\u{201c}abc\u{201d}",
+            "sk-clé",
+            "sk-\u{a0}x",
+        ] {
+            let reason = api_key(pasted).unwrap_err();
+            assert!(!reason.contains("sk-"), "{reason}");
+        }
+        assert_eq!(
+            api_key("sk-proj\u{2013}abc").unwrap_err(),
+            "contains a character that is not ASCII (an HTTP header carries only ASCII; was a \
+             dash or a quote pasted from a web page?)"
+        );
+        assert_eq!(
+            api_key("sk-proj-ABC_123.x~"),
+            Ok("sk-proj-ABC_123.x~".to_owned())
+        );
     }
 
     #[test]

@@ -566,3 +566,153 @@ fn no_output_ever_contains_a_key() {
          the variable's NAME); expected an environment variable name such as MY_API_KEY\n"
     );
 }
+
+#[test]
+fn a_password_in_the_endpoint_is_never_printed() {
+    const PASSWORD: &str = "pw-SECRET-0004";
+    let endpoints = [
+        format!("http://user:{PASSWORD}@127.0.0.1:9/v1"),
+        // A password with the characters that end a URL's host, and one without a scheme.
+        format!("http://user:{PASSWORD}/x#y?z@127.0.0.1:9/v1"),
+        format!("user:{PASSWORD}@127.0.0.1:9/v1"),
+        format!("ftp://user:{PASSWORD}@127.0.0.1:9/v1"),
+    ];
+    for endpoint in &endpoints {
+        let mut runs = Vec::new();
+        let slm = Slm::new();
+        runs.push(slm.run(["config", "set", "endpoint", endpoint.as_str()], ""));
+        runs.push(slm.run(
+            ["config", "set", "endpoint", endpoint.as_str(), "--json"],
+            "",
+        ));
+        for command in ["probe", "doctor", "status"] {
+            runs.push(slm.run([command, "--endpoint", endpoint.as_str()], ""));
+        }
+        let mut from_environment = Slm::new();
+        from_environment.env("SLMCODE_ENDPOINT", endpoint);
+        for command in [
+            vec!["config", "list", "--json"],
+            vec!["status", "--json"],
+            vec!["doctor", "--json"],
+            vec![
+                "generate",
+                "--schema",
+                "scope_judge",
+                "--prompt",
+                "In scope?",
+            ],
+        ] {
+            runs.push(from_environment.run(command, ""));
+        }
+        let from_file = Slm::new();
+        write_config(&from_file, &format!("endpoint = \"{endpoint}\"\n"));
+        runs.push(from_file.run(["config", "list"], ""));
+        runs.push(from_file.run(["probe", "--json"], ""));
+        runs.push(from_file.run(
+            [
+                "config",
+                "set",
+                "endpoint",
+                "http://127.0.0.1:9/v1",
+                "--json",
+            ],
+            "",
+        ));
+        write_config(&from_file, &format!("endpoint = \"{endpoint}\"\n"));
+        runs.push(from_file.run(["config", "unset", "endpoint", "--json"], ""));
+        for run in &runs {
+            let text = everything(run);
+            assert!(!text.contains(PASSWORD), "{endpoint}: printed:\n{text}");
+        }
+        // Every run refused the endpoint or reported what the file held: masked, not left out.
+        for run in &runs {
+            assert!(
+                everything(run).contains("<redacted>"),
+                "{endpoint}: {run:#?}"
+            );
+        }
+        for dir in [&slm, &from_environment, &from_file] {
+            for entry in std::fs::read_dir(dir.config_dir()).unwrap() {
+                let path = entry.unwrap().path();
+                let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+                assert!(
+                    !text.contains(PASSWORD),
+                    "the password is in {}",
+                    path.display()
+                );
+            }
+        }
+    }
+    let slm = Slm::new();
+    let run = slm.run(["config", "set", "endpoint", endpoints[0].as_str()], "");
+    run.code(2);
+    assert_eq!(
+        run.stderr,
+        "error: invalid value `http://<redacted>@127.0.0.1:9/v1` for endpoint: credentials do not \
+         belong in the URL (use api_key_env); expected an http(s) base URL such as \
+         http://127.0.0.1:8080/v1\n"
+    );
+}
+
+#[test]
+fn a_key_that_is_not_ascii_is_refused_where_it_is_set_and_where_it_is_read() {
+    // A typographic dash pasted from a web page: no HTTP header can carry it.
+    const KEY: &str = "sk-proj\u{2013}NONASCII-0005";
+    let slm = Slm::new();
+    let path = write_config(&slm, "model = \"m\"\n");
+    for args in [
+        vec!["config", "set", "api_key", KEY],
+        vec!["config", "set", "api_key", KEY, "--json"],
+    ] {
+        let run = slm.run(&args, "");
+        run.code(2);
+        assert_eq!(
+            run.stderr,
+            "error: invalid value for api_key: contains a character that is not ASCII (an HTTP \
+             header carries only ASCII; was a dash or a quote pasted from a web page?); expected \
+             a key without spaces\n"
+        );
+        assert_eq!(read_config(&slm), "model = \"m\"\n");
+    }
+    let run = slm.run(["config", "set", "api_key", "-"], format!("{KEY}\n"));
+    run.code(2);
+    assert!(!everything(&run).contains(KEY), "{run:#?}");
+
+    let emulator = crate::emulator::Emulator::start(crate::emulator::Profile::llama_server());
+    for variable in ["SLMCODE_API_KEY", "LLAMA_API_KEY", "TEAM_KEY"] {
+        let mut slm = Slm::new();
+        slm.env("SLMCODE_PROVIDER", "llamacpp")
+            .env("SLMCODE_ENDPOINT", &emulator.base_url())
+            .env("SLMCODE_API_KEY_ENV", "TEAM_KEY")
+            .env(variable, KEY);
+        for command in [
+            vec!["probe"],
+            vec!["doctor"],
+            vec![
+                "generate",
+                "--schema",
+                "scope_judge",
+                "--prompt",
+                "In scope?",
+            ],
+        ] {
+            let run = slm.run(&command, "");
+            run.code(1);
+            assert_eq!(
+                run.stderr,
+                format!(
+                    "error: environment variable {variable}: invalid value for api_key: contains \
+                     a character that is not ASCII (an HTTP header carries only ASCII; was a \
+                     dash or a quote pasted from a web page?); expected a key without \
+                     spaces\nhint: unset {variable} or give it a valid value\n"
+                ),
+                "{command:?}"
+            );
+        }
+    }
+    assert!(emulator.requests().is_empty(), "a request went out");
+    std::fs::write(&path, format!("api_key = \"{KEY}\"\n")).unwrap();
+    let run = slm.run(["config", "list"], "");
+    run.code(1);
+    assert!(!everything(&run).contains(KEY), "{run:#?}");
+}

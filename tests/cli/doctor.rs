@@ -324,3 +324,63 @@ fn request_time_demotions_are_shown_with_status_and_body() {
     emulator.faults([Fault::Status(503, "busy".to_owned(), None)]);
     doctor(&slm, &["--refresh"]).code(0);
 }
+
+#[test]
+fn a_server_whose_answers_are_not_chat_completions_fails_the_answer_check() {
+    let emulator = Emulator::start(Profile::not_a_chat_server());
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", "llamacpp")
+        .env("SLMCODE_ENDPOINT", &emulator.base_url());
+    let run = doctor(&slm, &[]);
+    run.code(6);
+    assert!(
+        run.stdout.contains(
+            "answer        FAIL    the server's answer to a plain chat request is not usable: \
+             unknown error: the answer is not a chat completion (it has no choices): "
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            "answer: check that {} is the server's OpenAI-compatible base URL (another program \
+             may answer on that port): `slmcode config set endpoint URL`, then `slmcode probe \
+             --refresh`\n",
+            emulator.base_url()
+        )),
+        "{}",
+        run.stderr
+    );
+    let json = doctor(&slm, &["--json"]).code(6).json();
+    assert_eq!(json["ok"], false);
+    let answer = check(&json, "answer");
+    assert_eq!(answer["status"], "fail");
+    assert!(
+        answer["detail"].as_str().unwrap().ends_with(
+            r#"the answer is not a chat completion (it has no choices): {"hello":"world"}"#
+        ),
+        "{answer}"
+    );
+    // probe and generate fail the same way, with the same exit code.
+    let probe = slm.run(["probe"], "");
+    probe.code(6);
+    assert!(
+        probe.stderr.starts_with(
+            "error: the server's answer to a plain chat request is not usable: unknown error: the \
+             answer is not a chat completion (it has no choices): {\"hello\":\"world\"}\n"
+        ),
+        "{}",
+        probe.stderr
+    );
+    slm.run(
+        [
+            "generate",
+            "--schema",
+            "scope_judge",
+            "--prompt",
+            "In scope?",
+        ],
+        "",
+    )
+    .code(6);
+}

@@ -20,6 +20,8 @@ mod schema;
 mod schema_gbnf;
 mod settings_readme;
 mod status;
+#[path = "../support/tls_server.rs"]
+mod tls_server;
 mod tools;
 mod util;
 mod validate;

@@ -225,3 +225,109 @@ fn the_key_is_sent_in_the_header_and_appears_nowhere_else() {
             .any(|request| request.header("authorization") == Some(&format!("Bearer {FAKE_KEY}")))
     );
 }
+
+#[test]
+fn https_to_a_plain_http_port_fails_at_once_and_says_so() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let endpoint = emulator.base_url().replacen("http://", "https://", 1);
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", "llamacpp")
+        .env("SLMCODE_ENDPOINT", &endpoint)
+        // Before TLS failures were permanent, the probe retried them until its deadline.
+        .env("SLMCODE_PROBE_TIMEOUT_S", "3");
+    let fix = format!(
+        "hint: if the server speaks plain HTTP (local engines do by default), write the endpoint \
+         with http://: `slmcode config set endpoint {}`\n",
+        emulator.base_url()
+    );
+    let run = slm.run(["probe"], "");
+    run.code(6);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "error: the endpoint did not answer the probe: permanent error: TLS failed: the \
+             server on that port does not speak TLS (a plain-HTTP server?)\n{fix}"
+        )
+    );
+    let generate = slm.run(
+        [
+            "generate",
+            "--schema",
+            "scope_judge",
+            "--prompt",
+            "In scope?",
+            "--json",
+        ],
+        "",
+    );
+    generate.code(6);
+    let json = generate.json();
+    assert_eq!(json["error"]["class"], "permanent");
+    assert_eq!(json["meta"]["retry_count"], 0);
+    assert!(generate.stderr.ends_with(&fix), "{}", generate.stderr);
+    let doctor = slm.run(["doctor"], "");
+    doctor.code(6);
+    assert!(
+        doctor
+            .stdout
+            .contains("reachable     FAIL    permanent error: TLS failed: the server on that port does not speak TLS"),
+        "{}",
+        doctor.stdout
+    );
+    assert!(
+        doctor.stderr.contains(&format!(
+            "reachable: if the server speaks plain HTTP (local engines do by default), write the \
+             endpoint with http://: `slmcode config set endpoint {}`",
+            emulator.base_url()
+        )),
+        "{}",
+        doctor.stderr
+    );
+    // Nothing but TLS handshakes reached the server: no request was ever read as one.
+    assert!(emulator.requests().is_empty());
+}
+
+#[test]
+fn a_self_signed_certificate_is_not_trusted_and_says_so() {
+    let Some(server) = crate::tls_server::SelfSignedServer::start() else {
+        eprintln!("skipped: no `openssl` command to make a self-signed certificate with");
+        return;
+    };
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", "llamacpp")
+        .env("SLMCODE_ENDPOINT", &server.base_url())
+        .env("SLMCODE_PROBE_TIMEOUT_S", "3");
+    let run = slm.run(["probe"], "");
+    run.code(6);
+    assert_eq!(
+        run.stderr,
+        "error: the endpoint did not answer the probe: permanent error: TLS failed: the server's \
+         certificate is not trusted (self-signed, or issued by an authority slmcode does not \
+         know)\nhint: slmcode trusts only the public certificate authorities built into it \
+         (Mozilla's list), not the system's certificate store: give the server a certificate \
+         from one of them, or reach a server on this machine over http://\n"
+    );
+    let json = slm
+        .run(
+            [
+                "generate",
+                "--schema",
+                "scope_judge",
+                "--prompt",
+                "In scope?",
+                "--json",
+            ],
+            "",
+        )
+        .code(6)
+        .json();
+    assert_eq!(json["error"]["class"], "permanent");
+    assert_eq!(json["meta"]["retry_count"], 0);
+    assert!(
+        !json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("OtherError"),
+        "{json:#}"
+    );
+}

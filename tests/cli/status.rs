@@ -119,3 +119,57 @@ fn repair_stats_from_the_config_directory_are_shown() {
         run.stdout
     );
 }
+
+#[test]
+fn a_fresh_install_shows_what_it_knows_and_exits_0() {
+    let slm = Slm::new();
+    let run = slm.run(["status"], "");
+    run.code(0);
+    assert!(
+        run.stdout.starts_with(
+            "provider:   openai-compatible\nendpoint:   not set (openai-compatible has no default)\n"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(&format!(
+            "config:     {} (not created yet)\n",
+            slm.config_dir().join("config.toml").display()
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(&format!(
+            "cache:      {}\n",
+            slm.config_dir().join("capabilities.json").display()
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.ends_with("repairs:    none recorded\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        run.stderr,
+        "warning: no endpoint is set, and provider openai-compatible has no default endpoint: \
+         `slmcode config set endpoint URL` (such as http://127.0.0.1:8080/v1)\n"
+    );
+    let json = slm.run(["status", "--json"], "").code(0).json();
+    assert_eq!(json["connection"], serde_json::Value::Null);
+    assert_eq!(json["forms"], serde_json::json!([]));
+    assert_eq!(json["config"]["exists"], false);
+    assert_eq!(json["config"]["structured_decoding"], "auto");
+    assert_eq!(json["repair"]["total"], 0);
+    assert_eq!(
+        json["cache_path"],
+        slm.config_dir()
+            .join("capabilities.json")
+            .display()
+            .to_string()
+    );
+    assert_eq!(json["warnings"].as_array().unwrap().len(), 1);
+}

@@ -5,7 +5,9 @@
 //! which status and body. Scripted faults cover the rest: 5xx then recovery, 429 with
 //! `Retry-After`, a server that is still loading (connection refused until it binds), slow
 //! answers, context overflow, oversized bodies; `finish_reason: length` comes from the token
-//! budget (one token per character, like a byte-level tokenizer).
+//! budget (one token per character, like a byte-level tokenizer). A TLS handshake gets the
+//! plain-text 400 a real plain-HTTP server sends, so an `https://` address of the emulator is
+//! "not TLS on that port".
 //!
 //! Content obeys the constraint when the profile enforces it (the shortest instance of a schema,
 //! the shortest member of a GBNF grammar) and is what a small model writes when it does not:
@@ -340,9 +342,24 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
     }
 }
 
+/// The first byte of a TLS connection: the content type of a handshake record.
+const TLS_HANDSHAKE_RECORD: u8 = 0x16;
+
 fn handle(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;
     let mut reader = BufReader::new(stream.try_clone()?);
+    // A client that speaks TLS to this plain-HTTP port opens with a handshake record, not a
+    // request line; every engine's HTTP server answers that with a plain-text 400 and closes.
+    if reader.fill_buf()?.first() == Some(&TLS_HANDSHAKE_RECORD) {
+        let body = "Bad Request";
+        return stream.try_clone()?.write_all(
+            format!(
+                "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .as_bytes(),
+        );
+    }
     let mut line = String::new();
     reader.read_line(&mut line)?;
     let mut parts = line.split_whitespace();
@@ -381,6 +398,9 @@ fn handle(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
     };
     shared.log.lock().unwrap().push(recorded.clone());
     let profile = shared.profile.lock().unwrap().clone();
+    if let Some((status, body)) = &profile.fixed_answer {
+        return respond(stream, *status, body, None);
+    }
     let streamed = recorded.json().get("stream") == Some(&Value::Bool(true));
     if streamed
         && profile.streaming == Streaming::Refused

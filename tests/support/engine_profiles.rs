@@ -67,6 +67,9 @@ pub struct Profile {
     pub streaming: Streaming,
     /// How this engine reports a context overflow.
     pub overflow: (u16, String),
+    /// When set, the status and body of the answer to every request, whatever its route: a
+    /// server that is not an OpenAI-compatible one.
+    pub fixed_answer: Option<(u16, String)>,
 }
 
 pub const OPENAI_FIELDS: [&str; 22] = [
@@ -152,6 +155,7 @@ impl Profile {
                     "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}})
                 .to_string(),
             ),
+            fixed_answer: None,
         }
     }
 
@@ -338,6 +342,15 @@ impl Profile {
             "omlx" => Profile::omlx(),
             _ => return None,
         })
+    }
+
+    /// Not a chat server at all (another web application on the port, a wrong path behind a
+    /// proxy): HTTP 200 and `{"hello":"world"}` to every request.
+    pub fn not_a_chat_server() -> Profile {
+        Profile {
+            fixed_answer: Some((200, json!({"hello": "world"}).to_string())),
+            ..Profile::base("not-a-chat-server")
+        }
     }
 
     /// A server that accepts everything and enforces nothing.

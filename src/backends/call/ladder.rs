@@ -562,8 +562,12 @@ mod tests {
             detail: String::new(),
             retry_after: None,
             attempts: 1,
+            tls: None,
         };
         assert!(is_rejection(&error(ErrorClass::Permanent, Some(400))));
+        // A failed TLS handshake (permanent, no status) is no field's fault: it ends the call.
+        assert!(!is_rejection(&error(ErrorClass::Permanent, None)));
+        assert!(!calls_for_plain_resend(&error(ErrorClass::Permanent, None)));
         assert!(is_rejection(&error(ErrorClass::Permanent, Some(422))));
         assert!(!is_rejection(&error(ErrorClass::Permanent, Some(401))));
         assert!(!is_rejection(&error(
