@@ -1,22 +1,20 @@
 //! The capabilities cache: `capabilities.json` in the config directory, one entry per
 //! (provider, endpoint, model), so a probe is paid once, not per process.
 //!
-//! Every write is a read-modify-write under an advisory lock on `capabilities.json.lock`
-//! (`std::fs::File::lock`), and replaces the file atomically (a temp file in the same directory,
-//! then a rename), so concurrent processes neither corrupt the file nor lose each other's
-//! entries. Readers need no lock: a rename is atomic. A file that does not parse is reported (a
+//! Every write is a read-modify-write under the advisory lock on `capabilities.json.lock`
+//! ([`FileLock`]), and replaces the file atomically ([`write_atomic`]), so concurrent processes
+//! neither corrupt the file nor lose each other's entries. Readers need no lock: a rename is atomic. A file that does not parse is reported (a
 //! warning, never an error) and replaced by the next write. No secret is ever in an entry: there
 //! is no field for one, and body excerpts were masked by the transport. Uses `config`, `schema`.
 
 use std::collections::BTreeMap;
-use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Provider, config_dir};
+use crate::files::{FileLock, write_atomic};
 use crate::schema::Mechanism;
 
 use super::capabilities::{Capabilities, GuidedField, Outcome, WireForm};
@@ -265,10 +263,6 @@ impl CapabilityCache {
         &self.path
     }
 
-    fn lock_path(&self) -> PathBuf {
-        self.path.with_extension("json.lock")
-    }
-
     /// Reads every entry (no lock needed: writes are atomic renames).
     pub fn read(&self) -> Snapshot {
         let text = match fs::read_to_string(&self.path) {
@@ -317,69 +311,27 @@ impl CapabilityCache {
         &self,
         edit: impl FnOnce(&mut Vec<CacheEntry>) -> T,
     ) -> Result<(T, Option<String>), CacheError> {
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        fs::create_dir_all(dir).map_err(|source| CacheError {
-            path: dir.to_path_buf(),
-            action: "creating the directory",
-            source,
-        })?;
-        let lock_path = self.lock_path();
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|source| CacheError {
-                path: lock_path.clone(),
-                action: "opening the lock file",
-                source,
-            })?;
-        lock.lock().map_err(|source| CacheError {
-            path: lock_path.clone(),
+        let lock = FileLock::acquire(&self.path).map_err(|source| CacheError {
+            path: FileLock::path_for(&self.path),
             action: "locking",
             source,
         })?;
         let mut snapshot = self.read();
         let result = edit(&mut snapshot.entries);
         snapshot.entries.sort_by_key(CacheEntry::key);
-        let written = self.write_atomically(&CacheFile {
+        let file = CacheFile {
             version: FORMAT_VERSION,
             entries: snapshot.entries,
-        });
-        // Unlocking also happens when `lock` drops; doing it here keeps the order obvious.
-        let _ = lock.unlock();
-        written?;
-        Ok((result, snapshot.warning))
-    }
-
-    fn write_atomically(&self, file: &CacheFile) -> Result<(), CacheError> {
-        static SEQUENCE: AtomicU64 = AtomicU64::new(0);
-        let temp = self.path.with_extension(format!(
-            "json.{}.{}.tmp",
-            std::process::id(),
-            SEQUENCE.fetch_add(1, Ordering::Relaxed)
-        ));
-        let error = |action: &'static str| {
-            let temp = temp.clone();
-            move |source| CacheError {
-                path: temp,
-                action,
-                source,
-            }
         };
-        let text = serde_json::to_string_pretty(file).unwrap_or_default();
-        let written = (|| {
-            let mut out = File::create(&temp).map_err(error("creating a temp file"))?;
-            out.write_all(text.as_bytes())
-                .and_then(|()| out.write_all(b"\n"))
-                .map_err(error("writing"))?;
-            out.sync_all().map_err(error("syncing"))?;
-            fs::rename(&temp, &self.path).map_err(error("replacing the cache file"))
-        })();
-        if written.is_err() {
-            let _ = fs::remove_file(&temp);
-        }
-        written
+        let mut text = serde_json::to_vec_pretty(&file).expect("cache entries always serialise");
+        text.push(b'\n');
+        write_atomic(&self.path, &text, false).map_err(|source| CacheError {
+            path: self.path.clone(),
+            action: "replacing the cache file",
+            source,
+        })?;
+        drop(lock);
+        Ok((result, snapshot.warning))
     }
 
     /// Inserts or replaces the entry with `entry`'s key.

@@ -9,13 +9,16 @@
 //! Edits are pure functions on a [`toml_edit::DocumentMut`] ([`set_value`], [`unset_value`]);
 //! [`write_atomic`] is the thin I/O step: a temporary file in the same directory, fsync,
 //! rename, so a reader sees the old file or the new one and never half of one.
+//!
+//! [`write_atomic`]: crate::files::write_atomic
 
-use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use toml_edit::{DocumentMut, Item};
+
+use crate::files::write_atomic;
 
 use super::error::ConfigError;
 use super::keys::{InvalidValue, Key};
@@ -323,76 +326,6 @@ fn first_table_mut(document: &mut DocumentMut) -> Option<&mut toml_edit::Table> 
         .filter_map(|(_, item)| item.as_table_mut())
         .filter(|table| !table.is_dotted())
         .min_by_key(|table| table.position().unwrap_or(isize::MAX))
-}
-
-/// Writes `contents` to `path` so that readers see the old file or the new one, never a mix:
-/// a temporary file in the same directory (created 0600 when `private`), written and fsynced,
-/// then renamed over `path`, then the directory fsynced. A symlinked file (dotfile managers)
-/// is written through the link. On failure the temporary file is removed and `path` is as it
-/// was.
-pub fn write_atomic(path: &Path, contents: &[u8], private: bool) -> io::Result<()> {
-    let target = match fs::symlink_metadata(path) {
-        Ok(metadata) if metadata.file_type().is_symlink() => fs::canonicalize(path)?,
-        _ => path.to_owned(),
-    };
-    let directory = match target.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    fs::create_dir_all(&directory)?;
-    let existing_permissions = fs::metadata(&target)
-        .ok()
-        .map(|metadata| metadata.permissions());
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let temporary = directory.join(format!(
-        ".{}.{}.{}.tmp",
-        target
-            .file_name()
-            .and_then(|name| name.to_str())
-            .unwrap_or("config"),
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed),
-    ));
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(if private { 0o600 } else { 0o666 });
-    }
-    let written = (|| {
-        let mut file = options.open(&temporary)?;
-        file.write_all(contents)?;
-        if private {
-            set_private(&file)?;
-        } else if let Some(permissions) = existing_permissions {
-            file.set_permissions(permissions)?;
-        }
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&temporary, &target)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&temporary);
-    }
-    written?;
-    // The rename is durable only once the directory entry is; not every platform can open a
-    // directory, and the file is already complete either way.
-    if let Ok(directory) = fs::File::open(&directory) {
-        let _ = directory.sync_all();
-    }
-    Ok(())
-}
-
-#[cfg(unix)]
-fn set_private(file: &fs::File) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    file.set_permissions(fs::Permissions::from_mode(0o600))
-}
-
-#[cfg(not(unix))]
-fn set_private(_file: &fs::File) -> io::Result<()> {
-    Ok(())
 }
 
 /// The permission bits of `path` (unix), for warnings about a key in a readable file.

@@ -210,69 +210,6 @@ fn a_file_with_a_literal_key_is_written_0600() {
     );
 }
 
-#[cfg(unix)]
-#[test]
-fn a_file_without_a_key_keeps_its_mode() {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("config.toml");
-    std::fs::write(&path, "model = \"m\"\n").unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
-    write_atomic(&path, b"model = \"n\"\n", false).unwrap();
-    assert_eq!(mode_of(&path), 0o640);
-}
-
-#[test]
-fn an_atomic_write_replaces_the_file_and_leaves_no_temporary_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("nested").join("config.toml");
-    write_atomic(&path, b"a = 1\n", false).unwrap();
-    write_atomic(&path, b"a = 2\n", false).unwrap();
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "a = 2\n");
-    let names: Vec<_> = std::fs::read_dir(path.parent().unwrap())
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name())
-        .collect();
-    assert_eq!(names, ["config.toml"]);
-}
-
-#[test]
-fn a_failed_write_leaves_no_temporary_file_behind() {
-    let dir = tempfile::tempdir().unwrap();
-    // A directory where the file should be: the final rename fails.
-    let path = dir.path().join("config.toml");
-    std::fs::create_dir(&path).unwrap();
-    std::fs::write(path.join("inside"), "kept").unwrap();
-    assert!(write_atomic(&path, b"a = 1\n", false).is_err());
-    let names: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name())
-        .collect();
-    assert_eq!(names, ["config.toml"]);
-    assert_eq!(
-        std::fs::read_to_string(path.join("inside")).unwrap(),
-        "kept"
-    );
-}
-
-#[cfg(unix)]
-#[test]
-fn a_symlinked_file_is_written_through_the_link() {
-    let dir = tempfile::tempdir().unwrap();
-    let real = dir.path().join("dotfiles-config.toml");
-    std::fs::write(&real, "a = 1\n").unwrap();
-    let link = dir.path().join("config.toml");
-    std::os::unix::fs::symlink(&real, &link).unwrap();
-    write_atomic(&link, b"a = 2\n", false).unwrap();
-    assert!(
-        std::fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
-    assert_eq!(std::fs::read_to_string(&real).unwrap(), "a = 2\n");
-}
-
 #[test]
 fn positions_are_one_based_lines_and_character_columns() {
     assert_eq!(position("abc", 0), (1, 1));

@@ -8,8 +8,9 @@
 //! tables, and writes it atomically. [`readiness`] scores how safe the settings are for a
 //! small local model. [`endpoint`] normalises the base URL a user writes, once, for every layer.
 //!
-//! This module uses nothing else in the crate but `schema` (for the grammar's whitespace); it
-//! reads files and the environment but never the network, never prints and never exits.
+//! This module uses nothing else in the crate but `schema` (for the grammar's whitespace) and
+//! `files` (atomic writes); it reads files and the environment but never the network, never
+//! prints and never exits.
 
 use crate::schema::Whitespace;
 
@@ -26,9 +27,7 @@ mod values;
 
 pub use environment::{Environment, EnvironmentVariable, environment_variables};
 pub use error::ConfigError;
-pub use file::{
-    CONFIG_FILE_NAME, ConfigFile, holds_literal_key, set_value, unset_value, write_atomic,
-};
+pub use file::{CONFIG_FILE_NAME, ConfigFile, holds_literal_key, set_value, unset_value};
 pub use keys::{InvalidValue, KEYS, Key, KeySpec, UnknownKey};
 pub use provider::{Provider, UnknownProvider};
 pub use resolve::{

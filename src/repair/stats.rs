@@ -3,17 +3,18 @@
 //!
 //! The library counts ([`Stats::record`], [`Stats::merge`]); [`Stats::load`] and
 //! [`Stats::save`] read and write the small JSON file the CLI keeps next to the config
-//! ([`STATS_FILE`]). Saving writes a temporary file in the same directory and renames it over
-//! the old one, so a reader never sees half a file. [`Stats::add_to_file`] does the
-//! read-add-write under an advisory lock on a `.lock` file beside it, so processes counting at
-//! the same moment all add up (a plain load and save would let the last rename win). Callers
-//! treat every error here as a warning: statistics are never a reason to fail.
+//! ([`STATS_FILE`]). Saving is atomic ([`write_atomic`]: a reader never sees half a file).
+//! [`Stats::add_to_file`] does the read-add-write under the advisory lock beside the file
+//! ([`FileLock`]), so processes counting at the same moment all add up (a plain load and save
+//! would let the last rename win). Callers treat every error here as a warning: statistics are
+//! never a reason to fail. Uses `files` for the I/O.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+use crate::files::{FileLock, write_atomic};
 
 use super::outcome::{RepairFailure, Repaired};
 
@@ -138,28 +139,15 @@ impl Stats {
         })
     }
 
-    /// Adds these counts to the stats file at `path`, under an advisory lock on `<path>.lock`
-    /// (`std::fs::File::lock`) held from the read to the rename, so concurrent processes never
-    /// lose each other's counts. A file that is not a stats document is replaced; the error
-    /// that said so comes back as `Ok(Some(..))`.
+    /// Adds these counts to the stats file at `path`, under the advisory lock on `<path>.lock`
+    /// held from the read to the rename, so concurrent processes never lose each other's
+    /// counts. A file that is not a stats document is replaced; the error that said so comes
+    /// back as `Ok(Some(..))`.
     pub fn add_to_file(&self, path: &Path) -> Result<Option<StatsError>, StatsError> {
-        let mut lock_path = path.as_os_str().to_owned();
-        lock_path.push(".lock");
-        let lock_path = PathBuf::from(lock_path);
-        let failed = |source| StatsError::Write {
-            path: lock_path.clone(),
+        let lock = FileLock::acquire(path).map_err(|source| StatsError::Write {
+            path: FileLock::path_for(path),
             source,
-        };
-        if let Some(directory) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-            std::fs::create_dir_all(directory).map_err(failed)?;
-        }
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(failed)?;
-        lock.lock().map_err(failed)?;
+        })?;
         let (mut total, replaced) = match Stats::load(path) {
             Ok(total) => (total, None),
             Err(error @ StatsError::Corrupt { .. }) => (Stats::new(), Some(error)),
@@ -167,34 +155,19 @@ impl Stats {
         };
         total.merge(self);
         total.save(path)?;
-        // Unlocking also happens when `lock` drops; doing it here keeps the order obvious.
-        let _ = lock.unlock();
+        drop(lock);
         Ok(replaced)
     }
 
     /// Writes the stats to `path` atomically (a temporary file in the same directory, then a
     /// rename), creating the directory if needed.
     pub fn save(&self, path: &Path) -> Result<(), StatsError> {
-        let failed = |source| StatsError::Write {
-            path: path.to_owned(),
-            source,
-        };
-        if let Some(directory) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-            std::fs::create_dir_all(directory).map_err(failed)?;
-        }
-        let mut temporary = path.as_os_str().to_owned();
-        temporary.push(format!(".{}.tmp", std::process::id()));
-        let temporary = PathBuf::from(temporary);
         let mut text = serde_json::to_vec_pretty(self).expect("stats always serialise");
         text.push(b'\n');
-        let written = std::fs::File::create(&temporary)
-            .and_then(|mut file| file.write_all(&text).and_then(|()| file.sync_all()))
-            .and_then(|()| std::fs::rename(&temporary, path));
-        if let Err(source) = written {
-            let _ = std::fs::remove_file(&temporary);
-            return Err(failed(source));
-        }
-        Ok(())
+        write_atomic(path, &text, false).map_err(|source| StatsError::Write {
+            path: path.to_owned(),
+            source,
+        })
     }
 }
 
