@@ -1,6 +1,9 @@
 //! The files slmcode keeps in its config directory (`config.toml`, `capabilities.json`,
-//! `repair-stats.json`), written one way:
+//! `repair-stats.json`), read and written one way:
 //!
+//! - only a regular file, or a symlink to one, is read or replaced. What is at the path is
+//!   looked up from its metadata before anything is opened: opening a FIFO would block the
+//!   command, and a rename over a device would replace it ([`read_regular`], [`write_atomic`]);
 //! - a write goes to a temporary file in the same directory, is fsynced, then renamed over the
 //!   file, so a reader sees the old file or the new one and never half of one ([`write_atomic`]);
 //! - a read-modify-write holds an advisory lock on `<file>.lock` beside the file from the read
@@ -9,17 +12,126 @@
 //!
 //! Depends on nothing else in the crate; never prints.
 
+use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// Something other than a regular file is at a path slmcode reads or writes (following a
+/// symlink): it is neither opened nor replaced.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct NotRegularFile {
+    /// The path as slmcode was given it.
+    pub path: PathBuf,
+    /// Where the path leads, when it is a symlink.
+    pub target: Option<PathBuf>,
+    /// What is there instead: "a named pipe (FIFO)", "a character device", "a directory", ...
+    pub kind: &'static str,
+}
+
+impl fmt::Display for NotRegularFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.target {
+            Some(target) => write!(
+                f,
+                "{} links to {}, {}, not a regular file",
+                self.path.display(),
+                target.display(),
+                self.kind
+            ),
+            None => write!(
+                f,
+                "{} is {}, not a regular file",
+                self.path.display(),
+                self.kind
+            ),
+        }
+    }
+}
+
+/// Why a file could not be read, written or locked. The caller adds which file and what it
+/// was doing.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// The path holds something other than a regular file.
+    #[error(transparent)]
+    NotRegular(#[from] NotRegularFile),
+    /// What the system said.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+/// Whether a regular file is at `path` (following a symlink), from its metadata alone:
+/// `Ok(false)` when nothing is there, [`FileError::NotRegular`] when something else is.
+pub fn regular_file_exists(path: &Path) -> Result<bool, FileError> {
+    let metadata = match fs::metadata(path) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(error) => return Err(error.into()),
+    };
+    if metadata.is_file() {
+        return Ok(true);
+    }
+    let is_link = fs::symlink_metadata(path).is_ok_and(|link| link.file_type().is_symlink());
+    Err(NotRegularFile {
+        path: path.to_owned(),
+        target: is_link.then(|| fs::canonicalize(path).ok()).flatten(),
+        kind: kind_of(&metadata.file_type()),
+    }
+    .into())
+}
+
+#[cfg(unix)]
+fn kind_of(file_type: &fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if file_type.is_dir() {
+        "a directory"
+    } else if file_type.is_fifo() {
+        "a named pipe (FIFO)"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else if file_type.is_char_device() {
+        "a character device"
+    } else if file_type.is_block_device() {
+        "a block device"
+    } else {
+        "something else"
+    }
+}
+
+#[cfg(not(unix))]
+fn kind_of(file_type: &fs::FileType) -> &'static str {
+    if file_type.is_dir() {
+        "a directory"
+    } else {
+        "something else"
+    }
+}
+
+/// The bytes of the regular file at `path` (or of the one a symlink there leads to); `None`
+/// when nothing is there. Anything else is refused before it is opened.
+pub fn read_regular(path: &Path) -> Result<Option<Vec<u8>>, FileError> {
+    if !regular_file_exists(path)? {
+        return Ok(None);
+    }
+    match fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        // Removed between the look and the read: as if it had never been there.
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(error.into()),
+    }
+}
+
 /// Writes `contents` to `path` so that readers see the old file or the new one, never a mix:
 /// a temporary file in the same directory (created 0600 when `private`), written and fsynced,
-/// then renamed over `path`, then the directory fsynced. A symlinked file (dotfile managers)
-/// is written through the link, and the file keeps its mode unless `private`. On failure the
-/// temporary file is removed and `path` is as it was.
-pub fn write_atomic(path: &Path, contents: &[u8], private: bool) -> io::Result<()> {
+/// then renamed over `path`, then the directory fsynced. A symlink to a regular file (dotfile
+/// managers) is written through: the link stays and its target is replaced. The file keeps its
+/// mode unless `private`. Anything but a regular file at `path` (a FIFO, a socket, a device, a
+/// directory, or a link to one) is refused and left as it is. On any failure the temporary
+/// file is removed and `path` is as it was.
+pub fn write_atomic(path: &Path, contents: &[u8], private: bool) -> Result<(), FileError> {
+    regular_file_exists(path)?;
     let target = match fs::symlink_metadata(path) {
         Ok(metadata) if metadata.file_type().is_symlink() => fs::canonicalize(path)?,
         _ => path.to_owned(),
@@ -59,7 +171,10 @@ pub fn write_atomic(path: &Path, contents: &[u8], private: bool) -> io::Result<(
         }
         file.sync_all()?;
         drop(file);
-        fs::rename(&temporary, &target)
+        // Looked at again just before the rename: a special file put there since is not
+        // replaced either.
+        regular_file_exists(&target)?;
+        fs::rename(&temporary, &target).map_err(FileError::from)
     })();
     if written.is_err() {
         let _ = fs::remove_file(&temporary);
@@ -96,11 +211,13 @@ pub struct FileLock {
 impl FileLock {
     /// Waits for, then takes, the lock for `file` (creating the directory and the lock file
     /// when needed). An error is about [`FileLock::path_for`]`(file)`.
-    pub fn acquire(file: &Path) -> io::Result<FileLock> {
+    pub fn acquire(file: &Path) -> Result<FileLock, FileError> {
         let path = FileLock::path_for(file);
         if let Some(directory) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
             fs::create_dir_all(directory)?;
         }
+        // Opening a FIFO to write would wait for a reader.
+        regular_file_exists(&path)?;
         let lock = OpenOptions::new()
             .create(true)
             .truncate(false)

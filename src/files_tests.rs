@@ -1,4 +1,4 @@
-//! Atomic writes, modes, symlinks, and the lock beside a file.
+//! Regular files only, atomic writes, modes, symlinks, and the lock beside a file.
 
 use super::*;
 
@@ -6,6 +6,19 @@ use super::*;
 fn mode_of(path: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[cfg(unix)]
+fn make_fifo(path: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o644) }, 0);
+}
+
+#[cfg(unix)]
+fn is_fifo(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    fs::symlink_metadata(path).unwrap().file_type().is_fifo()
 }
 
 fn names_in(directory: &Path) -> Vec<String> {
@@ -54,11 +67,15 @@ fn an_atomic_write_replaces_the_file_and_leaves_no_temporary_file() {
 #[test]
 fn a_failed_write_leaves_no_temporary_file_behind() {
     let dir = tempfile::tempdir().unwrap();
-    // A directory where the file should be: the final rename fails.
+    // A directory where the file should be: refused, and left as it is.
     let path = dir.path().join("config.toml");
     fs::create_dir(&path).unwrap();
     fs::write(path.join("inside"), "kept").unwrap();
-    assert!(write_atomic(&path, b"a = 1\n", false).is_err());
+    let error = write_atomic(&path, b"a = 1\n", false).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!("{} is a directory, not a regular file", path.display())
+    );
     assert_eq!(names_in(dir.path()), ["config.toml"]);
     assert_eq!(fs::read_to_string(path.join("inside")).unwrap(), "kept");
 }
@@ -82,6 +99,82 @@ fn a_symlinked_file_is_written_through_the_link() {
     );
     assert_eq!(fs::read_to_string(&real).unwrap(), "a = 2\n");
     assert_eq!(mode_of(&real), 0o640);
+    assert_eq!(read_regular(&link).unwrap().unwrap(), b"a = 2\n");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_is_neither_opened_nor_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("config.toml");
+    make_fifo(&fifo);
+    let refused = format!(
+        "{} is a named pipe (FIFO), not a regular file",
+        fifo.display()
+    );
+    // Opening it to read would wait for a writer: it is refused from its metadata instead.
+    assert_eq!(read_regular(&fifo).unwrap_err().to_string(), refused);
+    assert_eq!(
+        write_atomic(&fifo, b"a = 1\n", false)
+            .unwrap_err()
+            .to_string(),
+        refused
+    );
+    assert!(is_fifo(&fifo));
+    assert_eq!(names_in(dir.path()), ["config.toml"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_to_something_else_is_refused_with_where_it_leads() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    make_fifo(&fifo);
+    let link = dir.path().join("config.toml");
+    std::os::unix::fs::symlink(&fifo, &link).unwrap();
+    let error = write_atomic(&link, b"a = 1\n", false).unwrap_err();
+    let FileError::NotRegular(refused) = error else {
+        panic!("{error:?}");
+    };
+    assert_eq!(
+        refused,
+        NotRegularFile {
+            path: link.clone(),
+            target: Some(fs::canonicalize(&fifo).unwrap()),
+            kind: "a named pipe (FIFO)",
+        }
+    );
+    assert!(is_fifo(&fifo));
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(names_in(dir.path()), ["config.toml", "pipe"]);
+    assert!(matches!(read_regular(&link), Err(FileError::NotRegular(_))));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_lock_file_that_is_a_fifo_is_refused_rather_than_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    make_fifo(&FileLock::path_for(&path));
+    assert!(matches!(
+        FileLock::acquire(&path),
+        Err(FileError::NotRegular(_))
+    ));
+}
+
+#[test]
+fn nothing_there_reads_as_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let absent = dir.path().join("absent");
+    assert!(read_regular(&absent).unwrap().is_none());
+    assert!(!regular_file_exists(&absent).unwrap());
+    fs::write(&absent, "now").unwrap();
+    assert!(regular_file_exists(&absent).unwrap());
 }
 
 #[test]

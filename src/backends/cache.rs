@@ -8,13 +8,12 @@
 //! is no field for one, and body excerpts were masked by the transport. Uses `config`, `schema`.
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Provider, config_dir};
-use crate::files::{FileLock, write_atomic};
+use crate::files::{FileError, FileLock, read_regular, write_atomic};
 use crate::schema::Mechanism;
 
 use super::capabilities::{Capabilities, GuidedField, Outcome, WireForm};
@@ -225,9 +224,9 @@ pub struct CacheError {
     pub path: PathBuf,
     /// What was being done.
     pub action: &'static str,
-    /// The I/O error.
+    /// What the system said, or what is there instead of a regular file.
     #[source]
-    pub source: std::io::Error,
+    pub source: FileError,
 }
 
 /// What a read found: the entries, and a warning when the file was unreadable.
@@ -265,11 +264,9 @@ impl CapabilityCache {
 
     /// Reads every entry (no lock needed: writes are atomic renames).
     pub fn read(&self) -> Snapshot {
-        let text = match fs::read_to_string(&self.path) {
-            Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                return Snapshot::default();
-            }
+        let bytes = match read_regular(&self.path) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Snapshot::default(),
             Err(error) => {
                 return Snapshot {
                     entries: Vec::new(),
@@ -280,7 +277,7 @@ impl CapabilityCache {
                 };
             }
         };
-        match serde_json::from_str::<CacheFile>(&text) {
+        match serde_json::from_slice::<CacheFile>(&bytes) {
             Ok(file) => Snapshot {
                 entries: file.entries,
                 warning: None,

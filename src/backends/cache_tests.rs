@@ -1,6 +1,8 @@
 //! The capabilities cache's tests: entries by key, a corrupt file, demotions, enforcement
 //! failures, concurrent writers.
 
+use std::fs;
+
 use super::*;
 
 fn key(model: &str) -> CacheKey {

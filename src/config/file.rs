@@ -11,6 +11,10 @@
 //! rename, so a reader sees the old file or the new one and never half of one.
 //!
 //! [`write_atomic`]: crate::files::write_atomic
+//!
+//! Only a regular file, or a symlink to one, is read or written: a FIFO, a socket, a device or
+//! a directory at the path (or at the end of the link) is an error that names it, because
+//! reading a FIFO blocks and renaming over a device replaces it.
 
 use std::fs;
 use std::io;
@@ -18,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use toml_edit::{DocumentMut, Item};
 
-use crate::files::write_atomic;
+use crate::files::{self, FileError};
 
 use super::error::ConfigError;
 use super::keys::{InvalidValue, Key};
@@ -83,16 +87,22 @@ pub(crate) fn read_entries(path: &Path) -> Result<Option<Vec<FileEntry>>, Config
     Ok(Some(entries))
 }
 
-/// The file's text, or `None` when it does not exist.
+/// The file's text, or `None` when it does not exist. Only a regular file (or a symlink to
+/// one) is read: a FIFO would block every command.
 fn read_text(path: &Path) -> Result<Option<String>, ConfigError> {
-    match fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(ConfigError::Read {
-            path: path.to_owned(),
-            source,
-        }),
-    }
+    let read = |source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let bytes = match files::read_regular(path) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Ok(None),
+        Err(FileError::NotRegular(error)) => return Err(error.into()),
+        Err(FileError::Io(source)) => return Err(read(source)),
+    };
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|error| read(io::Error::new(io::ErrorKind::InvalidData, error)))
 }
 
 /// 1-based line and column (in characters) of a byte offset.
@@ -197,16 +207,20 @@ impl ConfigFile {
     }
 
     /// Writes the document atomically: mode 0600 when it holds a literal key, otherwise the
-    /// existing file's mode (a new file gets the default mode under the umask).
+    /// existing file's mode (a new file gets the default mode under the umask). Only a regular
+    /// file is replaced (a symlink to one is written through).
     pub fn save(&self) -> Result<(), ConfigError> {
-        write_atomic(
+        files::write_atomic(
             &self.path,
             self.document.to_string().as_bytes(),
             self.holds_literal_key(),
         )
-        .map_err(|source| ConfigError::Write {
-            path: self.path.clone(),
-            source,
+        .map_err(|error| match error {
+            FileError::NotRegular(error) => error.into(),
+            FileError::Io(source) => ConfigError::Write {
+                path: self.path.clone(),
+                source,
+            },
         })
     }
 }

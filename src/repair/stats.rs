@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::files::{FileLock, write_atomic};
+use crate::files::{FileError, FileLock, read_regular, write_atomic};
 
 use super::outcome::{RepairFailure, Repaired};
 
@@ -50,14 +50,14 @@ fn format_version() -> u32 {
 /// Why statistics could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum StatsError {
-    /// The file exists but could not be read.
+    /// The file exists but could not be read (or is not a regular file).
     #[error("cannot read {path}")]
     Read {
         /// The stats file.
         path: PathBuf,
-        /// What the system said.
+        /// What the system said, or what is there instead of a regular file.
         #[source]
-        source: std::io::Error,
+        source: FileError,
     },
     /// The file is not a stats document (it will be replaced on the next save).
     #[error("{path} is not a repair stats file")]
@@ -68,14 +68,14 @@ pub enum StatsError {
         #[source]
         source: serde_json::Error,
     },
-    /// The file (or its directory, or the temporary file) could not be written.
+    /// The file (or its directory, its lock, or the temporary file) could not be written.
     #[error("cannot write {path}")]
     Write {
-        /// The stats file.
+        /// The stats file, or its lock.
         path: PathBuf,
-        /// What the system said.
+        /// What the system said, or what is there instead of a regular file.
         #[source]
-        source: std::io::Error,
+        source: FileError,
     },
 }
 
@@ -123,9 +123,9 @@ impl Stats {
 
     /// Reads the stats at `path`; a missing file is empty stats.
     pub fn load(path: &Path) -> Result<Stats, StatsError> {
-        let bytes = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Stats::new()),
+        let bytes = match read_regular(path) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(Stats::new()),
             Err(source) => {
                 return Err(StatsError::Read {
                     path: path.to_owned(),

@@ -1,0 +1,165 @@
+//! `config.toml` as a file: only regular files (or links to them) are read or replaced.
+
+use std::path::{Path, PathBuf};
+
+use crate::util::Slm;
+
+fn config_file(slm: &Slm) -> PathBuf {
+    slm.config_dir().join("config.toml")
+}
+
+#[cfg(unix)]
+fn c_path(path: &Path) -> std::ffi::CString {
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap()
+}
+
+#[cfg(unix)]
+fn make_fifo(path: &Path) {
+    let made = unsafe { libc::mkfifo(c_path(path).as_ptr(), 0o644) };
+    assert_eq!(made, 0, "mkfifo {}", path.display());
+}
+
+/// A copy of `/dev/null` at `path` (same device numbers); false when this user may not make
+/// devices. Never the real `/dev/null`: a regression must not replace a device the system uses.
+#[cfg(unix)]
+fn make_null_device(path: &Path) -> bool {
+    let made = unsafe {
+        libc::mknod(
+            c_path(path).as_ptr(),
+            libc::S_IFCHR | 0o666,
+            libc::makedev(1, 3),
+        )
+    };
+    made == 0
+}
+
+fn refusal(path: &Path, what: &str) -> String {
+    format!(
+        "error: {path} {what}, not a regular file\nhint: replace {path} with a regular file or a \
+         symlink to one\n",
+        path = path.display()
+    )
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_config_is_refused_by_every_command_without_blocking() {
+    use std::os::unix::fs::FileTypeExt;
+    let slm = Slm::new();
+    let path = config_file(&slm);
+    make_fifo(&path);
+    for command in [
+        vec!["config", "list"],
+        vec!["config", "get", "model"],
+        vec!["config", "set", "model", "m"],
+        vec!["config", "unset", "model"],
+        vec!["readiness", "--fix"],
+        vec!["status"],
+    ] {
+        let run = slm.run(&command, "");
+        run.code(1);
+        assert_eq!(run.stdout, "", "{command:?}");
+        assert_eq!(
+            run.stderr,
+            refusal(&path, "is a named pipe (FIFO)"),
+            "{command:?}"
+        );
+    }
+    assert!(
+        std::fs::symlink_metadata(&path)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn set_through_a_link_to_a_device_is_refused_and_the_device_kept() {
+    use std::os::unix::fs::FileTypeExt;
+    let slm = Slm::new();
+    let device = slm.work_dir().join("null-copy");
+    if !make_null_device(&device) {
+        eprintln!("skipped: this user cannot make a device node");
+        return;
+    }
+    let link = config_file(&slm);
+    std::os::unix::fs::symlink(&device, &link).unwrap();
+    let target = std::fs::canonicalize(&device).unwrap();
+    for command in [
+        vec!["config", "set", "model", "m"],
+        vec!["config", "unset", "model"],
+        vec!["config", "list"],
+    ] {
+        let run = slm.run(&command, "");
+        run.code(1);
+        assert_eq!(
+            run.stderr,
+            refusal(
+                &link,
+                &format!("links to {}, a character device", target.display())
+            ),
+            "{command:?}"
+        );
+    }
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        std::fs::metadata(&device)
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_to_a_socket_is_refused_with_where_it_leads() {
+    let slm = Slm::new();
+    let socket = slm.work_dir().join("server.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let link = config_file(&slm);
+    std::os::unix::fs::symlink(&socket, &link).unwrap();
+    let target = std::fs::canonicalize(&socket).unwrap();
+    let run = slm.run(["config", "set", "model", "m"], "");
+    run.code(1);
+    assert_eq!(
+        run.stderr,
+        refusal(&link, &format!("links to {}, a socket", target.display()))
+    );
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_to_a_regular_file_is_written_through_and_keeps_its_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let slm = Slm::new();
+    let real = slm.file("dotfiles/slmcode.toml", "# mine\nmodel = \"a\"\n");
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let link = config_file(&slm);
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    slm.run(["config", "set", "model", "b"], "").code(0);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        std::fs::read_to_string(&real).unwrap(),
+        "# mine\nmodel = \"b\"\n"
+    );
+    let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640);
+}
