@@ -91,6 +91,7 @@ pub fn config_error(error: ConfigError) -> CliError {
         )),
         ConfigError::NoConfigDirectory
         | ConfigError::Read { .. }
+        | ConfigError::Lock { .. }
         | ConfigError::Write { .. }
         | ConfigError::InvalidOverride { .. } => None,
     };

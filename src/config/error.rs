@@ -73,6 +73,15 @@ pub enum ConfigError {
         /// The key, the value and what is accepted.
         error: InvalidValue,
     },
+    /// The lock beside the file (`config.toml.lock`) could not be taken, so the file was not
+    /// edited.
+    #[error("cannot lock {}", path.display())]
+    Lock {
+        /// The lock file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// The file could not be written (it is left as it was).
     #[error("cannot write {}", path.display())]
     Write {
@@ -91,6 +100,7 @@ impl ConfigError {
             | ConfigError::Syntax { path, .. }
             | ConfigError::UnknownKeyInFile { path, .. }
             | ConfigError::InvalidInFile { path, .. }
+            | ConfigError::Lock { path, .. }
             | ConfigError::Write { path, .. } => Some(path),
             ConfigError::NotRegularFile(error) => Some(&error.path),
             ConfigError::NoConfigDirectory

@@ -12,6 +12,9 @@
 //!
 //! [`write_atomic`]: crate::files::write_atomic
 //!
+//! An edit holds the lock on `config.toml.lock` from the load to the save ([`ConfigFile`]), as
+//! the capabilities cache and the repair stats do, so parallel `config set` runs all land.
+//!
 //! Only a regular file, or a symlink to one, is read or written: a FIFO, a socket, a device or
 //! a directory at the path (or at the end of the link) is an error that names it, because
 //! reading a FIFO blocks and renaming over a device replaces it.
@@ -22,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use toml_edit::{DocumentMut, Item};
 
-use crate::files::{self, FileError};
+use crate::files::{self, FileError, FileLock};
 
 use super::error::ConfigError;
 use super::keys::{InvalidValue, Key};
@@ -138,18 +141,39 @@ fn item_text(item: &Item) -> Result<String, &'static str> {
     }
 }
 
-/// The settings file loaded for editing: the document as the user wrote it.
-#[derive(Clone, Debug)]
+/// The settings file loaded for editing: the document as the user wrote it, and the lock on
+/// `config.toml.lock` beside it, held until this is dropped. Another process's edit waits for
+/// this one's save, so edits made at the same moment all land (each reads what the one before
+/// it wrote).
+#[derive(Debug)]
 pub struct ConfigFile {
     path: PathBuf,
     document: DocumentMut,
     exists: bool,
+    _lock: FileLock,
 }
 
 impl ConfigFile {
-    /// Loads `path` for editing; a missing file is an empty document. Only the TOML syntax is
-    /// checked here, so that a file with a bad value can still be repaired with `config set`.
+    /// Takes the file's lock (waiting while another process edits it), then loads `path` for
+    /// editing; a missing file is an empty document. Only the TOML syntax is checked here, so
+    /// that a file with a bad value can still be repaired with `config set`. Loading the same
+    /// file again before this one is dropped waits for it, in this thread too.
     pub fn load(path: &Path) -> Result<ConfigFile, ConfigError> {
+        // Refused before a lock file is made beside something that is not a settings file.
+        files::regular_file_exists(path).map_err(|error| match error {
+            FileError::NotRegular(error) => ConfigError::from(error),
+            FileError::Io(source) => ConfigError::Read {
+                path: path.to_owned(),
+                source,
+            },
+        })?;
+        let lock = FileLock::acquire(path).map_err(|error| match error {
+            FileError::NotRegular(error) => ConfigError::from(error),
+            FileError::Io(source) => ConfigError::Lock {
+                path: FileLock::path_for(path),
+                source,
+            },
+        })?;
         let text = read_text(path)?;
         let exists = text.is_some();
         let text = text.unwrap_or_default();
@@ -166,6 +190,7 @@ impl ConfigFile {
             path: path.to_owned(),
             document,
             exists,
+            _lock: lock,
         })
     }
 

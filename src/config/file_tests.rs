@@ -175,6 +175,8 @@ fn a_missing_file_loads_empty_and_a_broken_one_says_where() {
     let file = ConfigFile::load(&path).unwrap();
     assert!(!file.exists());
     assert_eq!(file.document().to_string(), "");
+    // The lock is held until the file is dropped, even against this thread.
+    drop(file);
     std::fs::write(&path, "model = \"m\"\n[broken\n").unwrap();
     let error = ConfigFile::load(&path).unwrap_err();
     assert!(
@@ -208,6 +210,27 @@ fn a_file_with_a_literal_key_is_written_0600() {
         std::fs::read_to_string(&path).unwrap(),
         "model = \"m\"\napi_key = \"sk-1\"\n"
     );
+}
+
+#[test]
+fn a_loaded_file_holds_the_lock_until_it_is_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    let lock_path = dir.path().join("config.toml.lock");
+    let mut file = ConfigFile::load(&path).unwrap();
+    let other = std::fs::File::open(&lock_path).unwrap();
+    assert!(matches!(
+        other.try_lock(),
+        Err(std::fs::TryLockError::WouldBlock)
+    ));
+    set_value(file.document_mut(), Key::Model, &text("m"));
+    file.save().unwrap();
+    assert!(matches!(
+        other.try_lock(),
+        Err(std::fs::TryLockError::WouldBlock)
+    ));
+    drop(file);
+    other.try_lock().unwrap();
 }
 
 #[test]

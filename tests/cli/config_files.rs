@@ -1,11 +1,19 @@
-//! `config.toml` as a file: only regular files (or links to them) are read or replaced.
+//! `config.toml` as a file: only regular files (or links to them) are read or replaced, and
+//! edits from parallel processes all land.
 
 use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use serde_json::json;
 
 use crate::util::Slm;
 
 fn config_file(slm: &Slm) -> PathBuf {
     slm.config_dir().join("config.toml")
+}
+
+fn read_config(slm: &Slm) -> String {
+    std::fs::read_to_string(config_file(slm)).unwrap()
 }
 
 #[cfg(unix)]
@@ -162,4 +170,74 @@ fn a_link_to_a_regular_file_is_written_through_and_keeps_its_mode() {
     );
     let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o640);
+}
+
+/// A different key and value for each process.
+const PARALLEL_SETTINGS: [(&str, &str); 18] = [
+    ("provider", "llamacpp"),
+    ("endpoint", "http://127.0.0.1:8080/v1"),
+    ("model", "qwen2.5-coder:7b"),
+    ("api_key_env", "TEAM_KEY"),
+    ("structured_decoding", "off"),
+    ("max_tokens", "4096"),
+    ("temperature", "0.1"),
+    ("anti_repetition", "reask"),
+    ("grammar_whitespace", "pretty"),
+    ("schema_in_prompt", "true"),
+    ("timeout_s", "200"),
+    ("call_timeout_s", "400"),
+    ("probe_timeout_s", "30"),
+    ("max_parallel", "2"),
+    ("llm_retry_count", "1"),
+    ("llm_retry_delay_ms", "500"),
+    ("reask", "2"),
+    ("record_stats", "false"),
+];
+
+#[test]
+fn parallel_sets_of_different_keys_all_land() {
+    let slm = Slm::new();
+    std::fs::write(config_file(&slm), "# shared\n\n[other_tool]\nkept = true\n").unwrap();
+    let children: Vec<_> = PARALLEL_SETTINGS
+        .iter()
+        .map(|(key, value)| {
+            slm.command(["config", "set", key, value])
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let output = child.wait_with_output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let list = slm.run(["config", "list", "--json"], "").code(0).json();
+    let path = config_file(&slm);
+    for (key, _) in PARALLEL_SETTINGS {
+        let entry = list["settings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|entry| entry["key"] == key)
+            .unwrap();
+        assert_eq!(entry["source"]["kind"], "file", "{key} was lost:\n{entry}");
+        assert_eq!(entry["source"]["path"], json!(path));
+    }
+    let text = read_config(&slm);
+    assert!(
+        text.ends_with("# shared\n\n[other_tool]\nkept = true\n"),
+        "{text}"
+    );
+    let mut names: Vec<_> = std::fs::read_dir(slm.config_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["config.toml", "config.toml.lock"]);
 }
