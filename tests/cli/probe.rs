@@ -165,6 +165,7 @@ fn a_corrupt_cache_is_reported_and_replaced() {
         run.stderr
     );
     assert!(run.stderr.contains("is corrupt"), "{}", run.stderr);
+    assert_eq!(run.stderr.matches("warning:").count(), 1, "{}", run.stderr);
     let again = slm.run(["probe"], "");
     again.code(0);
     assert_eq!(again.stderr, "");
