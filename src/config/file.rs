@@ -150,6 +150,9 @@ pub struct ConfigFile {
     path: PathBuf,
     document: DocumentMut,
     exists: bool,
+    /// Whether the file's lines end in CRLF (its first line break says), so that an edit
+    /// writes them back that way.
+    crlf: bool,
     _lock: FileLock,
 }
 
@@ -177,6 +180,9 @@ impl ConfigFile {
         let text = read_text(path)?;
         let exists = text.is_some();
         let text = text.unwrap_or_default();
+        let crlf = text
+            .find('\n')
+            .is_some_and(|end| text[..end].ends_with('\r'));
         let document = text.parse::<DocumentMut>().map_err(|error| {
             let (line, column) = position(&text, error.span().map_or(0, |span| span.start));
             ConfigError::Syntax {
@@ -190,6 +196,7 @@ impl ConfigFile {
             path: path.to_owned(),
             document,
             exists,
+            crlf,
             _lock: lock,
         })
     }
@@ -231,23 +238,40 @@ impl ConfigFile {
         holds_literal_key(&self.document)
     }
 
-    /// Writes the document atomically: mode 0600 when it holds a literal key, otherwise the
-    /// existing file's mode (a new file gets the default mode under the umask). Only a regular
-    /// file is replaced (a symlink to one is written through).
+    /// Writes the document atomically, with the line endings the file had (LF for a new file):
+    /// mode 0600 when it holds a literal key, otherwise the existing file's mode (a new file
+    /// gets the default mode under the umask). Only a regular file is replaced (a symlink to
+    /// one is written through).
     pub fn save(&self) -> Result<(), ConfigError> {
-        files::write_atomic(
-            &self.path,
-            self.document.to_string().as_bytes(),
-            self.holds_literal_key(),
-        )
-        .map_err(|error| match error {
-            FileError::NotRegular(error) => error.into(),
-            FileError::Io(source) => ConfigError::Write {
-                path: self.path.clone(),
-                source,
+        let mut text = self.document.to_string();
+        if self.crlf {
+            text = with_crlf(&text);
+        }
+        files::write_atomic(&self.path, text.as_bytes(), self.holds_literal_key()).map_err(
+            |error| match error {
+                FileError::NotRegular(error) => error.into(),
+                FileError::Io(source) => ConfigError::Write {
+                    path: self.path.clone(),
+                    source,
+                },
             },
-        })
+        )
     }
+}
+
+/// `text` with every bare line feed made CRLF. toml_edit writes LF between the lines it
+/// formats whatever the file had, but keeps a CRLF written inside a multi-line string.
+fn with_crlf(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    let mut previous = None;
+    for character in text.chars() {
+        if character == '\n' && previous != Some('\r') {
+            out.push('\r');
+        }
+        out.push(character);
+        previous = Some(character);
+    }
+    out
 }
 
 /// Whether a settings document holds a literal `api_key`.

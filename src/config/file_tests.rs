@@ -234,6 +234,40 @@ fn a_loaded_file_holds_the_lock_until_it_is_dropped() {
 }
 
 #[test]
+fn a_crlf_file_is_saved_with_crlf_and_an_lf_file_with_lf() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    for (original, edited) in [
+        (
+            "# mine\r\nmodel = \"a\"\r\n\r\n[other]\r\nx = \"\"\"\r\ntwo\r\nlines\"\"\"\r\n",
+            "# mine\r\nmodel = \"b\"\r\nmax_tokens = 4096\r\n\r\n[other]\r\nx = \"\"\"\r\ntwo\r\nlines\"\"\"\r\n",
+        ),
+        (
+            "# mine\nmodel = \"a\"\n",
+            "# mine\nmodel = \"b\"\nmax_tokens = 4096\n",
+        ),
+        // The first line break decides.
+        (
+            "model = \"a\"\r\n# lf\n",
+            "model = \"b\"\r\nmax_tokens = 4096\r\n# lf\r\n",
+        ),
+        ("", "model = \"b\"\nmax_tokens = 4096\n"),
+    ] {
+        std::fs::write(&path, original).unwrap();
+        let mut file = ConfigFile::load(&path).unwrap();
+        set_value(file.document_mut(), Key::Model, &text("b"));
+        set_value(file.document_mut(), Key::MaxTokens, &Value::Integer(4096));
+        file.save().unwrap();
+        drop(file);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            edited,
+            "{original:?}"
+        );
+    }
+}
+
+#[test]
 fn positions_are_one_based_lines_and_character_columns() {
     assert_eq!(position("abc", 0), (1, 1));
     assert_eq!(position("a\nbc", 3), (2, 2));

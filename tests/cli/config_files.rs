@@ -1,5 +1,5 @@
-//! `config.toml` as a file: only regular files (or links to them) are read or replaced, and
-//! edits from parallel processes all land.
+//! `config.toml` as a file: only regular files (or links to them) are read or replaced, edits
+//! from parallel processes all land, and the file's own line endings are kept.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -240,4 +240,44 @@ fn parallel_sets_of_different_keys_all_land() {
         .collect();
     names.sort();
     assert_eq!(names, ["config.toml", "config.toml.lock"]);
+}
+
+#[test]
+fn crlf_line_endings_are_kept_by_every_edit() {
+    let slm = Slm::new();
+    std::fs::write(
+        config_file(&slm),
+        "# team settings\r\n\r\n# the server\r\nmodel = \"a\"\r\nmax_tokens = 1024\r\n\r\n[other]\r\nx = 1\r\n",
+    )
+    .unwrap();
+    slm.run(["config", "set", "model", "b"], "").code(0);
+    slm.run(["config", "set", "temperature", "0.1"], "").code(0);
+    assert_eq!(
+        read_config(&slm),
+        "# team settings\r\n\r\n# the server\r\nmodel = \"b\"\r\nmax_tokens = 1024\r\ntemperature = 0.1\r\n\r\n[other]\r\nx = 1\r\n"
+    );
+    slm.run(["config", "unset", "model"], "").code(0);
+    assert_eq!(
+        read_config(&slm),
+        "# team settings\r\n\r\n# the server\r\nmax_tokens = 1024\r\ntemperature = 0.1\r\n\r\n[other]\r\nx = 1\r\n"
+    );
+    slm.run(["readiness", "--fix"], "").code(0);
+    let fixed = read_config(&slm);
+    assert!(
+        !fixed.replace("\r\n", "").contains('\n'),
+        "a bare LF: {fixed:?}"
+    );
+}
+
+#[test]
+fn a_new_file_and_an_lf_file_are_written_with_lf() {
+    let slm = Slm::new();
+    slm.run(["config", "set", "model", "a"], "").code(0);
+    assert_eq!(read_config(&slm), "model = \"a\"\n");
+    std::fs::write(config_file(&slm), "# mine\nmodel = \"a\"\n").unwrap();
+    slm.run(["config", "set", "max_tokens", "4096"], "").code(0);
+    assert_eq!(
+        read_config(&slm),
+        "# mine\nmodel = \"a\"\nmax_tokens = 4096\n"
+    );
 }
