@@ -25,7 +25,7 @@ pub mod readiness;
 mod resolve;
 mod values;
 
-pub use environment::{Environment, EnvironmentVariable, environment_variables};
+pub use environment::{ConfigDirSource, Environment, EnvironmentVariable, environment_variables};
 pub use error::ConfigError;
 pub use file::{CONFIG_FILE_NAME, ConfigFile, holds_literal_key, set_value, unset_value};
 pub use keys::{InvalidValue, KEYS, Key, KeySpec, UnknownKey};
@@ -109,14 +109,13 @@ impl Default for Settings {
 /// profiles side by side).
 pub const CONFIG_DIR_ENV: &str = "SLMCODE_CONFIG_DIR";
 
-/// Where `config.toml`, `capabilities.json` and the repair stats live: `$SLMCODE_CONFIG_DIR`
-/// when set and not empty, otherwise the platform's config directory for slmcode
-/// (`~/.config/slmcode` on Linux). `None` only when the platform has no home directory.
+/// Where `config.toml`, `capabilities.json` and the repair stats live under this process's
+/// environment: `$SLMCODE_CONFIG_DIR` when set and not empty, otherwise the platform's config
+/// directory for slmcode (`~/.config/slmcode` on Linux). `None` only when the platform has no
+/// home directory. The rule is [`Environment::config_dir`]'s, so the settings file and the
+/// files beside it are always looked for in the same place.
 pub fn config_dir() -> Option<std::path::PathBuf> {
-    match std::env::var_os(CONFIG_DIR_ENV) {
-        Some(dir) if !dir.is_empty() => Some(dir.into()),
-        _ => platform_config_dir(),
-    }
+    Environment::from_process().config_dir()
 }
 
 /// The platform's config directory for slmcode (`~/.config/slmcode` on Linux).

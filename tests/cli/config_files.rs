@@ -1,5 +1,6 @@
 //! `config.toml` as a file: only regular files (or links to them) are read or replaced, edits
-//! from parallel processes all land, and the file's own line endings are kept.
+//! from parallel processes all land, the file's own line endings are kept, and an empty
+//! `SLMCODE_CONFIG_DIR` counts as unset and says so.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -279,5 +280,81 @@ fn a_new_file_and_an_lf_file_are_written_with_lf() {
     assert_eq!(
         read_config(&slm),
         "# mine\nmodel = \"a\"\nmax_tokens = 4096\n"
+    );
+}
+
+#[test]
+fn an_empty_config_dir_variable_counts_as_unset_and_says_so() {
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_CONFIG_DIR", "");
+    // The helper points XDG_CONFIG_HOME into the scratch directory.
+    let default_dir = slm.work_dir().parent().unwrap().join("xdg").join("slmcode");
+    let note = format!(
+        "SLMCODE_CONFIG_DIR is empty, which counts as unset: using the default directory {}\n",
+        default_dir.display()
+    );
+    let run = slm.run(["config", "path"], "");
+    run.code(0);
+    assert_eq!(
+        run.stdout,
+        format!("{}\n", default_dir.join("config.toml").display())
+    );
+    assert_eq!(run.stderr, note);
+
+    let set = slm.run(["config", "set", "model", "m"], "");
+    set.code(0);
+    assert_eq!(
+        std::fs::read_to_string(default_dir.join("config.toml")).unwrap(),
+        "model = \"m\"\n"
+    );
+    assert!(!config_file(&slm).exists());
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    slm.env("SLMCODE_ENDPOINT", &format!("http://127.0.0.1:{port}/v1"))
+        .env("SLMCODE_PROBE_TIMEOUT_S", "1");
+    let doctor = slm.run(["doctor", "--json"], "").json();
+    let config_check = &doctor["checks"][0];
+    assert_eq!(config_check["name"], "config");
+    assert_eq!(config_check["status"], "warn");
+    assert_eq!(
+        config_check["detail"],
+        format!(
+            "{} (SLMCODE_CONFIG_DIR is empty, which counts as unset: the default directory)",
+            default_dir.join("config.toml").display()
+        )
+    );
+    assert_eq!(
+        config_check["remedy"],
+        "unset SLMCODE_CONFIG_DIR, or set it to the directory you mean"
+    );
+}
+
+#[test]
+fn config_path_and_doctor_name_the_directory_slmcode_config_dir_gives() {
+    let slm = Slm::new();
+    let run = slm.run(["config", "path"], "");
+    run.code(0);
+    assert_eq!(run.stderr, "");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut slm = slm;
+    slm.env("SLMCODE_ENDPOINT", &format!("http://127.0.0.1:{port}/v1"))
+        .env("SLMCODE_PROBE_TIMEOUT_S", "1");
+    let doctor = slm.run(["doctor", "--json"], "").json();
+    assert_eq!(doctor["checks"][0]["status"], "ok");
+    assert_eq!(
+        doctor["checks"][0]["detail"],
+        format!(
+            "{} (not created yet: defaults, environment and flags apply; directory from \
+             SLMCODE_CONFIG_DIR)",
+            config_file(&slm).display()
+        )
     );
 }
