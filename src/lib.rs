@@ -4,13 +4,16 @@
 //! command-line layer over it (see `src/cli/`).
 //!
 //! Layers, from the bottom up:
+//! - [`files`]: how slmcode writes the files it keeps (atomically) and edits them (under a
+//!   lock beside the file). It depends on nothing else in the crate.
 //! - [`schema`]: the contract registry, validation with JSON-pointer paths, the supported
 //!   schema subset and its linter, GBNF derivation and recognition, per-mechanism projection.
 //!   It depends on nothing else in the crate.
 //! - [`agents`]: role specs and `normalize_decoding` (contract, JSON-only, serial tools, stop
 //!   sequences per role; language-specialised ids fold to their generic role).
 //! - [`repair`]: the repair ladder (string-aware tolerant parsing, truncation detection, partial
-//!   recovery, schema-driven coercion) and its statistics. Depends on `schema`.
+//!   recovery, schema-driven coercion) and its statistics. Depends on `schema` (and `files`,
+//!   for the statistics file).
 //! - [`tools`]: a request's tools compiled into one constraint (JSON Schema `oneOf` and its
 //!   GBNF, content-addressed), the `tool_choice` policy, and extraction of tool calls written
 //!   as text. Depends on `schema` and `repair`.
@@ -24,6 +27,7 @@
 pub mod agents;
 pub mod backends;
 pub mod config;
+pub mod files;
 pub mod repair;
 pub mod schema;
 pub mod tools;

@@ -1,22 +1,29 @@
 //! The capabilities cache: `capabilities.json` in the config directory, one entry per
 //! (provider, endpoint, model), so a probe is paid once, not per process.
 //!
-//! Every write is a read-modify-write under an advisory lock on `capabilities.json.lock`
-//! (`std::fs::File::lock`), and replaces the file atomically (a temp file in the same directory,
-//! then a rename), so concurrent processes neither corrupt the file nor lose each other's
-//! entries. Readers need no lock: a rename is atomic. A file that does not parse is reported (a
-//! warning, never an error) and replaced by the next write. No secret is ever in an entry: there
-//! is no field for one, and body excerpts were masked by the transport. Uses `config`, `schema`.
+//! Every write is a read-modify-write under the advisory lock on `capabilities.json.lock`
+//! ([`FileLock`]), and replaces the file atomically ([`write_atomic`]), so concurrent processes
+//! neither corrupt the file nor lose each other's entries. Readers need no lock: a rename is
+//! atomic. No secret is ever in an entry: there is no field for one, and body excerpts were
+//! masked by the transport. Uses `config`, `files`, `schema`.
+//!
+//! A file this build cannot use is reported (a warning, never an error), and what happens to it
+//! depends on why:
+//! - a file whose `version` is newer than this build's ([`FORMAT_VERSION`]) was written by a
+//!   newer slmcode, and its entries may be fine for it: it is kept as it is. Nothing reads
+//!   entries from it and nothing writes to it ([`CacheError::Newer`]); the run goes on without
+//!   a cache, as if there were none;
+//! - any other file that does not parse (not JSON, no version, entries of the wrong shape for
+//!   this version) is corrupt: it is read as empty and replaced by the next write;
+//! - something other than a regular file at the path is read as empty and never replaced.
 
 use std::collections::BTreeMap;
-use std::fs::{self, File, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Provider, config_dir};
+use crate::files::{FileError, FileLock, read_regular, write_atomic};
 use crate::schema::Mechanism;
 
 use super::capabilities::{Capabilities, GuidedField, Outcome, WireForm};
@@ -27,8 +34,8 @@ use super::time::now_rfc3339;
 /// The cache file's name in the config directory.
 pub const CACHE_FILE_NAME: &str = "capabilities.json";
 
-/// The format version written in the file.
-const FORMAT_VERSION: u32 = 1;
+/// The format version written in the file. A file with a higher one is kept as it is.
+pub const FORMAT_VERSION: u32 = 1;
 
 /// What identifies an entry.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -221,15 +228,29 @@ struct CacheFile {
 
 /// The cache could not be written (it can always be read: an unreadable file is a warning).
 #[derive(Debug, thiserror::Error)]
-#[error("capabilities cache {path}: {action}: {source}")]
-pub struct CacheError {
-    /// The file or directory involved.
-    pub path: PathBuf,
-    /// What was being done.
-    pub action: &'static str,
-    /// The I/O error.
-    #[source]
-    pub source: std::io::Error,
+pub enum CacheError {
+    /// The file, its lock or its directory could not be used.
+    #[error("capabilities cache {path}: {action}: {source}")]
+    File {
+        /// The file or directory involved.
+        path: PathBuf,
+        /// What was being done.
+        action: &'static str,
+        /// What the system said, or what is there instead of a regular file.
+        #[source]
+        source: FileError,
+    },
+    /// The file was written by a newer slmcode: it is kept as it is, and nothing is written.
+    #[error(
+        "capabilities cache {path} was written by a newer slmcode (format version {version}; this \
+         build reads {FORMAT_VERSION}): it is kept as it is, and nothing is cached"
+    )]
+    Newer {
+        /// The file.
+        path: PathBuf,
+        /// The version the file says it has.
+        version: u64,
+    },
 }
 
 /// What a read found: the entries, and a warning when the file was unreadable.
@@ -237,8 +258,18 @@ pub struct CacheError {
 pub struct Snapshot {
     /// Every entry in the file.
     pub entries: Vec<CacheEntry>,
-    /// Set when the file existed but could not be parsed (it will be replaced).
+    /// Set when the file existed but could not be used (see the module's rule for what then
+    /// happens to it).
     pub warning: Option<String>,
+    /// The format version of a file written by a newer slmcode: it is kept as it is, its
+    /// entries are not read, and [`CapabilityCache::update`] refuses to write.
+    pub newer_version: Option<u64>,
+}
+
+/// Only the version, read first: a newer file's entries may have any shape.
+#[derive(Deserialize)]
+struct VersionOnly {
+    version: u64,
 }
 
 /// The cache file at one path.
@@ -265,38 +296,45 @@ impl CapabilityCache {
         &self.path
     }
 
-    fn lock_path(&self) -> PathBuf {
-        self.path.with_extension("json.lock")
-    }
-
     /// Reads every entry (no lock needed: writes are atomic renames).
     pub fn read(&self) -> Snapshot {
-        let text = match fs::read_to_string(&self.path) {
-            Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                return Snapshot::default();
-            }
+        let bytes = match read_regular(&self.path) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Snapshot::default(),
             Err(error) => {
                 return Snapshot {
-                    entries: Vec::new(),
                     warning: Some(format!(
                         "capabilities cache {} could not be read ({error}); probing as if it were empty",
                         self.path.display()
                     )),
+                    ..Snapshot::default()
                 };
             }
         };
-        match serde_json::from_str::<CacheFile>(&text) {
+        if let Ok(VersionOnly { version }) = serde_json::from_slice(&bytes)
+            && version > u64::from(FORMAT_VERSION)
+        {
+            let newer = CacheError::Newer {
+                path: self.path.clone(),
+                version,
+            };
+            return Snapshot {
+                entries: Vec::new(),
+                warning: Some(newer.to_string()),
+                newer_version: Some(version),
+            };
+        }
+        match serde_json::from_slice::<CacheFile>(&bytes) {
             Ok(file) => Snapshot {
                 entries: file.entries,
-                warning: None,
+                ..Snapshot::default()
             },
             Err(error) => Snapshot {
-                entries: Vec::new(),
                 warning: Some(format!(
                     "capabilities cache {} is corrupt ({error}); it will be replaced",
                     self.path.display()
                 )),
+                ..Snapshot::default()
             },
         }
     }
@@ -313,73 +351,39 @@ impl CapabilityCache {
 
     /// Reads, lets `edit` change the entries, and writes them back atomically, all under the
     /// lock. Returns what `edit` returned and the read's warning (a corrupt file is replaced).
+    /// A file written by a newer slmcode is left as it is: [`CacheError::Newer`], and `edit`
+    /// does not run.
     pub fn update<T>(
         &self,
         edit: impl FnOnce(&mut Vec<CacheEntry>) -> T,
     ) -> Result<(T, Option<String>), CacheError> {
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        fs::create_dir_all(dir).map_err(|source| CacheError {
-            path: dir.to_path_buf(),
-            action: "creating the directory",
-            source,
-        })?;
-        let lock_path = self.lock_path();
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|source| CacheError {
-                path: lock_path.clone(),
-                action: "opening the lock file",
-                source,
-            })?;
-        lock.lock().map_err(|source| CacheError {
-            path: lock_path.clone(),
+        let lock = FileLock::acquire(&self.path).map_err(|source| CacheError::File {
+            path: FileLock::path_for(&self.path),
             action: "locking",
             source,
         })?;
         let mut snapshot = self.read();
+        if let Some(version) = snapshot.newer_version {
+            return Err(CacheError::Newer {
+                path: self.path.clone(),
+                version,
+            });
+        }
         let result = edit(&mut snapshot.entries);
         snapshot.entries.sort_by_key(CacheEntry::key);
-        let written = self.write_atomically(&CacheFile {
+        let file = CacheFile {
             version: FORMAT_VERSION,
             entries: snapshot.entries,
-        });
-        // Unlocking also happens when `lock` drops; doing it here keeps the order obvious.
-        let _ = lock.unlock();
-        written?;
-        Ok((result, snapshot.warning))
-    }
-
-    fn write_atomically(&self, file: &CacheFile) -> Result<(), CacheError> {
-        static SEQUENCE: AtomicU64 = AtomicU64::new(0);
-        let temp = self.path.with_extension(format!(
-            "json.{}.{}.tmp",
-            std::process::id(),
-            SEQUENCE.fetch_add(1, Ordering::Relaxed)
-        ));
-        let error = |action: &'static str| {
-            let temp = temp.clone();
-            move |source| CacheError {
-                path: temp,
-                action,
-                source,
-            }
         };
-        let text = serde_json::to_string_pretty(file).unwrap_or_default();
-        let written = (|| {
-            let mut out = File::create(&temp).map_err(error("creating a temp file"))?;
-            out.write_all(text.as_bytes())
-                .and_then(|()| out.write_all(b"\n"))
-                .map_err(error("writing"))?;
-            out.sync_all().map_err(error("syncing"))?;
-            fs::rename(&temp, &self.path).map_err(error("replacing the cache file"))
-        })();
-        if written.is_err() {
-            let _ = fs::remove_file(&temp);
-        }
-        written
+        let mut text = serde_json::to_vec_pretty(&file).expect("cache entries always serialise");
+        text.push(b'\n');
+        write_atomic(&self.path, &text, false).map_err(|source| CacheError::File {
+            path: self.path.clone(),
+            action: "replacing the cache file",
+            source,
+        })?;
+        drop(lock);
+        Ok((result, snapshot.warning))
     }
 
     /// Inserts or replaces the entry with `entry`'s key.

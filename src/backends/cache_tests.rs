@@ -1,6 +1,8 @@
 //! The capabilities cache's tests: entries by key, a corrupt file, demotions, enforcement
 //! failures, concurrent writers.
 
+use std::fs;
+
 use super::*;
 
 fn key(model: &str) -> CacheKey {
@@ -75,6 +77,53 @@ fn a_corrupt_file_is_reported_and_replaced() {
     assert!(warning.unwrap().contains("will be replaced"));
     assert!(cache.read().warning.is_none());
     assert_eq!(cache.read().entries.len(), 1);
+}
+
+#[test]
+fn a_file_from_a_newer_slmcode_is_kept_and_never_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = CapabilityCache::in_dir(dir.path());
+    let newer = "{\"version\": 99, \"entries\": [], \"shards\": [\"a\"]}";
+    fs::write(cache.path(), newer).unwrap();
+    let (entry, warning) = cache.get(&key("a"));
+    assert!(entry.is_none());
+    assert_eq!(
+        warning.unwrap(),
+        format!(
+            "capabilities cache {} was written by a newer slmcode (format version 99; this \
+             build reads 1): it is kept as it is, and nothing is cached",
+            cache.path().display()
+        )
+    );
+    let entry = CacheEntry::new(&key("a"), &Capabilities::floor(), None, None, Vec::new());
+    let error = cache.store(entry).unwrap_err();
+    assert!(error.to_string().contains("newer slmcode"), "{error}");
+    assert!(cache.remove(&key("a")).is_err());
+    assert_eq!(fs::read_to_string(cache.path()).unwrap(), newer);
+    // Entries this build cannot read at all, under a newer version: the same.
+    let unreadable = "{\"version\": 3, \"entries\": [{\"endpoint\": 7}]}";
+    fs::write(cache.path(), unreadable).unwrap();
+    assert!(cache.get(&key("a")).1.unwrap().contains("format version 3"));
+    assert!(cache.remove(&key("a")).is_err());
+    assert_eq!(fs::read_to_string(cache.path()).unwrap(), unreadable);
+}
+
+#[test]
+fn a_file_of_this_version_that_does_not_parse_is_still_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = CapabilityCache::in_dir(dir.path());
+    for corrupt in [
+        "{\"version\": 1, \"entries\": [{\"endpoint\": 7}]}",
+        "{\"entries\": []}",
+        "[1, 2]",
+        "{\"version\": \"99\", \"entries\": []}",
+    ] {
+        fs::write(cache.path(), corrupt).unwrap();
+        let warning = cache.read().warning.unwrap();
+        assert!(warning.contains("is corrupt"), "{corrupt}: {warning}");
+        assert!(!cache.remove(&key("a")).unwrap());
+        assert!(cache.read().warning.is_none(), "{corrupt}");
+    }
 }
 
 #[test]

@@ -293,11 +293,21 @@ pub fn prior(target: &Target) -> Capabilities {
 fn resolve(target: &Target, options: &NegotiateOptions) -> Negotiation {
     let key = target.key();
     let mut warnings = Vec::new();
-    let (entry, warning) = match &options.cache {
-        Some(cache) => cache.get(&key),
-        None => (None, None),
-    };
-    warnings.extend(warning);
+    let snapshot = options
+        .cache
+        .as_ref()
+        .map(CapabilityCache::read)
+        .unwrap_or_default();
+    warnings.extend(snapshot.warning);
+    // A file from a newer slmcode is kept as it is: this run neither reads nor writes it.
+    let writable_cache = options
+        .cache
+        .as_ref()
+        .filter(|_| snapshot.newer_version.is_none());
+    let entry = snapshot
+        .entries
+        .into_iter()
+        .find(|entry| entry.key() == key);
     let mut keep_demotions = entry
         .as_ref()
         .map(|entry| entry.demotions.clone())
@@ -370,7 +380,7 @@ fn resolve(target: &Target, options: &NegotiateOptions) -> Negotiation {
     let capabilities = Capabilities::select(report.outcomes.clone(), &demoted, true);
     let probed_at = now_rfc3339();
     let fingerprint = Some(report.fingerprint.clone()).filter(|found| !found.is_empty());
-    if let Some(cache) = &options.cache {
+    if let Some(cache) = writable_cache {
         let entry = CacheEntry::new(
             &key,
             &capabilities,
@@ -379,6 +389,9 @@ fn resolve(target: &Target, options: &NegotiateOptions) -> Negotiation {
             keep_demotions.clone(),
         );
         match cache.store(entry) {
+            // The read before the probe said the same (a corrupt file, now replaced): once is
+            // enough.
+            Ok(Some(warning)) if warnings.contains(&warning) => {}
             Ok(warning) => warnings.extend(warning),
             Err(error) => warnings.push(format!("the probe result was not cached: {error}")),
         }

@@ -11,7 +11,8 @@ use anyhow::Context;
 use clap::Subcommand;
 use serde::Serialize;
 use slmcode::config::{
-    self, ConfigFile, Environment, KEYS, Key, Normalisation, Resolved, Source, UnknownKey, Value,
+    self, ConfigDirSource, ConfigFile, Environment, KEYS, Key, Normalisation, Resolved, Source,
+    UnknownKey, Value,
 };
 
 use super::exit::{CliError, CommandResult, Exit};
@@ -329,7 +330,16 @@ fn unset(name: &str, printer: &Printer) -> CommandResult {
 }
 
 fn path(printer: &Printer) -> CommandResult {
-    let path = config::config_path(&Environment::from_process()).map_err(config_error)?;
+    let environment = Environment::from_process();
+    let path = config::config_path(&environment).map_err(config_error)?;
+    if environment.config_dir_source() == ConfigDirSource::EmptyVariable
+        && let Some(directory) = path.parent()
+    {
+        printer.note(&format!(
+            "SLMCODE_CONFIG_DIR is empty, which counts as unset: using the default directory {}",
+            directory.display()
+        ));
+    }
     if printer.json() {
         printer.json_value(&PathReport {
             path: &path,

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 use slmcode::backends::{CallError, Fingerprint, Target, reachability};
-use slmcode::config::{Key, Resolved, Source, StructuredDecoding};
+use slmcode::config::{ConfigDirSource, Key, Resolved, Source, StructuredDecoding};
 use slmcode::schema::Mechanism;
 
 use super::exit::{CommandResult, Exit};
@@ -390,16 +390,32 @@ fn config_check(resolved: &Resolved) -> Check {
             Some(format!("edit {path} or use `slmcode config`")),
         );
     }
-    if resolved.config_exists {
-        check("config", Status::Ok, format!("{path}"), None)
-    } else {
-        check(
-            "config",
-            Status::Ok,
-            format!("{path} (not created yet: defaults, environment and flags apply)"),
-            None,
-        )
+    let mut notes = Vec::new();
+    if !resolved.config_exists {
+        notes.push("not created yet: defaults, environment and flags apply");
     }
+    match resolved.config_dir_source {
+        ConfigDirSource::Environment => notes.push("directory from SLMCODE_CONFIG_DIR"),
+        ConfigDirSource::Platform => {}
+        ConfigDirSource::EmptyVariable => {
+            notes.push("SLMCODE_CONFIG_DIR is empty, which counts as unset: the default directory")
+        }
+    }
+    let detail = if notes.is_empty() {
+        path.to_string()
+    } else {
+        format!("{path} ({})", notes.join("; "))
+    };
+    if resolved.config_dir_source == ConfigDirSource::EmptyVariable {
+        // Most likely a variable exported from another that was unset.
+        return check(
+            "config",
+            Status::Warn,
+            detail,
+            Some("unset SLMCODE_CONFIG_DIR, or set it to the directory you mean".to_owned()),
+        );
+    }
+    check("config", Status::Ok, detail, None)
 }
 
 fn endpoint_check(resolved: &Resolved, endpoint: &str, backend_note: Option<String>) -> Check {

@@ -85,8 +85,13 @@ pub fn config_error(error: ConfigError) -> CliError {
         ConfigError::InvalidInEnvironment { variable, .. } => {
             Some(format!("unset {variable} or give it a valid value"))
         }
+        ConfigError::NotRegularFile(error) => Some(format!(
+            "replace {} with a regular file or a symlink to one",
+            error.path.display()
+        )),
         ConfigError::NoConfigDirectory
         | ConfigError::Read { .. }
+        | ConfigError::Lock { .. }
         | ConfigError::Write { .. }
         | ConfigError::InvalidOverride { .. } => None,
     };

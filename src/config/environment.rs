@@ -47,15 +47,39 @@ impl Environment {
             .filter(|value| !value.is_empty())
     }
 
-    /// Where `config.toml` lives under this environment: `$SLMCODE_CONFIG_DIR` when set, else
-    /// the platform's config directory for slmcode (which the platform derives from the
-    /// process's home directory). `None` only when there is no home directory.
+    /// Where `config.toml` lives under this environment: `$SLMCODE_CONFIG_DIR` when set and not
+    /// empty (an empty value counts as unset, like every variable here), else the platform's
+    /// config directory for slmcode (which the platform derives from the process's home
+    /// directory). `None` only when there is no home directory.
     pub fn config_dir(&self) -> Option<PathBuf> {
         match self.get(CONFIG_DIR_ENV) {
             Some(dir) => Some(PathBuf::from(dir)),
             None => super::platform_config_dir(),
         }
     }
+
+    /// Where [`Environment::config_dir`] comes from, so a user can be told when an empty
+    /// `SLMCODE_CONFIG_DIR` was passed over.
+    pub fn config_dir_source(&self) -> ConfigDirSource {
+        match self.variables.get(CONFIG_DIR_ENV) {
+            Some(dir) if !dir.is_empty() => ConfigDirSource::Environment,
+            Some(_) => ConfigDirSource::EmptyVariable,
+            None => ConfigDirSource::Platform,
+        }
+    }
+}
+
+/// Where the config directory comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfigDirSource {
+    /// `SLMCODE_CONFIG_DIR`.
+    Environment,
+    /// The platform's config directory for slmcode: `SLMCODE_CONFIG_DIR` is unset.
+    Platform,
+    /// The platform's config directory for slmcode: `SLMCODE_CONFIG_DIR` is set but empty,
+    /// which counts as unset.
+    EmptyVariable,
 }
 
 /// Values of the environment may be keys: the snapshot never prints them.
@@ -82,7 +106,9 @@ pub struct EnvironmentVariable {
 pub fn environment_variables() -> Vec<EnvironmentVariable> {
     let mut variables = vec![EnvironmentVariable {
         name: CONFIG_DIR_ENV,
-        doc: "the directory holding config.toml, capabilities.json and repair stats".to_owned(),
+        doc: "the directory holding config.toml, capabilities.json and repair stats (empty \
+              counts as unset)"
+            .to_owned(),
     }];
     variables.extend(KEYS.iter().map(|spec| EnvironmentVariable {
         name: spec.environment,
@@ -130,6 +156,18 @@ mod tests {
     fn the_config_directory_follows_slmcode_config_dir() {
         let environment = Environment::from_pairs([(CONFIG_DIR_ENV, "/tmp/slm")]);
         assert_eq!(environment.config_dir(), Some(PathBuf::from("/tmp/slm")));
+    }
+
+    #[test]
+    fn an_empty_slmcode_config_dir_counts_as_unset_and_is_told_apart() {
+        let set = Environment::from_pairs([(CONFIG_DIR_ENV, "/tmp/slm")]);
+        assert_eq!(set.config_dir_source(), ConfigDirSource::Environment);
+        let empty = Environment::from_pairs([(CONFIG_DIR_ENV, "")]);
+        assert_eq!(empty.config_dir(), super::super::platform_config_dir());
+        assert_eq!(empty.config_dir_source(), ConfigDirSource::EmptyVariable);
+        let unset = Environment::from_pairs([("HOME", "/home/me")]);
+        assert_eq!(unset.config_dir(), super::super::platform_config_dir());
+        assert_eq!(unset.config_dir_source(), ConfigDirSource::Platform);
     }
 
     #[test]

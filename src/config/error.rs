@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use crate::files::NotRegularFile;
+
 use super::keys::{InvalidValue, UnknownKey};
 
 /// A settings problem that stops resolution or an edit of `config.toml`.
@@ -11,6 +13,10 @@ pub enum ConfigError {
     /// Neither `SLMCODE_CONFIG_DIR` nor a home directory says where the config lives.
     #[error("no config directory: set SLMCODE_CONFIG_DIR (there is no home directory)")]
     NoConfigDirectory,
+    /// Something other than a regular file is where the file should be (a FIFO, a socket, a
+    /// device, a directory, or a symlink to one): it is neither read nor replaced.
+    #[error(transparent)]
+    NotRegularFile(#[from] NotRegularFile),
     /// The file exists but could not be read.
     #[error("cannot read {}", path.display())]
     Read {
@@ -67,6 +73,15 @@ pub enum ConfigError {
         /// The key, the value and what is accepted.
         error: InvalidValue,
     },
+    /// The lock beside the file (`config.toml.lock`) could not be taken, so the file was not
+    /// edited.
+    #[error("cannot lock {}", path.display())]
+    Lock {
+        /// The lock file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// The file could not be written (it is left as it was).
     #[error("cannot write {}", path.display())]
     Write {
@@ -85,7 +100,9 @@ impl ConfigError {
             | ConfigError::Syntax { path, .. }
             | ConfigError::UnknownKeyInFile { path, .. }
             | ConfigError::InvalidInFile { path, .. }
+            | ConfigError::Lock { path, .. }
             | ConfigError::Write { path, .. } => Some(path),
+            ConfigError::NotRegularFile(error) => Some(&error.path),
             ConfigError::NoConfigDirectory
             | ConfigError::InvalidInEnvironment { .. }
             | ConfigError::InvalidOverride { .. } => None,

@@ -9,13 +9,23 @@
 //! Edits are pure functions on a [`toml_edit::DocumentMut`] ([`set_value`], [`unset_value`]);
 //! [`write_atomic`] is the thin I/O step: a temporary file in the same directory, fsync,
 //! rename, so a reader sees the old file or the new one and never half of one.
+//!
+//! [`write_atomic`]: crate::files::write_atomic
+//!
+//! An edit holds the lock on `config.toml.lock` from the load to the save ([`ConfigFile`]), as
+//! the capabilities cache and the repair stats do, so parallel `config set` runs all land.
+//!
+//! Only a regular file, or a symlink to one, is read or written: a FIFO, a socket, a device or
+//! a directory at the path (or at the end of the link) is an error that names it, because
+//! reading a FIFO blocks and renaming over a device replaces it.
 
-use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use toml_edit::{DocumentMut, Item};
+
+use crate::files::{self, FileError, FileLock};
 
 use super::error::ConfigError;
 use super::keys::{InvalidValue, Key};
@@ -80,16 +90,22 @@ pub(crate) fn read_entries(path: &Path) -> Result<Option<Vec<FileEntry>>, Config
     Ok(Some(entries))
 }
 
-/// The file's text, or `None` when it does not exist.
+/// The file's text, or `None` when it does not exist. Only a regular file (or a symlink to
+/// one) is read: a FIFO would block every command.
 fn read_text(path: &Path) -> Result<Option<String>, ConfigError> {
-    match fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(ConfigError::Read {
-            path: path.to_owned(),
-            source,
-        }),
-    }
+    let read = |source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let bytes = match files::read_regular(path) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Ok(None),
+        Err(FileError::NotRegular(error)) => return Err(error.into()),
+        Err(FileError::Io(source)) => return Err(read(source)),
+    };
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|error| read(io::Error::new(io::ErrorKind::InvalidData, error)))
 }
 
 /// 1-based line and column (in characters) of a byte offset.
@@ -125,21 +141,48 @@ fn item_text(item: &Item) -> Result<String, &'static str> {
     }
 }
 
-/// The settings file loaded for editing: the document as the user wrote it.
-#[derive(Clone, Debug)]
+/// The settings file loaded for editing: the document as the user wrote it, and the lock on
+/// `config.toml.lock` beside it, held until this is dropped. Another process's edit waits for
+/// this one's save, so edits made at the same moment all land (each reads what the one before
+/// it wrote).
+#[derive(Debug)]
 pub struct ConfigFile {
     path: PathBuf,
     document: DocumentMut,
     exists: bool,
+    /// Whether the file's lines end in CRLF (its first line break says), so that an edit
+    /// writes them back that way.
+    crlf: bool,
+    _lock: FileLock,
 }
 
 impl ConfigFile {
-    /// Loads `path` for editing; a missing file is an empty document. Only the TOML syntax is
-    /// checked here, so that a file with a bad value can still be repaired with `config set`.
+    /// Takes the file's lock (waiting while another process edits it), then loads `path` for
+    /// editing; a missing file is an empty document. Only the TOML syntax is checked here, so
+    /// that a file with a bad value can still be repaired with `config set`. Loading the same
+    /// file again before this one is dropped waits for it, in this thread too.
     pub fn load(path: &Path) -> Result<ConfigFile, ConfigError> {
+        // Refused before a lock file is made beside something that is not a settings file.
+        files::regular_file_exists(path).map_err(|error| match error {
+            FileError::NotRegular(error) => ConfigError::from(error),
+            FileError::Io(source) => ConfigError::Read {
+                path: path.to_owned(),
+                source,
+            },
+        })?;
+        let lock = FileLock::acquire(path).map_err(|error| match error {
+            FileError::NotRegular(error) => ConfigError::from(error),
+            FileError::Io(source) => ConfigError::Lock {
+                path: FileLock::path_for(path),
+                source,
+            },
+        })?;
         let text = read_text(path)?;
         let exists = text.is_some();
         let text = text.unwrap_or_default();
+        let crlf = text
+            .find('\n')
+            .is_some_and(|end| text[..end].ends_with('\r'));
         let document = text.parse::<DocumentMut>().map_err(|error| {
             let (line, column) = position(&text, error.span().map_or(0, |span| span.start));
             ConfigError::Syntax {
@@ -153,6 +196,8 @@ impl ConfigFile {
             path: path.to_owned(),
             document,
             exists,
+            crlf,
+            _lock: lock,
         })
     }
 
@@ -196,19 +241,40 @@ impl ConfigFile {
         holds_literal_key(&self.document)
     }
 
-    /// Writes the document atomically: mode 0600 when it holds a literal key, otherwise the
-    /// existing file's mode (a new file gets the default mode under the umask).
+    /// Writes the document atomically, with the line endings the file had (LF for a new file):
+    /// mode 0600 when it holds a literal key, otherwise the existing file's mode (a new file
+    /// gets the default mode under the umask). Only a regular file is replaced (a symlink to
+    /// one is written through).
     pub fn save(&self) -> Result<(), ConfigError> {
-        write_atomic(
-            &self.path,
-            self.document.to_string().as_bytes(),
-            self.holds_literal_key(),
+        let mut text = self.document.to_string();
+        if self.crlf {
+            text = with_crlf(&text);
+        }
+        files::write_atomic(&self.path, text.as_bytes(), self.holds_literal_key()).map_err(
+            |error| match error {
+                FileError::NotRegular(error) => error.into(),
+                FileError::Io(source) => ConfigError::Write {
+                    path: self.path.clone(),
+                    source,
+                },
+            },
         )
-        .map_err(|source| ConfigError::Write {
-            path: self.path.clone(),
-            source,
-        })
     }
+}
+
+/// `text` with every bare line feed made CRLF. toml_edit writes LF between the lines it
+/// formats whatever the file had, but keeps a CRLF written inside a multi-line string.
+fn with_crlf(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    let mut previous = None;
+    for character in text.chars() {
+        if character == '\n' && previous != Some('\r') {
+            out.push('\r');
+        }
+        out.push(character);
+        previous = Some(character);
+    }
+    out
 }
 
 /// Whether a settings document holds a literal `api_key`.
@@ -326,76 +392,6 @@ fn first_table_mut(document: &mut DocumentMut) -> Option<&mut toml_edit::Table> 
         .filter_map(|(_, item)| item.as_table_mut())
         .filter(|table| !table.is_dotted())
         .min_by_key(|table| table.position().unwrap_or(isize::MAX))
-}
-
-/// Writes `contents` to `path` so that readers see the old file or the new one, never a mix:
-/// a temporary file in the same directory (created 0600 when `private`), written and fsynced,
-/// then renamed over `path`, then the directory fsynced. A symlinked file (dotfile managers)
-/// is written through the link. On failure the temporary file is removed and `path` is as it
-/// was.
-pub fn write_atomic(path: &Path, contents: &[u8], private: bool) -> io::Result<()> {
-    let target = match fs::symlink_metadata(path) {
-        Ok(metadata) if metadata.file_type().is_symlink() => fs::canonicalize(path)?,
-        _ => path.to_owned(),
-    };
-    let directory = match target.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    fs::create_dir_all(&directory)?;
-    let existing_permissions = fs::metadata(&target)
-        .ok()
-        .map(|metadata| metadata.permissions());
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let temporary = directory.join(format!(
-        ".{}.{}.{}.tmp",
-        target
-            .file_name()
-            .and_then(|name| name.to_str())
-            .unwrap_or("config"),
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed),
-    ));
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(if private { 0o600 } else { 0o666 });
-    }
-    let written = (|| {
-        let mut file = options.open(&temporary)?;
-        file.write_all(contents)?;
-        if private {
-            set_private(&file)?;
-        } else if let Some(permissions) = existing_permissions {
-            file.set_permissions(permissions)?;
-        }
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&temporary, &target)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&temporary);
-    }
-    written?;
-    // The rename is durable only once the directory entry is; not every platform can open a
-    // directory, and the file is already complete either way.
-    if let Ok(directory) = fs::File::open(&directory) {
-        let _ = directory.sync_all();
-    }
-    Ok(())
-}
-
-#[cfg(unix)]
-fn set_private(file: &fs::File) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    file.set_permissions(fs::Permissions::from_mode(0o600))
-}
-
-#[cfg(not(unix))]
-fn set_private(_file: &fs::File) -> io::Result<()> {
-    Ok(())
 }
 
 /// The permission bits of `path` (unix), for warnings about a key in a readable file.

@@ -195,6 +195,8 @@ fn a_missing_file_loads_empty_and_a_broken_one_says_where() {
     let file = ConfigFile::load(&path).unwrap();
     assert!(!file.exists());
     assert_eq!(file.document().to_string(), "");
+    // The lock is held until the file is dropped, even against this thread.
+    drop(file);
     std::fs::write(&path, "model = \"m\"\n[broken\n").unwrap();
     let error = ConfigFile::load(&path).unwrap_err();
     assert!(
@@ -230,67 +232,59 @@ fn a_file_with_a_literal_key_is_written_0600() {
     );
 }
 
-#[cfg(unix)]
 #[test]
-fn a_file_without_a_key_keeps_its_mode() {
-    use std::os::unix::fs::PermissionsExt;
+fn a_loaded_file_holds_the_lock_until_it_is_dropped() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("config.toml");
-    std::fs::write(&path, "model = \"m\"\n").unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
-    write_atomic(&path, b"model = \"n\"\n", false).unwrap();
-    assert_eq!(mode_of(&path), 0o640);
+    let lock_path = dir.path().join("config.toml.lock");
+    let mut file = ConfigFile::load(&path).unwrap();
+    let other = std::fs::File::open(&lock_path).unwrap();
+    assert!(matches!(
+        other.try_lock(),
+        Err(std::fs::TryLockError::WouldBlock)
+    ));
+    set_value(file.document_mut(), Key::Model, &text("m"));
+    file.save().unwrap();
+    assert!(matches!(
+        other.try_lock(),
+        Err(std::fs::TryLockError::WouldBlock)
+    ));
+    drop(file);
+    other.try_lock().unwrap();
 }
 
 #[test]
-fn an_atomic_write_replaces_the_file_and_leaves_no_temporary_file() {
+fn a_crlf_file_is_saved_with_crlf_and_an_lf_file_with_lf() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("nested").join("config.toml");
-    write_atomic(&path, b"a = 1\n", false).unwrap();
-    write_atomic(&path, b"a = 2\n", false).unwrap();
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "a = 2\n");
-    let names: Vec<_> = std::fs::read_dir(path.parent().unwrap())
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name())
-        .collect();
-    assert_eq!(names, ["config.toml"]);
-}
-
-#[test]
-fn a_failed_write_leaves_no_temporary_file_behind() {
-    let dir = tempfile::tempdir().unwrap();
-    // A directory where the file should be: the final rename fails.
     let path = dir.path().join("config.toml");
-    std::fs::create_dir(&path).unwrap();
-    std::fs::write(path.join("inside"), "kept").unwrap();
-    assert!(write_atomic(&path, b"a = 1\n", false).is_err());
-    let names: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name())
-        .collect();
-    assert_eq!(names, ["config.toml"]);
-    assert_eq!(
-        std::fs::read_to_string(path.join("inside")).unwrap(),
-        "kept"
-    );
-}
-
-#[cfg(unix)]
-#[test]
-fn a_symlinked_file_is_written_through_the_link() {
-    let dir = tempfile::tempdir().unwrap();
-    let real = dir.path().join("dotfiles-config.toml");
-    std::fs::write(&real, "a = 1\n").unwrap();
-    let link = dir.path().join("config.toml");
-    std::os::unix::fs::symlink(&real, &link).unwrap();
-    write_atomic(&link, b"a = 2\n", false).unwrap();
-    assert!(
-        std::fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
-    assert_eq!(std::fs::read_to_string(&real).unwrap(), "a = 2\n");
+    for (original, edited) in [
+        (
+            "# mine\r\nmodel = \"a\"\r\n\r\n[other]\r\nx = \"\"\"\r\ntwo\r\nlines\"\"\"\r\n",
+            "# mine\r\nmodel = \"b\"\r\nmax_tokens = 4096\r\n\r\n[other]\r\nx = \"\"\"\r\ntwo\r\nlines\"\"\"\r\n",
+        ),
+        (
+            "# mine\nmodel = \"a\"\n",
+            "# mine\nmodel = \"b\"\nmax_tokens = 4096\n",
+        ),
+        // The first line break decides.
+        (
+            "model = \"a\"\r\n# lf\n",
+            "model = \"b\"\r\nmax_tokens = 4096\r\n# lf\r\n",
+        ),
+        ("", "model = \"b\"\nmax_tokens = 4096\n"),
+    ] {
+        std::fs::write(&path, original).unwrap();
+        let mut file = ConfigFile::load(&path).unwrap();
+        set_value(file.document_mut(), Key::Model, &text("b"));
+        set_value(file.document_mut(), Key::MaxTokens, &Value::Integer(4096));
+        file.save().unwrap();
+        drop(file);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            edited,
+            "{original:?}"
+        );
+    }
 }
 
 #[test]

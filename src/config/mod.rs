@@ -8,8 +8,9 @@
 //! tables, and writes it atomically. [`readiness`] scores how safe the settings are for a
 //! small local model. [`endpoint`] normalises the base URL a user writes, once, for every layer.
 //!
-//! This module uses nothing else in the crate but `schema` (for the grammar's whitespace); it
-//! reads files and the environment but never the network, never prints and never exits.
+//! This module uses nothing else in the crate but `schema` (for the grammar's whitespace) and
+//! `files` (atomic writes); it reads files and the environment but never the network, never
+//! prints and never exits.
 
 use crate::schema::Whitespace;
 
@@ -24,11 +25,9 @@ pub mod readiness;
 mod resolve;
 mod values;
 
-pub use environment::{Environment, EnvironmentVariable, environment_variables};
+pub use environment::{ConfigDirSource, Environment, EnvironmentVariable, environment_variables};
 pub use error::ConfigError;
-pub use file::{
-    CONFIG_FILE_NAME, ConfigFile, holds_literal_key, set_value, unset_value, write_atomic,
-};
+pub use file::{CONFIG_FILE_NAME, ConfigFile, holds_literal_key, set_value, unset_value};
 pub use keys::{InvalidValue, KEYS, Key, KeySpec, UnknownKey};
 pub use provider::{Provider, UnknownProvider};
 pub use resolve::{
@@ -110,14 +109,13 @@ impl Default for Settings {
 /// profiles side by side).
 pub const CONFIG_DIR_ENV: &str = "SLMCODE_CONFIG_DIR";
 
-/// Where `config.toml`, `capabilities.json` and the repair stats live: `$SLMCODE_CONFIG_DIR`
-/// when set and not empty, otherwise the platform's config directory for slmcode
-/// (`~/.config/slmcode` on Linux). `None` only when the platform has no home directory.
+/// Where `config.toml`, `capabilities.json` and the repair stats live under this process's
+/// environment: `$SLMCODE_CONFIG_DIR` when set and not empty, otherwise the platform's config
+/// directory for slmcode (`~/.config/slmcode` on Linux). `None` only when the platform has no
+/// home directory. The rule is [`Environment::config_dir`]'s, so the settings file and the
+/// files beside it are always looked for in the same place.
 pub fn config_dir() -> Option<std::path::PathBuf> {
-    match std::env::var_os(CONFIG_DIR_ENV) {
-        Some(dir) if !dir.is_empty() => Some(dir.into()),
-        _ => platform_config_dir(),
-    }
+    Environment::from_process().config_dir()
 }
 
 /// The platform's config directory for slmcode (`~/.config/slmcode` on Linux).

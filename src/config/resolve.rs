@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use super::Settings;
 use super::endpoint::normalize_endpoint;
-use super::environment::Environment;
+use super::environment::{ConfigDirSource, Environment};
 use super::error::ConfigError;
 use super::file::{self, CONFIG_FILE_NAME};
 use super::keys::{KEYS, Key};
@@ -202,6 +202,8 @@ pub struct Resolved {
     pub sources: Sources,
     /// Where the settings file is (whether or not it exists).
     pub config_path: PathBuf,
+    /// Where its directory came from (`SLMCODE_CONFIG_DIR`, or the platform's default).
+    pub config_dir_source: ConfigDirSource,
     /// Whether the settings file exists.
     pub config_exists: bool,
     /// What the user should know and can act on.
@@ -323,6 +325,7 @@ pub fn resolve(environment: &Environment, overrides: &Overrides) -> Result<Resol
         settings,
         sources,
         config_path,
+        config_dir_source: environment.config_dir_source(),
         config_exists,
         warnings,
         normalised,

@@ -3,18 +3,19 @@
 //!
 //! The library counts ([`Stats::record`], [`Stats::merge`]); [`Stats::load`] and
 //! [`Stats::save`] read and write the small JSON file the CLI keeps next to the config
-//! ([`STATS_FILE`]). Saving writes a temporary file in the same directory and renames it over
-//! the old one, so a reader never sees half a file. [`Stats::add_to_file`] does the
-//! read-add-write under an advisory lock on a `.lock` file beside it, so processes counting at
-//! the same moment all add up (a plain load and save would let the last rename win). Callers
-//! treat every error here as a warning: statistics are never a reason to fail.
+//! ([`STATS_FILE`]). Saving is atomic ([`write_atomic`]: a reader never sees half a file).
+//! [`Stats::add_to_file`] does the read-add-write under the advisory lock beside the file
+//! ([`FileLock`]), so processes counting at the same moment all add up (a plain load and save
+//! would let the last rename win). Callers treat every error here as a warning: statistics are
+//! never a reason to fail. Uses `files` for the I/O.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+use crate::files::{FileError, FileLock, read_regular, write_atomic};
 
 use super::outcome::{RepairFailure, Repaired};
 
@@ -59,14 +60,14 @@ pub const LOCK_WAIT: Duration = Duration::from_millis(500);
 /// Why statistics could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum StatsError {
-    /// The file exists but could not be read.
+    /// The file exists but could not be read (or is not a regular file).
     #[error("cannot read {path}")]
     Read {
         /// The stats file.
         path: PathBuf,
-        /// What the system said.
+        /// What the system said, or what is there instead of a regular file.
         #[source]
-        source: std::io::Error,
+        source: FileError,
     },
     /// The file is not a stats document (it will be replaced on the next save).
     #[error("{path} is not a repair stats file")]
@@ -83,14 +84,14 @@ pub enum StatsError {
         /// The lock file.
         path: PathBuf,
     },
-    /// The file (or its directory, or the temporary file) could not be written.
+    /// The file (or its directory, its lock, or the temporary file) could not be written.
     #[error("cannot write {path}")]
     Write {
-        /// The stats file.
+        /// The stats file, or its lock.
         path: PathBuf,
-        /// What the system said.
+        /// What the system said, or what is there instead of a regular file.
         #[source]
-        source: std::io::Error,
+        source: FileError,
     },
 }
 
@@ -135,9 +136,9 @@ impl Stats {
 
     /// Reads the stats at `path`; a missing file is empty stats.
     pub fn load(path: &Path) -> Result<Stats, StatsError> {
-        let bytes = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Stats::new()),
+        let bytes = match read_regular(path) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(Stats::new()),
             Err(source) => {
                 return Err(StatsError::Read {
                     path: path.to_owned(),
@@ -151,29 +152,19 @@ impl Stats {
         })
     }
 
-    /// Adds these counts to the stats file at `path`, under an advisory lock on `<path>.lock`
+    /// Adds these counts to the stats file at `path`, under the advisory lock on `<path>.lock`
     /// held from the read to the rename, so concurrent processes never lose each other's
     /// counts. A lock another process holds for longer than [`LOCK_WAIT`] is
     /// [`StatsError::Busy`]: counting is not worth a hang. A file that is not a stats document
     /// is replaced; the error that said so comes back as `Ok(Some(..))`.
     pub fn add_to_file(&self, path: &Path) -> Result<Option<StatsError>, StatsError> {
-        let mut lock_path = path.as_os_str().to_owned();
-        lock_path.push(".lock");
-        let lock_path = PathBuf::from(lock_path);
-        let failed = |source| StatsError::Write {
-            path: lock_path.clone(),
-            source,
-        };
-        if let Some(directory) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-            std::fs::create_dir_all(directory).map_err(failed)?;
-        }
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(failed)?;
-        wait_for_lock(&lock, &lock_path)?;
+        let lock_path = FileLock::path_for(path);
+        let lock = FileLock::acquire_within(path, LOCK_WAIT)
+            .map_err(|source| StatsError::Write {
+                path: lock_path.clone(),
+                source,
+            })?
+            .ok_or(StatsError::Busy { path: lock_path })?;
         let (mut total, replaced) = match Stats::load(path) {
             Ok(total) => (total, None),
             Err(error @ StatsError::Corrupt { .. }) => (Stats::new(), Some(error)),
@@ -181,58 +172,19 @@ impl Stats {
         };
         total.merge(self);
         total.save(path)?;
-        // Unlocking also happens when `lock` drops; doing it here keeps the order obvious.
-        let _ = lock.unlock();
+        drop(lock);
         Ok(replaced)
     }
 
     /// Writes the stats to `path` atomically (a temporary file in the same directory, then a
     /// rename), creating the directory if needed.
     pub fn save(&self, path: &Path) -> Result<(), StatsError> {
-        let failed = |source| StatsError::Write {
-            path: path.to_owned(),
-            source,
-        };
-        if let Some(directory) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-            std::fs::create_dir_all(directory).map_err(failed)?;
-        }
-        let mut temporary = path.as_os_str().to_owned();
-        temporary.push(format!(".{}.tmp", std::process::id()));
-        let temporary = PathBuf::from(temporary);
         let mut text = serde_json::to_vec_pretty(self).expect("stats always serialise");
         text.push(b'\n');
-        let written = std::fs::File::create(&temporary)
-            .and_then(|mut file| file.write_all(&text).and_then(|()| file.sync_all()))
-            .and_then(|()| std::fs::rename(&temporary, path));
-        if let Err(source) = written {
-            let _ = std::fs::remove_file(&temporary);
-            return Err(failed(source));
-        }
-        Ok(())
-    }
-}
-
-/// Takes the lock on `lock`, trying again for [`LOCK_WAIT`] while another process holds it.
-fn wait_for_lock(lock: &std::fs::File, path: &Path) -> Result<(), StatsError> {
-    let started = Instant::now();
-    loop {
-        match lock.try_lock() {
-            Ok(()) => return Ok(()),
-            Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < LOCK_WAIT => {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(StatsError::Busy {
-                    path: path.to_owned(),
-                });
-            }
-            Err(std::fs::TryLockError::Error(source)) => {
-                return Err(StatsError::Write {
-                    path: path.to_owned(),
-                    source,
-                });
-            }
-        }
+        write_atomic(path, &text, false).map_err(|source| StatsError::Write {
+            path: path.to_owned(),
+            source,
+        })
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod assets;
 mod config;
+mod config_files;
 mod doctor;
 #[path = "../support/emulator.rs"]
 mod emulator;

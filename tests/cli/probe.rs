@@ -163,9 +163,76 @@ fn a_corrupt_cache_is_reported_and_replaced() {
         run.stderr
     );
     assert!(run.stderr.contains("is corrupt"), "{}", run.stderr);
+    assert_eq!(run.stderr.matches("warning:").count(), 1, "{}", run.stderr);
     let again = slm.run(["probe"], "");
     again.code(0);
     assert_eq!(again.stderr, "");
+}
+
+#[test]
+fn a_cache_from_a_newer_slmcode_is_kept_and_named_once() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", "llamacpp")
+        .env("SLMCODE_ENDPOINT", &emulator.base_url());
+    let path = slm.config_dir().join("capabilities.json");
+    let newer = "{\"version\": 99, \"entries\": [{\"shape\": \"unknown here\"}]}\n";
+    std::fs::write(&path, newer).unwrap();
+    let warning = format!(
+        "warning: capabilities cache {} was written by a newer slmcode (format version 99; this \
+         build reads 1): it is kept as it is, and nothing is cached\n",
+        path.display()
+    );
+    for args in [
+        vec!["probe", "--json"],
+        vec!["probe", "--json"],
+        vec!["status", "--json"],
+    ] {
+        let run = slm.run(&args, "");
+        run.code(0);
+        assert_eq!(run.stderr, warning, "{args:?}");
+        if args[0] == "probe" {
+            // Nothing was cached, so every run probes.
+            assert_eq!(run.json()["source"], "probe");
+        }
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), newer, "{args:?}");
+    }
+    assert!(!slm.config_dir().join("capabilities.json.lock").exists());
+}
+
+#[test]
+fn a_demotion_is_not_written_over_a_cache_from_a_newer_slmcode() {
+    let emulator = Emulator::start(Profile::no_strict());
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", "openai-compatible")
+        .env("SLMCODE_ENDPOINT", &emulator.base_url());
+    let path = slm.config_dir().join("capabilities.json");
+    let newer = "{\"version\": 2, \"entries\": []}\n";
+    std::fs::write(&path, newer).unwrap();
+    let run = slm.run(
+        [
+            "generate",
+            "--schema",
+            "scope_judge",
+            "--prompt",
+            "Is a README in scope?",
+            "--mechanism",
+            "json_schema",
+        ],
+        "",
+    );
+    run.code(0);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "warning: capabilities cache {} was written by a newer slmcode (format version 2; \
+             this build reads 1): it is kept as it is, and nothing is cached\ndegraded (demoted): \
+             answered under json_schema, demoted json_schema_strict (HTTP 400), repair rung none, \
+             1 attempt\n",
+            path.display()
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), newer);
 }
 
 const FAKE_KEY: &str = "sk-test-SCANME-7f3a9c1e5b";

@@ -10,7 +10,7 @@
 
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use crate::config::{Settings, config_dir};
@@ -47,8 +47,8 @@ pub type ProgressReport = Arc<dyn Fn(&CallProgress) + Send + Sync>;
 pub(super) struct Learned {
     /// Forms demoted through this context.
     pub demoted: Vec<WireForm>,
-    /// Enforcement failures in a row, when there is no cache to keep them: an entry that is
-    /// never written.
+    /// Enforcement failures in a row, when there is no cache to keep them (or its file is from
+    /// a newer slmcode): an entry that is never written.
     pub scratch: Option<CacheEntry>,
 }
 
@@ -61,6 +61,9 @@ pub struct CallContext {
     pub negotiation: Negotiation,
     pub(super) client: Client,
     pub(super) cache: Option<CapabilityCache>,
+    /// Whether the cache file was written by a newer slmcode, looked at once: such a file is
+    /// kept as it is, and this context records in memory only, as it does without a cache.
+    pub(super) cache_kept: OnceLock<bool>,
     pub(super) stats_file: Option<PathBuf>,
     pub(super) retry: RetryPolicy,
     pub(super) jitter_seed: Option<u64>,
@@ -90,6 +93,7 @@ impl CallContext {
             target,
             negotiation,
             cache: None,
+            cache_kept: OnceLock::new(),
             stats_file: None,
             retry: RetryPolicy::default(),
             jitter_seed: None,
@@ -129,6 +133,7 @@ impl CallContext {
     /// Writes demotions and enforcement failures to `cache` (and reads recorded ones from it).
     pub fn with_cache(mut self, cache: Option<CapabilityCache>) -> CallContext {
         self.cache = cache;
+        self.cache_kept = OnceLock::new();
         self
     }
 
@@ -188,7 +193,7 @@ impl CallContext {
         if fields.is_empty() && !refuses_streaming {
             return None;
         }
-        let cache = self.cache.as_ref()?;
+        let cache = self.writable_cache()?;
         let (entry, _) = cache.get(&self.negotiation.key);
         let known = entry.as_ref().is_some_and(|entry| {
             fields
@@ -213,6 +218,16 @@ impl CallContext {
     /// The capabilities cache, if any.
     pub fn cache(&self) -> Option<&CapabilityCache> {
         self.cache.as_ref()
+    }
+
+    /// The cache to record in: none without a cache, or when its file was written by a newer
+    /// slmcode (the negotiation already warned about that file; it is never written).
+    fn writable_cache(&self) -> Option<&CapabilityCache> {
+        let cache = self.cache.as_ref()?;
+        let kept = *self
+            .cache_kept
+            .get_or_init(|| cache.read().newer_version.is_some());
+        (!kept).then_some(cache)
     }
 
     /// Every demoted form known now: the negotiation's, the cache's current entry's (another
@@ -245,7 +260,7 @@ impl CallContext {
     /// warning when the cache could not be written.
     pub(super) fn record_demotion(&self, demotion: &Demotion) -> Option<String> {
         self.learned().demoted.push(demotion.form);
-        let cache = self.cache.as_ref()?;
+        let cache = self.writable_cache()?;
         cache
             .record_demotion(
                 &self.negotiation.key,
@@ -273,7 +288,7 @@ impl CallContext {
         threshold: u32,
     ) -> (Option<Demotion>, Option<String>) {
         let key = &self.negotiation.key;
-        let Some(cache) = &self.cache else {
+        let Some(cache) = self.writable_cache() else {
             let mut learned = self.learned();
             let capabilities = &self.negotiation.capabilities;
             let (_, demotion) = learned

@@ -108,3 +108,27 @@ fn a_truncated_answer_is_not_an_enforcement_failure() {
     assert_eq!(failure.class, FailureClass::Truncated);
     assert!(world.entry().enforcement_failures.is_empty());
 }
+
+#[test]
+fn a_cache_file_from_a_newer_slmcode_is_not_written_and_failures_count_in_memory() {
+    let world = World::new(Profile::liar(), Provider::OpenAiCompatible);
+    world.cached(&[WireForm::JsonSchemaStrict, WireForm::JsonObject]);
+    let context = world.context();
+    let newer = "{\"version\": 2, \"entries\": []}";
+    std::fs::write(world.cache().path(), newer).unwrap();
+    let failure =
+        violation(structured_call(&world.settings, &scope_request(), &context).unwrap_err());
+    // Two failures in a row still demote, counted by the context alone, and without a warning
+    // (the negotiation is where the kept file is reported).
+    assert_eq!(failure.meta.demotions.len(), 1);
+    assert_eq!(failure.meta.demotions[0].form, WireForm::JsonSchemaStrict);
+    assert!(
+        failure.meta.warnings.is_empty(),
+        "{:?}",
+        failure.meta.warnings
+    );
+    assert_eq!(
+        std::fs::read_to_string(world.cache().path()).unwrap(),
+        newer
+    );
+}
