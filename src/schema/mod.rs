@@ -9,6 +9,7 @@
 
 mod constraint;
 pub mod contracts;
+pub(crate) mod distinct;
 pub mod gbnf;
 pub mod lint;
 mod mechanism;

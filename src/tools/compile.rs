@@ -13,7 +13,7 @@
 //! by name, schema keys sorted except the order of properties. Equal keys therefore mean equal
 //! constraints, byte for byte, which is what lets a fleet share them.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -55,7 +55,7 @@ impl Policy {
 
 /// Something about one tool's schema the constraint could not take as written, and what was
 /// done instead.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct ToolNote {
     /// The tool the note is about; `None` for the combined schema as a whole.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -108,7 +108,7 @@ pub struct CompiledTools {
     pub notes: Vec<ToolNote>,
     /// Where each tool's parts are in `schema`, for mapping later notes (projection) back.
     #[serde(skip)]
-    pub(crate) origins: Vec<Origin>,
+    pub(crate) origins: Origins,
 }
 
 /// One tool in canonical form.
@@ -226,7 +226,7 @@ pub(crate) fn compile_canonical(
             schema: None,
             grammar: None,
             notes: Vec::new(),
-            origins: Vec::new(),
+            origins: Origins::default(),
         });
     }
     let assembled = assemble(&selected, answer.as_ref());
@@ -234,11 +234,14 @@ pub(crate) fn compile_canonical(
         .map_err(|error| grammar_error(error, &assembled.origins))?;
     // A branch the grammar had to leave out is a tool that can never be called: an error, not
     // a note, since the caller would otherwise offer the model a tool it cannot use.
+    let dropped_branches: HashSet<&str> = derived
+        .notes
+        .iter()
+        .filter(|note| note.keyword.as_deref() == Some("required"))
+        .map(|note| note.pointer.as_str())
+        .collect();
     for (tool, branch_pointer) in selected.iter().zip(&assembled.branch_pointers) {
-        let dropped = derived.notes.iter().any(|note| {
-            &note.pointer == branch_pointer && note.keyword.as_deref() == Some("required")
-        });
-        if dropped {
+        if dropped_branches.contains(branch_pointer.as_str()) {
             return Err(unsatisfiable(
                 &tool.name,
                 &derived.notes,
@@ -247,6 +250,7 @@ pub(crate) fn compile_canonical(
         }
     }
     let mut notes = assembled.notes;
+    let mut seen: HashSet<ToolNote> = notes.iter().cloned().collect();
     for note in &derived.notes {
         // The branches are exclusive by construction (a required `name` const per tool, and an
         // answer that requires a member no call has), whatever a cheap overlap check says.
@@ -254,7 +258,7 @@ pub(crate) fn compile_canonical(
             continue;
         }
         let mapped = map_note(note, &assembled.origins);
-        if !notes.contains(&mapped) {
+        if seen.insert(mapped.clone()) {
             notes.push(mapped);
         }
     }
@@ -319,7 +323,7 @@ struct Assembled {
     schema: Value,
     /// The pointer of each tool's branch, in the order of the tools.
     branch_pointers: Vec<String>,
-    origins: Vec<Origin>,
+    origins: Origins,
     notes: Vec<ToolNote>,
 }
 
@@ -331,12 +335,43 @@ pub(crate) struct Origin {
     original: String,
 }
 
+/// Every tool's parts in the combined schema, indexed by their pointer there, so that a note
+/// is traced back to its tool in time proportional to its pointer's depth, not to the number
+/// of tools.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Origins {
+    list: Vec<Origin>,
+    /// Position in `list` by `combined` (the last, for a pointer given twice).
+    by_combined: HashMap<String, usize>,
+}
+
+impl Origins {
+    fn push(&mut self, origin: Origin) {
+        self.by_combined
+            .insert(origin.combined.clone(), self.list.len());
+        self.list.push(origin);
+    }
+
+    /// The origin with the longest `combined` pointer that is `pointer` or a parent of it.
+    fn innermost(&self, pointer: &str) -> Option<&Origin> {
+        let parents = pointer
+            .char_indices()
+            .rev()
+            .filter(|&(_, ch)| ch == '/')
+            .map(|(end, _)| &pointer[..end]);
+        std::iter::once(pointer)
+            .chain(parents)
+            .find_map(|candidate| self.by_combined.get(candidate))
+            .map(|&position| &self.list[position])
+    }
+}
+
 fn assemble(tools: &[&CanonicalTool], answer: Option<&Value>) -> Assembled {
     let single = tools.len() == 1 && answer.is_none();
     let mut used_keys: HashSet<String> = HashSet::new();
     let mut branches = Vec::with_capacity(tools.len() + 1);
     let mut definitions = Map::new();
-    let mut origins = Vec::new();
+    let mut origins = Origins::default();
     let mut notes = Vec::new();
     let mut branch_pointers = Vec::with_capacity(tools.len());
     let drafts: HashSet<&str> = tools
@@ -425,26 +460,17 @@ fn assemble(tools: &[&CanonicalTool], answer: Option<&Value>) -> Assembled {
 }
 
 /// The tool and the pointer in its own schema for a pointer into the combined schema.
-fn locate(pointer: &str, origins: &[Origin]) -> Option<(String, String)> {
-    origins
-        .iter()
-        .filter(|origin| {
-            pointer == origin.combined
-                || pointer
-                    .strip_prefix(origin.combined.as_str())
-                    .is_some_and(|rest| rest.starts_with('/'))
-        })
-        .max_by_key(|origin| origin.combined.len())
-        .map(|origin| {
-            (
-                origin.tool.clone(),
-                format!("{}{}", origin.original, &pointer[origin.combined.len()..]),
-            )
-        })
+fn locate(pointer: &str, origins: &Origins) -> Option<(String, String)> {
+    origins.innermost(pointer).map(|origin| {
+        (
+            origin.tool.clone(),
+            format!("{}{}", origin.original, &pointer[origin.combined.len()..]),
+        )
+    })
 }
 
 /// `note` (a pointer into the combined schema) as a note about the tool it concerns.
-pub(crate) fn map_note(note: &Problem, origins: &[Origin]) -> ToolNote {
+pub(crate) fn map_note(note: &Problem, origins: &Origins) -> ToolNote {
     match locate(&note.pointer, origins) {
         Some((tool, pointer)) => ToolNote {
             tool: Some(tool),
@@ -462,7 +488,7 @@ pub(crate) fn map_note(note: &Problem, origins: &[Origin]) -> ToolNote {
 }
 
 /// The error for a tool no arguments satisfy, naming the innermost place the notes found.
-fn unsatisfiable(tool: &str, notes: &[Problem], origins: &[Origin]) -> CompileError {
+fn unsatisfiable(tool: &str, notes: &[Problem], origins: &Origins) -> CompileError {
     let cause = notes
         .iter()
         .filter(|note| note.reason.contains("no value satisfies"))
@@ -490,7 +516,7 @@ fn unsatisfiable(tool: &str, notes: &[Problem], origins: &[Origin]) -> CompileEr
     }
 }
 
-fn grammar_error(error: gbnf::GbnfError, origins: &[Origin]) -> CompileError {
+fn grammar_error(error: gbnf::GbnfError, origins: &Origins) -> CompileError {
     let (pointer, reason) = match &error {
         gbnf::GbnfError::InvalidSchema { pointer, reason } => (pointer.clone(), reason.clone()),
         gbnf::GbnfError::Unsatisfiable { notes } => notes
@@ -511,5 +537,45 @@ fn grammar_error(error: gbnf::GbnfError, origins: &[Origin]) -> CompileError {
             pointer,
             reason,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pointer_goes_to_the_innermost_part_that_holds_it() {
+        let mut origins = Origins::default();
+        let mut add = |tool: &str, combined: &str, original: &str| {
+            origins.push(Origin {
+                tool: tool.to_owned(),
+                combined: combined.to_owned(),
+                original: original.to_owned(),
+            })
+        };
+        add("whole", "", "/whole");
+        add("edit", "/oneOf/1/properties/arguments", "");
+        add("edit", "/$defs/edit__Range", "/$defs/Range");
+        add("read", "/oneOf/10/properties/arguments", "");
+        let located = |pointer: &str| locate(pointer, &origins);
+        let at = |tool: &str, pointer: &str| Some((tool.to_owned(), pointer.to_owned()));
+        assert_eq!(
+            located("/oneOf/1/properties/arguments/properties/x"),
+            at("edit", "/properties/x")
+        );
+        assert_eq!(located("/oneOf/1/properties/arguments"), at("edit", ""));
+        // `/oneOf/1` is no parent of `/oneOf/10`.
+        assert_eq!(located("/oneOf/10/properties/arguments"), at("read", ""));
+        assert_eq!(
+            located("/$defs/edit__Range/minimum"),
+            at("edit", "/$defs/Range/minimum")
+        );
+        assert_eq!(
+            located("/oneOf/1/properties/name"),
+            at("whole", "/whole/oneOf/1/properties/name")
+        );
+        assert_eq!(located(""), at("whole", "/whole"));
+        assert_eq!(located("no-slash"), None);
     }
 }

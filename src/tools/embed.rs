@@ -18,6 +18,8 @@
 //! so it is removed (and noted); a root `$schema` is removed here and decided once for the
 //! combined schema by the caller.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use crate::schema::walk::{for_each_schema_mut, references};
@@ -87,12 +89,13 @@ fn hoist(schema: &Value, local: &[String], key: &str, arguments_pointer: &str) -
             }
         }
     }
+    let defined: HashSet<(&str, &str)> = definitions
+        .iter()
+        .map(|(container, name, _)| (container.as_str(), name.as_str()))
+        .collect();
     for reference in local {
         let (container, name, _) = split_definition_reference(reference)?;
-        if !definitions
-            .iter()
-            .any(|(found_in, found, _)| found_in == container && *found == name)
-        {
+        if !defined.contains(&(container, name.as_str())) {
             return None;
         }
     }

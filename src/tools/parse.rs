@@ -8,6 +8,7 @@
 //! where the problem is (`/tools/3/function/name: missing`), and duplicate names are an error:
 //! a call names its tool, so two tools with one name cannot both be called.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
@@ -93,6 +94,8 @@ impl ToolSet {
         };
         let single = matches!(document, Value::Object(map) if list_member(map)?.is_none());
         let mut tools: Vec<Tool> = Vec::with_capacity(items.len());
+        // Each name's first position in `tools`, so that a duplicate is found without a search.
+        let mut first_by_name: HashMap<String, usize> = HashMap::with_capacity(items.len());
         for (index, item) in items.iter().enumerate() {
             let pointer = if single {
                 String::new()
@@ -100,7 +103,7 @@ impl ToolSet {
                 pointer_push(&base, &index.to_string())
             };
             let (tool, name_pointer) = parse_tool(item, &pointer)?;
-            if let Some(first) = tools.iter().find(|seen| seen.name == tool.name) {
+            if let Some(first) = first_by_name.get(&tool.name).map(|&first| &tools[first]) {
                 return Err(ToolSetError::new(
                     &name_pointer,
                     format!(
@@ -114,6 +117,7 @@ impl ToolSet {
                     ),
                 ));
             }
+            first_by_name.insert(tool.name.clone(), tools.len());
             tools.push(tool);
         }
         if tools.is_empty() {

@@ -24,6 +24,14 @@ pub(super) struct Rule {
 pub(crate) struct Builder {
     pub(super) rules: Vec<Rule>,
     names: HashMap<String, usize, FastBuild>,
+    /// For a sanitized hint whose plain name is taken: the largest `k` such that `hint-2`
+    /// through `hint-k` are all taken too (1 when `hint-2` is free), so that the search for a
+    /// free name starts after them. Names are never released, so this only grows; without it,
+    /// `n` hints that sanitize alike (non-ASCII property names all become `rule`) cost `n²`.
+    suffixes: HashMap<String, u64, FastBuild>,
+    /// Candidate names looked up by [`Builder::declare`], for the test that keeps it linear.
+    #[cfg(test)]
+    pub(super) probes: u64,
     /// Chunk rules already made, by operand.
     pub(super) chunks: HashMap<Expr, usize, FastBuild>,
 }
@@ -60,13 +68,34 @@ impl Builder {
     /// index. `reserved` names are never handed out, so shared rules keep their names.
     pub fn declare(&mut self, hint: &str, reserved: &[&str]) -> usize {
         let base = sanitize(hint);
-        let mut candidate = base.clone();
-        let mut counter = 1;
-        while self.names.contains_key(&candidate) || reserved.contains(&candidate.as_str()) {
-            counter += 1;
-            candidate = format!("{base}-{counter}");
+        if self.is_free(&base, reserved) {
+            return self.declare_exact(&base);
         }
-        self.declare_exact(&candidate)
+        // `base-2`, `base-3`, ...: the first free one, starting after those known to be taken.
+        let known = self.suffixes.get(&base).copied().unwrap_or(1);
+        let mut counter = known;
+        let candidate = loop {
+            counter += 1;
+            let candidate = format!("{base}-{counter}");
+            if self.is_free(&candidate, reserved) {
+                break candidate;
+            }
+        };
+        let index = self.declare_exact(&candidate);
+        let mut taken = known;
+        while self.names.contains_key(&format!("{base}-{}", taken + 1)) {
+            taken += 1;
+        }
+        self.suffixes.insert(base, taken);
+        index
+    }
+
+    fn is_free(&mut self, candidate: &str, reserved: &[&str]) -> bool {
+        #[cfg(test)]
+        {
+            self.probes += 1;
+        }
+        !self.names.contains_key(candidate) && !reserved.contains(&candidate)
     }
 
     /// Gives rule `index` its body.
@@ -91,9 +120,10 @@ impl Builder {
         let count = self.rules.len();
         // Least fixpoint of "derives some string".
         let mut productive = vec![false; count];
+        let mut pass = 0;
         loop {
             let mut changed = false;
-            for index in 0..count {
+            for index in pass_order(pass, count) {
                 if !productive[index]
                     && let Some(body) = &self.rules[index].body
                     && derives_something(body, &productive)
@@ -105,6 +135,7 @@ impl Builder {
             if !changed {
                 break;
             }
+            pass += 1;
         }
         let mut empty = Vec::new();
         if productive.iter().all(|&productive| productive) {
@@ -165,12 +196,14 @@ impl Builder {
     }
 
     fn nullable_rules(&self) -> Vec<bool> {
-        let mut nullable = vec![false; self.rules.len()];
+        let count = self.rules.len();
+        let mut nullable = vec![false; count];
+        let mut pass = 0;
         loop {
             let mut changed = false;
-            for (index, rule) in self.rules.iter().enumerate() {
+            for index in pass_order(pass, count) {
                 if !nullable[index]
-                    && let Some(body) = &rule.body
+                    && let Some(body) = &self.rules[index].body
                     && is_nullable(body, &nullable)
                 {
                     nullable[index] = true;
@@ -180,6 +213,7 @@ impl Builder {
             if !changed {
                 return nullable;
             }
+            pass += 1;
         }
     }
 
@@ -239,6 +273,21 @@ impl Builder {
         own.extend(shared);
         own
     }
+}
+
+/// The rule indices in the order of fixpoint pass `pass`: forwards, then backwards, and so on.
+/// A rule mostly calls rules declared just before it (an object's members and the chain of its
+/// optional tails) or just after it (`$ref` targets, declared where first met); alternating
+/// settles a long chain of either kind in a pass or two, where one direction alone would take
+/// a pass per link. The least fixpoint does not depend on the order.
+fn pass_order(pass: usize, count: usize) -> impl Iterator<Item = usize> {
+    (0..count).map(move |step| {
+        if pass.is_multiple_of(2) {
+            step
+        } else {
+            count - 1 - step
+        }
+    })
 }
 
 fn derives_something(expr: &Expr, productive: &[bool]) -> bool {
@@ -348,6 +397,49 @@ mod tests {
         assert_eq!(builder.name(second), "my-field-2");
         assert_eq!(builder.name(third), "ws-2");
         assert_eq!(builder.name(fourth), "rule");
+    }
+
+    #[test]
+    fn names_that_sanitize_alike_are_found_in_linear_time() {
+        // Property names in a script other than Latin all become `rule` (their values) and
+        // `kv` (their members): the n-th such name must not try the n - 1 taken ones first,
+        // which made 3,000 of them cost about nine million look-ups.
+        let count = 3000;
+        let mut properties = serde_json::Map::new();
+        for index in 0..count {
+            let name = char::from_u32(0x4E00 + index).expect("a CJK ideograph");
+            properties.insert(
+                name.to_string(),
+                serde_json::json!({"type": "string", "minLength": 1}),
+            );
+        }
+        let schema = serde_json::json!({"type": "object", "properties": properties});
+        let mut deriver =
+            super::super::derive::Deriver::new(&schema, super::super::shared::Whitespace::Pretty);
+        deriver.run();
+        let builder = &deriver.builder;
+        let count = count as u64;
+        // Two look-ups for each value rule and each member rule, one for each tail rule.
+        assert!(
+            builder.probes <= 6 * count,
+            "{} name look-ups for {count} properties",
+            builder.probes
+        );
+        let names: Vec<&str> = builder
+            .rules
+            .iter()
+            .map(|rule| rule.name.as_str())
+            .collect();
+        assert!(names.contains(&"rule") && names.contains(&"rule-3000"));
+        assert!(names.contains(&"kv") && names.contains(&"kv-3000"));
+
+        // A reserved name is skipped every time without starting the count again.
+        let mut builder = Builder::new();
+        for _ in 0..count {
+            builder.declare("ws", &["ws"]);
+        }
+        assert_eq!(builder.name(builder.rules.len() - 1), "ws-3001");
+        assert!(builder.probes <= 3 * count, "{} look-ups", builder.probes);
     }
 
     #[test]

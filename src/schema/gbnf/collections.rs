@@ -7,6 +7,8 @@
 //! of alternatives times properties, admits every subset of the optional properties in
 //! schema order, and never a leading or doubled comma.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use super::derive::Deriver;
@@ -237,6 +239,7 @@ pub(crate) fn object(
     }
     let ws = deriver.rule("ws");
     let mut members: Vec<Member> = Vec::new();
+    let required_names: HashSet<&str> = required.iter().map(String::as_str).collect();
     let mut names: Vec<&str> = properties.keys().map(String::as_str).collect();
     // A required property the schema does not declare: its value is whatever
     // additionalProperties allows.
@@ -246,7 +249,7 @@ pub(crate) fn object(
         }
     }
     for name in names {
-        let is_required = required.iter().any(|required| required == name);
+        let is_required = required_names.contains(name);
         let (schema, schema_pointer) = match properties.get(name) {
             Some(schema) => (
                 schema,

@@ -11,6 +11,7 @@ use super::builder::Builder;
 use super::expr::Expr;
 use super::merge;
 use super::shared::{RESERVED, Shared, Whitespace};
+use crate::schema::distinct::Distinct;
 use crate::schema::{Problem, json_kind, pointer_push};
 
 /// How deep `allOf`, `$ref` siblings and merged branches may inline one another before the
@@ -144,7 +145,8 @@ pub(crate) struct Deriver<'schema> {
     pub root: &'schema Value,
     pub builder: Builder,
     pub shared: Shared,
-    pub notes: Vec<Problem>,
+    /// What the grammar approximates, each note once, in the order found.
+    pub notes: Distinct<Problem>,
     /// Rules made for `$ref` targets, by the target's JSON pointer.
     refs: HashMap<String, usize>,
     /// Whether keywords beside `$ref` apply (drafts 2019-09 and later) or are ignored.
@@ -163,7 +165,7 @@ impl<'schema> Deriver<'schema> {
             root,
             builder: Builder::new(),
             shared: Shared::new(whitespace),
-            notes: Vec::new(),
+            notes: Distinct::new(),
             refs: HashMap::new(),
             ref_siblings_apply: draft.contains("2019-09") || draft.contains("2020-12"),
             error: None,
@@ -198,9 +200,7 @@ impl<'schema> Deriver<'schema> {
             keyword: keyword.map(str::to_owned),
             reason: reason.into(),
         };
-        if !self.notes.contains(&problem) {
-            self.notes.push(problem);
-        }
+        self.notes.insert(problem);
     }
 
     /// Records that the schema at `pointer` accepts no value, and returns `Never`.

@@ -4,6 +4,8 @@
 
 use std::fmt::Write as _;
 
+use crate::schema::distinct::Distinct;
+
 /// One set of characters, as a GBNF character class.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct CharClass {
@@ -89,7 +91,9 @@ impl Expr {
     /// The alternation; `Never` alternatives disappear, an empty alternative makes the rest
     /// optional, and duplicates are dropped.
     pub fn alt(items: impl IntoIterator<Item = Expr>) -> Expr {
-        let mut out: Vec<Expr> = Vec::new();
+        // An object whose properties are all optional has one alternative per property, and an
+        // enum one per value: the duplicate check must not be a linear search.
+        let mut distinct: Distinct<Expr> = Distinct::new();
         let mut nullable = false;
         for item in items {
             match item {
@@ -97,18 +101,15 @@ impl Expr {
                 Expr::Empty => nullable = true,
                 Expr::Alt(inner) => {
                     for expr in inner {
-                        if !out.contains(&expr) {
-                            out.push(expr);
-                        }
+                        distinct.insert(expr);
                     }
                 }
                 other => {
-                    if !out.contains(&other) {
-                        out.push(other);
-                    }
+                    distinct.insert(other);
                 }
             }
         }
+        let mut out = distinct.into_vec();
         let body = match out.len() {
             0 => {
                 return if nullable { Expr::Empty } else { Expr::Never };

@@ -7,12 +7,13 @@
 //! the properties every closed side declares. Anything else that differs between the sides
 //! keeps the first side's value, with a note.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
 use super::derive::{ANNOTATIONS, Deriver, without};
 use super::expr::Expr;
+use crate::schema::distinct::{DistinctValues, equality_hash};
 use crate::schema::pointer_push;
 
 const LOWER_BOUNDS: &[&str] = &[
@@ -84,8 +85,12 @@ pub(crate) fn merge(
         match key {
             "required" => {
                 let mut names: Vec<Value> = ours.as_array().cloned().unwrap_or_default();
+                let mut seen = DistinctValues::new();
+                for name in ours.as_array().into_iter().flatten() {
+                    seen.insert(name);
+                }
                 for name in theirs.as_array().into_iter().flatten() {
-                    if !names.contains(name) {
+                    if seen.insert(name) {
                         names.push(name.clone());
                     }
                 }
@@ -152,10 +157,15 @@ fn merge_literals(
         values
     };
     let combined = match (allowed(base), allowed(extra)) {
-        (Some(ours), Some(theirs)) => ours
-            .into_iter()
-            .filter(|value| theirs.contains(value))
-            .collect(),
+        (Some(ours), Some(theirs)) => {
+            let mut allowed_there = DistinctValues::new();
+            for value in &theirs {
+                allowed_there.insert(value);
+            }
+            ours.into_iter()
+                .filter(|value| allowed_there.contains(value))
+                .collect()
+        }
         (Some(values), None) | (None, Some(values)) => values,
         (None, None) => return,
     };
@@ -435,7 +445,7 @@ fn shape(deriver: &mut Deriver<'_>, branch: &Value) -> Shape {
         ),
         (None, None) => None,
     };
-    let required: Vec<&str> = map
+    let required: HashSet<&str> = map
         .get("required")
         .and_then(Value::as_array)
         .map(|names| names.iter().filter_map(Value::as_str).collect())
@@ -446,7 +456,7 @@ fn shape(deriver: &mut Deriver<'_>, branch: &Value) -> Shape {
         .map(|properties| {
             properties
                 .iter()
-                .filter(|(name, _)| required.contains(&name.as_str()))
+                .filter(|(name, _)| required.contains(name.as_str()))
                 .filter_map(|(name, schema)| {
                     Some((name.clone(), literal_values(schema.as_object()?)?))
                 })
@@ -489,8 +499,138 @@ pub(crate) fn pairwise_disjoint(deriver: &mut Deriver<'_>, branches: &[Value]) -
         .iter()
         .map(|branch| shape(deriver, branch))
         .collect();
-    shapes
-        .iter()
-        .enumerate()
-        .all(|(index, a)| shapes[index + 1..].iter().all(|b| disjoint(a, b)))
+    // The branches that share a discriminator with values no two of them share are disjoint
+    // from one another without comparing them in pairs: a tool set's `oneOf` is thousands of
+    // branches, each with its own `name` const. Only the pairs involving the other branches
+    // are left to compare.
+    let (settled, rest) = match discriminated(&shapes) {
+        Some(settled) => {
+            let rest: Vec<usize> = (0..shapes.len()).filter(|&index| !settled[index]).collect();
+            (settled, rest)
+        }
+        None => (vec![false; shapes.len()], (0..shapes.len()).collect()),
+    };
+    rest.iter().all(|&index| {
+        let a = &shapes[index];
+        (0..shapes.len())
+            .filter(|&other| other > index || settled[other])
+            .all(|other| disjoint(a, &shapes[other]))
+    })
+}
+
+/// For the discriminator name most branches have: which branches have it, when no value of it
+/// is allowed by two of them (which makes those branches pairwise [`disjoint`]); `None` when
+/// no such name exists or two branches share a value.
+fn discriminated(shapes: &[Shape]) -> Option<Vec<bool>> {
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for shape in shapes {
+        for (name, _) in &shape.discriminators {
+            *counts.entry(name.as_str()).or_default() += 1;
+        }
+    }
+    let (name, _) = counts
+        .into_iter()
+        .filter(|&(_, count)| count >= 2)
+        .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0)))?;
+    let mut owners: HashMap<u64, Vec<(usize, &Value)>> = HashMap::new();
+    let mut settled = vec![false; shapes.len()];
+    for (index, shape) in shapes.iter().enumerate() {
+        let Some((_, values)) = shape.discriminators.iter().find(|(found, _)| found == name) else {
+            continue;
+        };
+        settled[index] = true;
+        for value in values {
+            let bucket = owners.entry(equality_hash(value)).or_default();
+            if bucket
+                .iter()
+                .any(|&(owner, seen)| owner != index && seen == value)
+            {
+                return None;
+            }
+            bucket.push((index, value));
+        }
+    }
+    Some(settled)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::schema::gbnf::shared::Whitespace;
+
+    fn shapes(branches: &[Value]) -> Vec<Shape> {
+        let root = json!({});
+        let mut deriver = Deriver::new(&root, Whitespace::Pretty);
+        branches
+            .iter()
+            .map(|branch| shape(&mut deriver, branch))
+            .collect()
+    }
+
+    fn call(name: &str) -> Value {
+        json!({
+            "type": "object",
+            "properties": {"name": {"const": name}, "arguments": {"type": "object"}},
+            "required": ["name", "arguments"]
+        })
+    }
+
+    #[test]
+    fn branches_told_apart_by_a_discriminator_are_not_compared_in_pairs() {
+        // A tool set's oneOf: a `name` const per tool, then the plain answer.
+        let mut branches: Vec<Value> = (0..2000).map(|index| call(&format!("t{index}"))).collect();
+        branches.push(json!({
+            "type": "object",
+            "properties": {"answer": {"type": "string"}},
+            "required": ["answer"]
+        }));
+        let settled = discriminated(&shapes(&branches)).expect("the names differ");
+        assert_eq!(settled.iter().filter(|&&settled| settled).count(), 2000);
+        assert!(!settled[2000]);
+
+        // Two tools with one name: no shortcut, the pairs decide.
+        branches[7] = call("t3");
+        assert!(discriminated(&shapes(&branches)).is_none());
+    }
+
+    #[test]
+    fn the_shortcut_gives_the_answer_of_every_pair() {
+        let cases = [
+            vec![call("a"), call("b"), json!({"type": "string"})],
+            vec![call("a"), call("b"), json!({"type": "object"})],
+            vec![call("a"), call("a"), json!({"type": "string"})],
+            vec![
+                json!({"type": "object", "properties": {"kind": {"enum": ["x", "y"]}}, "required": ["kind"]}),
+                json!({"type": "object", "properties": {"kind": {"enum": ["z"]}}, "required": ["kind"]}),
+                json!({"type": "array"}),
+                json!({"type": "null"}),
+            ],
+            vec![
+                json!({"type": "object", "properties": {"kind": {"const": "x"}}, "required": ["kind"]}),
+                json!({"type": "object", "properties": {"kind": {"const": "x"}}, "required": ["kind"]}),
+            ],
+            vec![
+                json!({"enum": [1, 2]}),
+                json!({"enum": [2, 3]}),
+                json!({"enum": [4]}),
+            ],
+        ];
+        for branches in cases {
+            let shapes = shapes(&branches);
+            let every_pair = shapes.iter().enumerate().all(|(index, a)| {
+                shapes[index + 1..]
+                    .iter()
+                    .all(|b| disjoint(a, b) && disjoint(b, a))
+            });
+            let root = json!({});
+            let mut deriver = Deriver::new(&root, Whitespace::Pretty);
+            assert_eq!(
+                pairwise_disjoint(&mut deriver, &branches),
+                every_pair,
+                "{branches:?}"
+            );
+        }
+    }
 }

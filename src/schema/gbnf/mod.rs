@@ -164,7 +164,7 @@ pub fn derive_uncached_with(schema: &Value, whitespace: Whitespace) -> Result<De
     let mut builder = deriver.builder;
     let empty_rules = builder.prune();
     if !builder.root_is_productive() {
-        let mut notes = deriver.notes;
+        let mut notes = deriver.notes.into_vec();
         if !notes
             .iter()
             .any(|note| note.reason.contains("no value satisfies"))
@@ -186,7 +186,7 @@ pub fn derive_uncached_with(schema: &Value, whitespace: Whitespace) -> Result<De
     }
     Ok(Derived {
         grammar: builder.finish(),
-        notes: deriver.notes,
+        notes: deriver.notes.into_vec(),
     })
 }
 

@@ -1,5 +1,7 @@
 //! OpenAI's strict mode: the rules a schema must meet to be sent with `strict: true`.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use super::{problem, type_admits};
@@ -316,7 +318,7 @@ fn strict_object(
         ));
         return;
     };
-    let required: Vec<&str> = node
+    let required: HashSet<&str> = node
         .get("required")
         .and_then(Value::as_array)
         .map(|names| names.iter().filter_map(Value::as_str).collect())
@@ -325,7 +327,7 @@ fn strict_object(
     for (name, property) in properties {
         totals.properties += 1;
         totals.name_characters += name.chars().count();
-        if !required.contains(&name.as_str()) {
+        if !required.contains(name.as_str()) {
             problems.push(problem(pointer, Some("required"), format!("`{name}` is not listed: strict mode requires every property (make it nullable to let it be empty)")));
         }
         strict_node(

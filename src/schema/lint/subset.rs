@@ -1,8 +1,11 @@
 //! The contract subset: which keywords a contract may use, and what it may say with them.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use super::problem;
+use crate::schema::distinct::DistinctValues;
 use crate::schema::json_kind;
 use crate::schema::{Problem, pointer_push};
 
@@ -210,7 +213,7 @@ fn subset_required(
         return;
     };
     let declared = node.get("properties").and_then(Value::as_object);
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::with_capacity(names.len());
     for name in names {
         let Some(name) = name.as_str() else {
             problems.push(problem(
@@ -220,7 +223,7 @@ fn subset_required(
             ));
             continue;
         };
-        if seen.contains(&name) {
+        if !seen.insert(name) {
             problems.push(problem(
                 pointer,
                 Some("required"),
@@ -228,7 +231,6 @@ fn subset_required(
             ));
             continue;
         }
-        seen.push(name);
         if !declared.is_some_and(|properties| properties.contains_key(name)) {
             problems.push(problem(
                 pointer,
@@ -283,8 +285,9 @@ fn subset_enum(
             "is empty: no value could ever match",
         ));
     }
-    for (index, allowed) in values.iter().enumerate() {
-        if values[..index].contains(allowed) {
+    let mut seen = DistinctValues::new();
+    for allowed in values {
+        if !seen.insert(allowed) {
             problems.push(problem(
                 pointer,
                 Some("enum"),
