@@ -17,6 +17,7 @@ mod problem;
 mod projection;
 pub mod validate;
 pub(crate) mod walk;
+mod wide_objects;
 
 pub use constraint::Constraint;
 pub use contracts::{Contract, UnknownContract, contract, contracts};

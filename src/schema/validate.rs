@@ -108,8 +108,9 @@ impl Validator {
         if !declares_draft {
             options = options.with_draft(jsonschema::Draft::Draft7);
         }
+        let sidestepped = super::wide_objects::for_compiler(schema);
         options
-            .build(schema)
+            .build(sidestepped.as_ref().unwrap_or(schema))
             .map(|compiled| Validator { compiled })
             .map_err(|error| SchemaError {
                 // The schema is the instance the meta-schema validates, so the instance path is
