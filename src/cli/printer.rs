@@ -22,11 +22,16 @@ pub enum ColorChoice {
 }
 
 /// A reader that closed stdout (`slmcode ... | head -c1`) has read all it wanted: that is not a
-/// failure, and the command still exits with its own verdict (a failed match stays 5).
+/// failure, and the command still exits with its own verdict (a failed match stays 5). Any
+/// other failure (a full disk) is an error that says it was stdout.
 fn reader_gone_is_fine(written: io::Result<()>) -> io::Result<()> {
     match written {
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
+        Err(error) => Err(io::Error::new(
+            error.kind(),
+            format!("cannot write to stdout: {error}"),
+        )),
+        Ok(()) => Ok(()),
     }
 }
 

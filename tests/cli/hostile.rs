@@ -211,6 +211,35 @@ fn a_stderr_that_cannot_be_written_does_not_cost_the_answer() {
 }
 
 #[test]
+fn a_full_stdout_is_an_error_that_names_stdout() {
+    let slm = Slm::new();
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let mut child = slm
+        .command(["repair"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::from(full))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"a\": 1,}")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("error: cannot write to stdout: No space left on device"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_counter_at_its_limit_saturates_and_the_answer_comes_first() {
     let slm = Slm::new();
     let stats = slm.config_dir().join("repair-stats.json");
