@@ -6,6 +6,7 @@
 #   bench/real-model/run.sh                                   # slmcode, bare json_schema, json_object + json_repair
 #   bench/real-model/run.sh --variant 'greedy:TEMPERATURE=0,ANTI_REPETITION=off:'   # one more slmcode arm
 #   ENDPOINT=http://127.0.0.1:8080/v1 bench/real-model/run.sh --only slmcode
+#   BENCH=tools bench/real-model/run.sh                       # tool calls: tools.py instead of run.py
 #
 # Nothing else may run on the machine meanwhile: the times are wall-clock times of a CPU-bound
 # server on 2 cores. See bench/README.md, "Real small model".
@@ -25,4 +26,6 @@ if [ -z "${ENDPOINT:-}" ]; then
   trap 'kill "$SLMCODE_E2E_PID" 2>/dev/null || true' EXIT
   ENDPOINT=$SLMCODE_E2E_ENDPOINT
 fi
-"$cache/venv/bin/python" "$here/run.py" --endpoint "$ENDPOINT" --binary "$repo/target/release/slmcode" "$@"
+script=run.py
+[ "${BENCH:-}" = tools ] && script=tools.py
+"$cache/venv/bin/python" "$here/$script" --endpoint "$ENDPOINT" --binary "$repo/target/release/slmcode" "$@"
