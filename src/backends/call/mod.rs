@@ -29,6 +29,7 @@ pub mod evolve;
 mod ladder;
 mod outcome;
 pub mod request;
+mod turn;
 mod watch;
 
 #[cfg(test)]
@@ -37,7 +38,7 @@ mod tests;
 use std::time::{Duration, Instant};
 
 use crate::config::{AntiRepetition, Settings};
-use crate::repair::{self, RepairOptions, Rung, Stats};
+use crate::repair::{self, FailureClass, RepairOptions, Rung, Stats};
 use crate::schema::Mechanism;
 
 use super::capabilities::WireForm;
@@ -50,8 +51,9 @@ pub use context::{CallContext, CallProgress, ProgressReport, Sleep};
 pub use evolve::{Action, Allowance, EVOLVE, MIN_REASK_TOKENS, REASK_TEMPERATURE, next_action};
 pub use ladder::ENFORCEMENT_THRESHOLD;
 pub use outcome::{
-    Answer, CallFailure, CallMeta, DeadlineExceeded, DegradeReason, LadderSource, RAW_TEXT_LIMIT,
-    Reask, SchemaViolation, StreamEnding, StructuredOutcome,
+    Answer, CallFailure, CallMeta, CallOrigin, DeadlineExceeded, DegradeReason, LadderSource,
+    ParsedToolCall, RAW_TEXT_LIMIT, Reask, SchemaViolation, StreamEnding, StructuredOutcome,
+    ToolsMeta,
 };
 pub use request::{
     DEFAULT_MAX_TOKENS_CAP, JSON_ONLY, OutputSchema, RequestError, StructuredRequest,
@@ -60,7 +62,10 @@ pub use request::{
 use ladder::{Exchange, Received};
 use outcome::{add_usage, bounded};
 use request::Plan;
+use turn::read::TurnFailure;
 use watch::Verdict;
+
+pub use turn::{assistant_message, tool_result_message};
 
 /// Runs one structured request (see the module docs).
 pub fn structured_call(
@@ -106,6 +111,7 @@ pub fn structured_call(
         tokens: None,
         notes: Vec::new(),
         warnings: Vec::new(),
+        tools: plan.turn.as_ref().map(|turn| turn.meta(first.is_some(), 0)),
     };
     let anti_repetition = preset(context.target.provider).anti_repetition_sampling();
     let mut original = plan.request.clone();
@@ -138,14 +144,7 @@ pub fn structured_call(
         meta.tokens_per_second = generation_rate(&streamed.timing, &response.usage);
         meta.repetition = None;
         add_usage(&mut meta.tokens, response.usage);
-        if !response.tool_calls.is_empty() {
-            let mut calls = response.tool_calls;
-            if plan.serial_tools {
-                calls.truncate(1);
-            }
-            meta.stream_end = StreamEnding::Finished;
-            break Ok(Answer::ToolCalls(calls));
-        }
+        let native_calls = response.tool_calls;
         let received_text = response.content.unwrap_or_default();
         let mut text = received_text.clone();
         let truncated = match (streamed.end, verdict) {
@@ -176,28 +175,65 @@ pub fn structured_call(
         };
         if let Some(form) = form
             && !truncated
+            && native_calls.is_empty()
         {
             // The text as it came, prose after a value included: under a form that claims to
             // enforce, that is the sign it does not.
             exchange.check_enforcement(form, &received_text, &mut meta);
         }
-        let repaired = repair::repair(&text, &options.clone().finish_reason_length(truncated));
-        stats.record(&repaired);
-        match repaired {
-            Ok(repaired) => {
-                meta.repair_rung = Some(repaired.rung);
-                meta.rungs_changed = repaired.rungs_changed;
-                meta.coercions = repaired.coercions;
-                break Ok(Answer::Value(repaired.value));
+        let read = match &plan.turn {
+            Some(turn) => {
+                let schema = turn.has_schema.then_some(&options);
+                let read = turn::read::read(turn, &native_calls, Some(&text), truncated, schema);
+                let dropped = read.as_ref().map_or(0, |read| read.dropped);
+                meta.tools = Some(turn.meta(form.is_some(), dropped));
+                read.map(|read| (read.answer, read.rung, read.rungs_changed, read.coercions))
+                    .map_err(|mut failed| {
+                        // A call cut off by a loop is the loop's failure.
+                        if failed.failure.class == FailureClass::Truncated
+                            && let Some(repetition) = &meta.repetition
+                        {
+                            failed.failure.class = FailureClass::Repetition;
+                            failed.failure.repetition = Some(repetition.clone());
+                        }
+                        failed
+                    })
             }
-            Err(failure) => {
+            None => {
+                let repaired =
+                    repair::repair(&text, &options.clone().finish_reason_length(truncated));
+                stats.record(&repaired);
+                repaired
+                    .map(|repaired| {
+                        (
+                            Answer::Value(repaired.value),
+                            repaired.rung,
+                            repaired.rungs_changed,
+                            repaired.coercions,
+                        )
+                    })
+                    .map_err(|failure| TurnFailure {
+                        failure,
+                        called: None,
+                    })
+            }
+        };
+        match read {
+            Ok((answer, rung, rungs_changed, coercions)) => {
+                meta.repair_rung = Some(rung);
+                meta.rungs_changed = rungs_changed;
+                meta.coercions = coercions;
+                break Ok(answer);
+            }
+            Err(failed) => {
+                let failure = &failed.failure;
                 meta.rungs_changed = failure.rungs_changed.clone();
                 meta.coercions = failure.coercions.clone();
                 if meta.repetition.is_none() {
                     meta.repetition = failure.repetition.clone();
                 }
                 if meta.reasks.len() as u32 >= plan.reask {
-                    break Err(Failed::Violation(Box::new(failure), text));
+                    break Err(Failed::Violation(Box::new(failed.failure), text));
                 }
                 let action = next_action(failure.class);
                 let allowance = Allowance {
@@ -207,14 +243,18 @@ pub fn structured_call(
                     sampling: anti_repetition.clone(),
                     fresh_seed: exchange.jitter.next_u64() >> 33,
                 };
-                let Some(next) =
-                    evolve::reask_request(action, &original, &failure, &text, &allowance)
-                else {
+                let next = match &plan.turn {
+                    Some(turn) => evolve::reask_tool_request(
+                        action, &original, &failed, turn, &text, &allowance,
+                    ),
+                    None => evolve::reask_request(action, &original, failure, &text, &allowance),
+                };
+                let Some(next) = next else {
                     meta.warnings.push(format!(
                         "no re-ask after the {} answer: the call's deadline leaves no room for one",
                         failure.class
                     ));
-                    break Err(Failed::Violation(Box::new(failure), text));
+                    break Err(Failed::Violation(Box::new(failed.failure), text));
                 };
                 chat = next;
                 budget = chat.max_tokens.unwrap_or(budget);

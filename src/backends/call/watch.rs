@@ -73,6 +73,15 @@ impl<'a> Watcher<'a> {
         }
     }
 
+    /// A watcher that ends an answer only on a loop, never after a value (a tool turn's text
+    /// may hold a call in a tag that closes after it, or several calls).
+    pub fn loops_only(options: &'a RepairOptions<'a>) -> Watcher<'a> {
+        Watcher {
+            state: State::Open,
+            ..Watcher::new(options)
+        }
+    }
+
     /// The verdict so far.
     pub fn verdict(&self) -> Option<&Verdict> {
         self.verdict.as_ref()
