@@ -368,6 +368,23 @@ fn request(args: &Args, printer: &Printer) -> Result<StructuredRequest, CliError
             ),
             None => file.tool_choice,
         };
+        // Checked before anything is sent (negotiation may probe).
+        if let Some(slmcode::tools::ToolChoice::Tool(name)) = &request.tool_choice
+            && request
+                .tools
+                .as_ref()
+                .is_some_and(|tools| tools.get(name).is_none())
+        {
+            let known = request
+                .tools
+                .as_ref()
+                .map(|tools| tools.names().join(", "))
+                .unwrap_or_default();
+            return Err(CliError::usage(anyhow!(
+                "--tool-choice names {name:?}, which is not one of the tools in {} ({known})",
+                path.display()
+            )));
+        }
     }
     let text = match &args.prompt {
         Some(text) => text.clone(),
