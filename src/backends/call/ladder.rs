@@ -4,7 +4,9 @@
 //! The rungs come from the negotiated capabilities (the selected form, then every weaker form
 //! the probe found supported, minus every form demoted by now, then prompt-only), from a forced
 //! mechanism (its forms, then prompt-only), or are prompt-only alone (`structured_decoding =
-//! off`, or tools in the request). A strict form is used only for a strict-ready schema: for any
+//! off`, a tool-using role without a typed tool set, or a tool turn that may not be
+//! constrained). A tool turn keeps only the forms that enforce a tool constraint, and sends the
+//! compiled tools on them ([`super::turn`]); its prompt-only floor carries native tools. A strict form is used only for a strict-ready schema: for any
 //! other schema it becomes json_schema without `strict`, so a strict server is never sent a
 //! strict request it must reject. On llama-server the derived grammar goes first when the
 //! grammar form is on the ladder: with compact whitespace (the default `grammar_whitespace`) a

@@ -7,13 +7,15 @@
 //!    caller's prompt and schema) injected into the system message under every mechanism, the
 //!    role's stop sequences, whether tools ride along;
 //! 2. walks the mechanism ladder ([`ladder`]): prompt-only when `structured_decoding` is off
-//!    or the request carries tools; otherwise the negotiated (or forced) forms with the
+//!    or a tool-using role asks without a typed tool set; a tool turn ([`turn`]) keeps only the
+//!    forms that enforce a tool constraint, or none on a hosted API; otherwise the negotiated (or forced) forms with the
 //!    schema projected for each, demoting a form on a permanent rejection of its field (or on
 //!    a non-4xx failure that the same request without the field does not have), and falling
 //!    to the plain request when the ladder is exhausted: constrained decoding is never the
 //!    reason a call fails;
 //! 3. extracts and validates every answer against the original schema with the repair
-//!    ladder, whatever the server claimed, and counts an answer that does not parse under a
+//!    ladder (a tool turn's answer: its calls, each against its tool), whatever the server
+//!    claimed, and counts an answer that does not parse under a
 //!    form that claims to enforce (two in a row: the form is marked not enforced and demoted);
 //! 4. on a failure, sends at most `reask` re-asks matched to the failure class ([`evolve`]);
 //! 5. returns the value with its [`CallMeta`], or a [`CallFailure`]: an endpoint failure, or a

@@ -29,7 +29,8 @@ pub const RAW_TEXT_LIMIT: usize = 4000;
 pub enum DegradeReason {
     /// `structured_decoding` is off: prompt-only JSON and repair, by the user's choice.
     StructuredDecodingOff,
-    /// The request carried tools, so it was not constrained.
+    /// A tool turn went with native tools, unconstrained (a hosted API, `auto` without a
+    /// union, `structured_decoding` aside), or a tool-using role asked without a typed tool set.
     ToolsInRequest,
     /// A rung was rejected or found not enforced during this call, and a weaker one answered.
     Demoted,
@@ -71,7 +72,7 @@ pub enum LadderSource {
     Forced,
     /// `structured_decoding` is off.
     StructuredDecodingOff,
-    /// The request carried tools.
+    /// A tool turn that may not be constrained, or a tool-using role without a typed tool set.
     Tools,
 }
 
