@@ -154,8 +154,11 @@ fn calls_written_as_text_are_extracted_with_a_content_id() {
         tools::call_id("read_file", &json!({"path": "README.md"}))
     );
     assert_eq!(read.dropped, 1);
-    let python = read_text(&turn, "read_file(path=\"src/main.rs\", limit=5)");
-    assert_eq!(calls(&python)[0].arguments["path"], "src/main.rs");
+    let python = read_text(&turn, "read_file(path=\"src/main.rs\", **{\"limit\": 5})");
+    assert_eq!(
+        calls(&python)[0].arguments,
+        json!({"path": "src/main.rs", "limit": 5})
+    );
 }
 
 fn read_text(turn: &ToolTurn, text: &str) -> TurnRead {
