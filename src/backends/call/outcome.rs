@@ -286,8 +286,13 @@ pub struct SchemaViolation {
 
 impl fmt::Display for SchemaViolation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tool_turn = self.meta.tools.is_some();
         let what = match self.class {
             FailureClass::Empty => "the answer was empty",
+            FailureClass::Prose | FailureClass::Malformed if tool_turn => {
+                "the answer held no tool call"
+            }
+            FailureClass::Truncated if tool_turn => "the answer's tool call was cut off",
             FailureClass::Prose => "the answer held no JSON",
             FailureClass::Malformed => "the answer was JSON that could not be repaired",
             FailureClass::Truncated => "the answer was truncated JSON",

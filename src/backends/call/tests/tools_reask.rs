@@ -128,6 +128,19 @@ fn prose_where_a_call_was_required_asks_for_exactly_one_call() {
     );
     assert_eq!(outcome.meta.reasks[0].class, FailureClass::Prose);
     assert_eq!(calls(&outcome)[0].rung, Rung::Fence);
+    let world = open_world();
+    world.emulator.answers(["No."]);
+    let failure = violation(
+        world
+            .call(&tool_request(ToolChoice::Required).reask(0))
+            .unwrap_err(),
+    );
+    assert!(
+        failure
+            .to_string()
+            .starts_with("the answer held no tool call after 1 attempt"),
+        "{failure}"
+    );
 }
 
 #[test]

@@ -33,7 +33,7 @@ use serde_json::Value;
 use crate::config::Provider;
 use crate::schema::{Constraint, Mechanism, Problem};
 use crate::tools::{
-    self, CompileError, CompileOptions, CompiledTools, Policy, ToolChoice, ToolSet, native_tools,
+    self, CompileError, CompileOptions, CompiledTools, Policy, ToolChoice, ToolRequest, ToolSet,
 };
 
 use super::super::capabilities::WireForm;
@@ -157,10 +157,19 @@ impl ToolTurn {
             }
             return chat;
         }
+        // The native fields as `tools compile --format request` gives them: one policy.
+        let ToolRequest::Native { tools, tool_choice } = tools::plan_request(
+            &self.compiled,
+            &self.tools,
+            Mechanism::PromptOnly,
+            hosted(provider),
+        ) else {
+            return chat;
+        };
         match (&self.choice, provider) {
             // llama.cpp does not honour a named choice: offer only that tool, and require it.
             (ToolChoice::Tool(name), Provider::LlamaCpp) => {
-                let only: Vec<Value> = native_tools(&self.tools)
+                let only: Vec<Value> = tools
                     .as_array()
                     .into_iter()
                     .flatten()
@@ -172,9 +181,9 @@ impl ToolTurn {
                 chat.tools = Some(Value::Array(only));
                 chat.tool_choice = Some(ToolChoice::Required.openai());
             }
-            (choice, _) => {
-                chat.tools = Some(native_tools(&self.tools));
-                chat.tool_choice = Some(choice.openai());
+            _ => {
+                chat.tools = Some(tools);
+                chat.tool_choice = Some(tool_choice);
             }
         }
         if self.serial && takes_parallel_tool_calls(provider) {
@@ -236,6 +245,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::tools::native_tools;
 
     fn tools() -> ToolSet {
         ToolSet::from_value(&json!([
