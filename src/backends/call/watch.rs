@@ -283,6 +283,23 @@ mod tests {
     }
 
     #[test]
+    fn a_tool_turns_watcher_ends_an_answer_only_on_a_loop() {
+        let options = RepairOptions::new();
+        let mut watcher = Watcher::loops_only(&options);
+        let call = "<tool_call>{\"name\": \"read\", \"arguments\": {}}</tool_call>\nDone.";
+        assert_eq!(
+            watcher.feed(call),
+            None,
+            "a value followed by a tag goes on"
+        );
+        let looped = format!("{call} {}", "again and again ".repeat(40));
+        assert!(matches!(
+            Watcher::loops_only(&options).feed(&looped),
+            Some(Verdict::Repetition(_))
+        ));
+    }
+
+    #[test]
     fn an_essay_after_the_value_is_not_waited_for() {
         let text = "{\"a\": 1}\n\nThis object has one member, `a`, which";
         assert_eq!(verdict(text), Some(Verdict::Done { end: 8 }));
