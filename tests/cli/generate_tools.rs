@@ -207,3 +207,19 @@ fn tool_choice_needs_tools_and_a_name_in_the_file() {
     assert!(run.stderr.contains("launch_rocket"), "{}", run.stderr);
     assert_eq!(emulator.chat_count(), 0, "nothing sent");
 }
+
+#[test]
+fn beside_a_schema_the_default_is_auto_and_an_answer_is_the_validated_value() {
+    let emulator = Emulator::start(Profile::llama_server());
+    emulator.answers(["{\"reason\": \"Docs are in scope.\", \"in_scope\": true,}"]);
+    let mut slm = slm_for(&emulator, "llamacpp");
+    slm.env("SLMCODE_STRUCTURED_DECODING", "off");
+    let run = slm.run(generate(&["--schema", "scope_judge"]), "");
+    run.code(0);
+    assert_eq!(
+        run.json(),
+        json!({"tool_calls": [], "content": {"reason": "Docs are in scope.", "in_scope": true}})
+    );
+    let body = emulator.chat_bodies().pop().unwrap();
+    assert_eq!(body["tool_choice"], "auto");
+}
