@@ -10,6 +10,31 @@ use crate::backends::transport::ChatMessage;
 /// The assistant message that made `calls` (with `content`, when it had text): each call with
 /// its id, `type: function`, its name, and its arguments as a JSON string, as the API sends
 /// them back.
+///
+/// ```
+/// use serde_json::json;
+/// use slmcode::backends::call::{
+///     CallOrigin, ParsedToolCall, StructuredRequest, assistant_message, tool_result_message,
+/// };
+/// use slmcode::repair::Rung;
+/// use slmcode::tools::{ToolChoice, ToolSet};
+///
+/// let tools = ToolSet::from_json(r#"[{"name": "read_file"}]"#).unwrap();
+/// let mut request = StructuredRequest::default()
+///     .tools(tools, ToolChoice::Required)
+///     .user("read the README");
+/// // What `structured_call` returned: `outcome.tool_calls()`.
+/// let calls = [ParsedToolCall {
+///     id: "call_1".to_owned(),
+///     name: "read_file".to_owned(),
+///     arguments: json!({}),
+///     origin: CallOrigin::Native,
+///     rung: Rung::None,
+/// }];
+/// request.messages.push(assistant_message(&calls, None));
+/// request.messages.push(tool_result_message(&calls[0], "# slmcode"));
+/// assert_eq!(request.messages[2].tool_call_id.as_deref(), Some("call_1"));
+/// ```
 pub fn assistant_message(calls: &[ParsedToolCall], content: Option<&str>) -> ChatMessage {
     let calls: Vec<Value> = calls
         .iter()
