@@ -87,6 +87,8 @@ pub struct ChatRequest {
     pub tools: Option<Value>,
     /// `tool_choice`, passed through as given.
     pub tool_choice: Option<Value>,
+    /// `parallel_tool_calls` (false: at most one call per answer), where the engine takes it.
+    pub parallel_tool_calls: Option<bool>,
     /// Engine-specific sampling fields sent as they are (`repeat_penalty`, `dry_multiplier`,
     /// `frequency_penalty`, ...): what the provider's preset says its engine takes.
     pub sampling: Map<String, Value>,
@@ -127,6 +129,9 @@ pub fn build_body(
     }
     if let Some(tool_choice) = &request.tool_choice {
         body.insert("tool_choice".to_owned(), tool_choice.clone());
+    }
+    if let Some(parallel) = request.parallel_tool_calls {
+        body.insert("parallel_tool_calls".to_owned(), json!(parallel));
     }
     for (field, value) in &request.sampling {
         body.insert(field.clone(), value.clone());

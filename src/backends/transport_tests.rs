@@ -14,6 +14,7 @@ fn request() -> ChatRequest {
         seed: Some(7),
         tools: None,
         tool_choice: None,
+        parallel_tool_calls: None,
         sampling: Map::new(),
     }
 }
@@ -103,6 +104,7 @@ fn tools_pass_through_and_a_missing_model_is_omitted() {
     with_tools.model = None;
     with_tools.tools = Some(json!([{"type": "function", "function": {"name": "read"}}]));
     with_tools.tool_choice = Some(json!("required"));
+    with_tools.parallel_tool_calls = Some(false);
     let body = build_body(
         &with_tools,
         &Constraint::None,
@@ -111,6 +113,7 @@ fn tools_pass_through_and_a_missing_model_is_omitted() {
     assert!(body.get("model").is_none());
     assert_eq!(body["tools"][0]["function"]["name"], json!("read"));
     assert_eq!(body["tool_choice"], json!("required"));
+    assert_eq!(body["parallel_tool_calls"], json!(false));
 }
 
 #[test]

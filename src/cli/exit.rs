@@ -21,7 +21,8 @@ pub enum Exit {
     NotJson = 3,
     /// The input was JSON that stopped early (cut off, or `finish_reason: length`).
     Truncated = 4,
-    /// The input was JSON that does not satisfy the schema.
+    /// The input was JSON that does not satisfy the schema, or a tool call to an unknown tool,
+    /// to another tool than the named one, or with arguments that violate its parameters.
     SchemaViolation = 5,
     /// The endpoint could not be reached or answered with an error (or the call's deadline
     /// passed: class `canceled`).
@@ -51,7 +52,10 @@ impl Exit {
         match class {
             FailureClass::Empty | FailureClass::Prose | FailureClass::Malformed => Exit::NotJson,
             FailureClass::Truncated => Exit::Truncated,
-            FailureClass::WrongShape => Exit::SchemaViolation,
+            FailureClass::WrongShape
+            | FailureClass::UnknownTool
+            | FailureClass::ToolNotChosen
+            | FailureClass::InvalidArguments => Exit::SchemaViolation,
             FailureClass::Repetition => Exit::Repetition,
         }
     }

@@ -87,8 +87,8 @@ enum Command {
     Validate(validate::Args),
     /// Ask the endpoint for JSON that satisfies a contract or a schema file, through the
     /// structured call path (negotiated mechanism, demotions, repair, validation, re-asks), and
-    /// print the validated value.
-    Generate(generate::Args),
+    /// print the validated value; with --tools, ask for a tool call and print it.
+    Generate(Box<generate::Args>),
     /// The contracts slmcode ships (list, show), lint of a JSON Schema (check), and its exact
     /// GBNF grammar (gbnf, match).
     Schema(schema::Args),
@@ -149,7 +149,7 @@ fn run(command: Command, printer: &Printer) -> CommandResult {
         Command::Doctor(args) => doctor::run(args, printer),
         Command::Status(args) => status::run(args, printer),
         Command::Probe(args) => probe::run(args, printer),
-        Command::Generate(args) => generate::run(args, printer),
+        Command::Generate(args) => generate::run(*args, printer),
         Command::Tools(args) => tools::run(args, printer),
     }
 }

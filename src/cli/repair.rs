@@ -221,7 +221,10 @@ fn failure_error(failure: RepairFailure, source: &Source) -> CliError {
         FailureClass::Truncated => {
             "the model was cut off: raise max_tokens, or re-ask for the complete object"
         }
-        FailureClass::WrongShape => {
+        FailureClass::WrongShape
+        | FailureClass::UnknownTool
+        | FailureClass::ToolNotChosen
+        | FailureClass::InvalidArguments => {
             "re-ask with the validation errors, or check the schema with `slmcode validate`"
         }
         FailureClass::Repetition => {

@@ -48,6 +48,14 @@ pub enum FailureClass {
     /// or writes a number without end ([`Repetition`]). Re-ask with anti-repetition sampling,
     /// never with a larger budget: the loop would only run longer.
     Repetition,
+    /// A tool call to a tool that is not in the request's tool set. Only the structured call
+    /// path's tool turns produce it (never the repair ladder): re-ask naming the tools.
+    UnknownTool,
+    /// A call to another tool than the one `tool_choice` names. Only tool turns produce it.
+    ToolNotChosen,
+    /// A tool call whose arguments do not satisfy that tool's parameters (or are not a JSON
+    /// object). Only tool turns produce it: re-ask with the errors and the parameters.
+    InvalidArguments,
 }
 
 impl FailureClass {
@@ -60,6 +68,9 @@ impl FailureClass {
             FailureClass::Malformed => "malformed",
             FailureClass::WrongShape => "wrong_shape",
             FailureClass::Repetition => "repetition",
+            FailureClass::UnknownTool => "unknown_tool",
+            FailureClass::ToolNotChosen => "tool_not_chosen",
+            FailureClass::InvalidArguments => "invalid_arguments",
         }
     }
 }

@@ -40,6 +40,12 @@
 //! take no grammar, so extraction stays on everywhere; a constrained turn simply needs no
 //! repair.
 //!
+//! # In words, and ids
+//!
+//! [`describe`] renders the tools for the prompt (a constrained request carries no `tools`
+//! field, so the model reads them there); [`call_id`] gives a call written as text a stable id
+//! derived from its content.
+//!
 //! Uses [`crate::schema`] (validation, GBNF derivation) and [`crate::repair`]; no I/O.
 
 mod canonical;
@@ -48,6 +54,7 @@ mod compile;
 mod embed;
 mod extract;
 mod parse;
+mod prompt;
 mod request;
 
 use std::collections::HashMap;
@@ -63,6 +70,7 @@ pub use extract::{
     CallSource, DroppedCall, ExtractError, ExtractOptions, ExtractedCall, Extraction, extract,
 };
 pub use parse::{Tool, ToolSet, ToolSetError};
+pub use prompt::{call_id, describe};
 pub use request::{ToolRequest, native_tools, plan_request};
 
 /// The name a tool-call schema goes by where an engine wants one (`json_schema.name`).

@@ -47,6 +47,23 @@ pub struct ToolSet {
     tools: Vec<Tool>,
 }
 
+/// Two tools are equal when a model sees them alike: name, description, schema as written.
+impl PartialEq for Tool {
+    fn eq(&self, other: &Tool) -> bool {
+        self.name == other.name
+            && self.description == other.description
+            && self.parameters == other.parameters
+            && self.parameters_given == other.parameters_given
+    }
+}
+
+/// Tool sets are equal when their tools are, in order.
+impl PartialEq for ToolSet {
+    fn eq(&self, other: &ToolSet) -> bool {
+        self.tools == other.tools
+    }
+}
+
 /// What is wrong with a tool file, and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}: {reason}", if pointer.is_empty() { "(root)" } else { pointer })]

@@ -8,6 +8,7 @@ mod doctor;
 #[path = "../support/emulator.rs"]
 mod emulator;
 mod generate;
+mod generate_tools;
 mod hostile;
 mod pipes;
 mod probe;

@@ -654,6 +654,12 @@ fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> Reply {
             None,
         );
     };
+    if let Some((status, text)) = &profile.bare_tool_choice
+        && let Some(Value::String(choice)) = body.get("tool_choice")
+        && !matches!(choice.as_str(), "none" | "auto" | "required")
+    {
+        return Reply::Whole(*status, text.clone(), None);
+    }
     if let Some(reject) = profile.reject_unknown
         && let Some(field) = body
             .keys()

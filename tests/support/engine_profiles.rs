@@ -70,6 +70,9 @@ pub struct Profile {
     /// When set, the status and body of the answer to every request, whatever its route: a
     /// server that is not an OpenAI-compatible one.
     pub fixed_answer: Option<(u16, String)>,
+    /// Refuses a `tool_choice` that is a bare tool name (a string other than none, auto and
+    /// required) with this status and body, as llama-server does.
+    pub bare_tool_choice: Option<(u16, String)>,
 }
 
 pub const OPENAI_FIELDS: [&str; 22] = [
@@ -156,6 +159,7 @@ impl Profile {
                 .to_string(),
             ),
             fixed_answer: None,
+            bare_tool_choice: None,
         }
     }
 
@@ -261,6 +265,12 @@ impl Profile {
                 .to_string(),
             ),
             models: vec!["tiny".to_owned()],
+            // A named choice is only understood in its object form (and then not honoured).
+            bare_tool_choice: Some((
+                400,
+                json!({"error": {"code": 400, "message": "Invalid tool_choice: read_file", "type": "invalid_request_error"}})
+                    .to_string(),
+            )),
             ..Profile::base("llama-server")
         }
     }

@@ -17,6 +17,9 @@ use serde_json::{Map, Value};
 use crate::repair::{FailureClass, RepairFailure};
 
 use super::super::transport::{ChatMessage, ChatRequest};
+use super::turn::ToolTurn;
+use super::turn::read::TurnFailure;
+use super::turn::reask as turn_reask;
 
 /// The next action after a failed answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -47,13 +50,16 @@ impl Action {
 
 /// Failure class -> next action. Every class of [`FailureClass`] has exactly one row (a test
 /// holds the table to that).
-pub const EVOLVE: [(FailureClass, Action); 6] = [
+pub const EVOLVE: [(FailureClass, Action); 9] = [
     (FailureClass::Empty, Action::ResendOriginal),
     (FailureClass::Prose, Action::ResetPrompt),
     (FailureClass::Malformed, Action::ResetPrompt),
     (FailureClass::WrongShape, Action::ResetPrompt),
     (FailureClass::Truncated, Action::RaiseMaxTokens),
     (FailureClass::Repetition, Action::AntiRepetition),
+    (FailureClass::UnknownTool, Action::ResetPrompt),
+    (FailureClass::ToolNotChosen, Action::ResetPrompt),
+    (FailureClass::InvalidArguments, Action::ResetPrompt),
 ];
 
 /// The action [`EVOLVE`] names for `class`.
@@ -103,6 +109,44 @@ pub fn reask_request(
     text: &str,
     allowance: &Allowance,
 ) -> Option<ChatRequest> {
+    build(
+        action,
+        original,
+        allowance,
+        || reset_text(failure),
+        || completion_text(text),
+    )
+}
+
+/// [`reask_request`] for a tool turn: the same actions, worded for a call
+/// ([`super::turn::reask`]: the tools that exist, the errors and the tool's parameters, exactly
+/// one call), never "only JSON".
+pub(super) fn reask_tool_request(
+    action: Action,
+    original: &ChatRequest,
+    failure: &TurnFailure,
+    turn: &ToolTurn,
+    text: &str,
+    allowance: &Allowance,
+) -> Option<ChatRequest> {
+    build(
+        action,
+        original,
+        allowance,
+        || turn_reask::reset_text(turn, &failure.failure, failure.called.as_deref()),
+        || turn_reask::completion_text(text),
+    )
+}
+
+/// The request `action` sends, with `reset` and `completion` as the wording of the messages
+/// it appends.
+fn build(
+    action: Action,
+    original: &ChatRequest,
+    allowance: &Allowance,
+    reset: impl FnOnce() -> String,
+    completion: impl FnOnce() -> String,
+) -> Option<ChatRequest> {
     let budget = allowance.budget;
     // What the deadline leaves, when it is tighter than the budget; too little is no re-ask.
     let fitted = |wanted: u32| match allowance.room {
@@ -114,16 +158,12 @@ pub fn reask_request(
     match action {
         Action::ResendOriginal => {}
         Action::ResetPrompt => {
-            request
-                .messages
-                .push(ChatMessage::user(reset_text(failure)));
+            request.messages.push(ChatMessage::user(reset()));
         }
         Action::RaiseMaxTokens => {
             let raised = budget.saturating_mul(2).min(allowance.cap).max(budget);
             request.max_tokens = Some(fitted(raised)?);
-            request
-                .messages
-                .push(ChatMessage::user(completion_text(text)));
+            request.messages.push(ChatMessage::user(completion()));
         }
         Action::AntiRepetition => {
             for (field, value) in &allowance.sampling {
@@ -189,6 +229,9 @@ mod tests {
             FailureClass::Malformed,
             FailureClass::WrongShape,
             FailureClass::Repetition,
+            FailureClass::UnknownTool,
+            FailureClass::ToolNotChosen,
+            FailureClass::InvalidArguments,
         ] {
             assert_eq!(
                 EVOLVE.iter().filter(|(row, _)| *row == class).count(),

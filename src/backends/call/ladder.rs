@@ -4,7 +4,9 @@
 //! The rungs come from the negotiated capabilities (the selected form, then every weaker form
 //! the probe found supported, minus every form demoted by now, then prompt-only), from a forced
 //! mechanism (its forms, then prompt-only), or are prompt-only alone (`structured_decoding =
-//! off`, or tools in the request). A strict form is used only for a strict-ready schema: for any
+//! off`, a tool-using role without a typed tool set, or a tool turn that may not be
+//! constrained). A tool turn keeps only the forms that enforce a tool constraint, and sends the
+//! compiled tools on them ([`super::turn`]); its prompt-only floor carries native tools. A strict form is used only for a strict-ready schema: for any
 //! other schema it becomes json_schema without `strict`, so a strict server is never sent a
 //! strict request it must reject. On llama-server the derived grammar goes first when the
 //! grammar form is on the ladder: with compact whitespace (the default `grammar_whitespace`) a
@@ -67,41 +69,17 @@ impl Ladder {
         plan: &Plan,
         context: &CallContext,
     ) -> Ladder {
-        let capabilities = &context.negotiation.capabilities;
-        let (source, forms) = if plan.tools {
-            (LadderSource::Tools, Vec::new())
-        } else if let Some(mechanism) = request.mechanism {
-            let forms = forced_forms(mechanism, capabilities.guided_field);
-            (
-                LadderSource::Forced,
-                strict_adjusted(forms, plan.strict_ready),
-            )
-        } else if settings.structured_decoding == StructuredDecoding::Off {
-            (LadderSource::StructuredDecodingOff, Vec::new())
-        } else {
-            let demoted = context.demoted_forms();
-            let mut forms = Vec::new();
-            if let Some(start) = capabilities.wire_form() {
-                let first = WireForm::ALL.iter().position(|form| *form == start);
-                for form in WireForm::ALL.into_iter().skip(first.unwrap_or(0)) {
-                    let supported = capabilities
-                        .outcomes
-                        .get(&form)
-                        .is_some_and(|outcome| outcome.is_supported());
-                    if form == start || supported {
-                        forms.push(form);
-                    }
-                }
+        let (source, forms) = match &plan.turn {
+            // A tool turn: the contracts' ladder with only the forms that enforce a tool
+            // constraint on it, when the turn may be constrained at all.
+            Some(turn) if turn.constrains_on(context.target.provider) => {
+                let (source, mut forms) = forms(settings, request, plan, context);
+                forms.retain(|form| super::turn::enforces_tools(*form));
+                (source, forms)
             }
-            let mut forms = strict_adjusted(forms, plan.strict_ready);
-            forms.retain(|form| !demoted.contains(form));
-            if context.negotiation.key.provider == Provider::LlamaCpp
-                && (plan.grammar_whitespace == Whitespace::Compact
-                    || needs_the_derived_grammar(&plan.schema))
-            {
-                grammar_first(&mut forms);
-            }
-            (LadderSource::Negotiated, forms)
+            Some(_) => (LadderSource::Tools, Vec::new()),
+            None if plan.tools => (LadderSource::Tools, Vec::new()),
+            None => forms(settings, request, plan, context),
         };
         let mut rungs: Vec<Option<WireForm>> = forms.into_iter().map(Some).collect();
         rungs.push(None);
@@ -140,6 +118,53 @@ impl Ladder {
             self.at = self.at.min(self.rungs.len() - 1);
         }
     }
+}
+
+/// The forms of a request that may be constrained: forced, off, or negotiated (see the
+/// module docs).
+fn forms(
+    settings: &Settings,
+    request: &StructuredRequest,
+    plan: &Plan,
+    context: &CallContext,
+) -> (LadderSource, Vec<WireForm>) {
+    let capabilities = &context.negotiation.capabilities;
+    if let Some(mechanism) = request.mechanism {
+        let forms = forced_forms(mechanism, capabilities.guided_field);
+        return (
+            LadderSource::Forced,
+            strict_adjusted(forms, plan.strict_ready),
+        );
+    }
+    if settings.structured_decoding == StructuredDecoding::Off {
+        return (LadderSource::StructuredDecodingOff, Vec::new());
+    }
+    let demoted = context.demoted_forms();
+    let mut forms = Vec::new();
+    if let Some(start) = capabilities.wire_form() {
+        let first = WireForm::ALL.iter().position(|form| *form == start);
+        for form in WireForm::ALL.into_iter().skip(first.unwrap_or(0)) {
+            let supported = capabilities
+                .outcomes
+                .get(&form)
+                .is_some_and(|outcome| outcome.is_supported());
+            if form == start || supported {
+                forms.push(form);
+            }
+        }
+    }
+    let mut forms = strict_adjusted(forms, plan.strict_ready);
+    forms.retain(|form| !demoted.contains(form));
+    let schema = match &plan.turn {
+        Some(turn) => turn.compiled.schema.as_ref().unwrap_or(&plan.schema),
+        None => &plan.schema,
+    };
+    if context.negotiation.key.provider == Provider::LlamaCpp
+        && (plan.grammar_whitespace == Whitespace::Compact || needs_the_derived_grammar(schema))
+    {
+        grammar_first(&mut forms);
+    }
+    (LadderSource::Negotiated, forms)
 }
 
 /// Whether `schema` holds a `number` or a `format` anywhere: what llama-server's json_schema
@@ -235,6 +260,14 @@ fn wire(form: Option<WireForm>, plan: &Plan) -> Wire {
         WireForm::GuidedJson => GuidedField::GuidedJson,
         _ => GuidedField::StructuredOutputs,
     };
+    if let Some(turn) = &plan.turn {
+        let (constraint, notes) = turn.wire(form);
+        return Wire {
+            constraint,
+            field,
+            notes,
+        };
+    }
     let projection = schema::project_with(&plan.schema, form.mechanism(), plan.grammar_whitespace);
     let constraint = match projection.constraint {
         Constraint::JsonSchema { schema, .. } => Constraint::JsonSchema {
@@ -320,7 +353,9 @@ impl<'a> Exchange<'a> {
         loop {
             let form = self.ladder.current();
             let wire = wire(form, self.plan);
-            let error = match self.with_retries(chat, &wire.constraint, wire.field, options, meta) {
+            let sent = self.on_wire(chat, &wire.constraint);
+            let error = match self.with_retries(&sent, &wire.constraint, wire.field, options, meta)
+            {
                 Ok((streamed, verdict)) => {
                     self.confirm(meta);
                     meta.notes = wire.notes;
@@ -344,8 +379,9 @@ impl<'a> Exchange<'a> {
                 return Err(error);
             }
             meta.requests += 1;
+            let plain_chat = self.on_wire(chat, &Constraint::None);
             let Ok((plain, verdict)) = self.exchange(
-                chat,
+                &plain_chat,
                 &Constraint::None,
                 GuidedField::default(),
                 options,
@@ -364,6 +400,23 @@ impl<'a> Exchange<'a> {
                     verdict,
                 });
             }
+        }
+    }
+
+    /// `chat` as a request with `constraint` sends it: a tool turn puts its tools on it as the
+    /// rung wants them (see [`super::turn`]); any other request goes as it is.
+    fn on_wire<'c>(
+        &self,
+        chat: &'c ChatRequest,
+        constraint: &Constraint,
+    ) -> std::borrow::Cow<'c, ChatRequest> {
+        match &self.plan.turn {
+            Some(turn) => std::borrow::Cow::Owned(turn.on_wire(
+                chat,
+                constraint,
+                self.context.target.provider,
+            )),
+            None => std::borrow::Cow::Borrowed(chat),
         }
     }
 
@@ -406,7 +459,13 @@ impl<'a> Exchange<'a> {
         options: &RepairOptions<'_>,
         attempt: u32,
     ) -> Result<(Streamed, Option<Verdict>), CallError> {
-        let mut watcher = Watcher::new(options);
+        // A tool turn's text may go on after a value (a closing tag, a second call): only a
+        // loop ends it early.
+        let mut watcher = if self.plan.turn.is_some() {
+            Watcher::loops_only(options)
+        } else {
+            Watcher::new(options)
+        };
         let mut reasoning = RepetitionDetector::new();
         let mut reasoning_loop = None;
         let report = self.context.progress.as_ref();
@@ -493,113 +552,5 @@ fn parses(text: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn enforcement_looks_at_syntax_not_at_what_a_double_holds() {
-        assert!(parses(r#"{"score": -911e5807, "url": "x"}"#));
-        assert!(parses("<think>hm</think>\n {\"a\": [1, 2.5e-999]} "));
-        for broken in [
-            "Sure! {\"a\": 1}",
-            "{\"a\": 1,}",
-            "{'a': 1}",
-            "{\"a\": 1",
-            "{\"a\": 01}",
-            "",
-        ] {
-            assert!(!parses(broken), "{broken}");
-        }
-    }
-
-    #[test]
-    fn strict_becomes_plain_json_schema_for_a_schema_that_is_not_strict_ready() {
-        let forms = vec![
-            WireForm::JsonSchemaStrict,
-            WireForm::JsonSchema,
-            WireForm::Grammar,
-        ];
-        assert_eq!(strict_adjusted(forms.clone(), true), forms);
-        assert_eq!(
-            strict_adjusted(forms, false),
-            [WireForm::JsonSchema, WireForm::Grammar]
-        );
-    }
-
-    #[test]
-    fn forced_guided_tries_the_preferred_field_first() {
-        assert_eq!(
-            forced_forms(Mechanism::GuidedJson, GuidedField::GuidedJson),
-            [WireForm::GuidedJson, WireForm::StructuredOutputs]
-        );
-        assert_eq!(
-            forced_forms(Mechanism::GuidedJson, GuidedField::StructuredOutputs),
-            [WireForm::StructuredOutputs, WireForm::GuidedJson]
-        );
-        assert!(forced_forms(Mechanism::PromptOnly, GuidedField::default()).is_empty());
-    }
-
-    #[test]
-    fn dropping_a_form_keeps_the_position_on_the_next_rung() {
-        let mut ladder = Ladder {
-            rungs: vec![Some(WireForm::JsonSchema), Some(WireForm::JsonObject), None],
-            at: 0,
-            source: LadderSource::Negotiated,
-        };
-        ladder.drop_form(WireForm::JsonSchema);
-        assert_eq!(ladder.current(), Some(WireForm::JsonObject));
-        ladder.drop_form(WireForm::JsonObject);
-        assert_eq!(ladder.current(), None);
-        ladder.advance();
-        assert_eq!(ladder.current(), None);
-    }
-
-    #[test]
-    fn only_field_rejections_and_non_4xx_failures_walk_down() {
-        let error = |class, status| CallError {
-            class,
-            status,
-            detail: String::new(),
-            retry_after: None,
-            attempts: 1,
-            tls: None,
-        };
-        assert!(is_rejection(&error(ErrorClass::Permanent, Some(400))));
-        // A failed TLS handshake (permanent, no status) is no field's fault: it ends the call.
-        assert!(!is_rejection(&error(ErrorClass::Permanent, None)));
-        assert!(!calls_for_plain_resend(&error(ErrorClass::Permanent, None)));
-        assert!(is_rejection(&error(ErrorClass::Permanent, Some(422))));
-        assert!(!is_rejection(&error(ErrorClass::Permanent, Some(401))));
-        assert!(!is_rejection(&error(
-            ErrorClass::ContextOverflow,
-            Some(400)
-        )));
-        assert!(calls_for_plain_resend(&error(
-            ErrorClass::Transient,
-            Some(500)
-        )));
-        assert!(calls_for_plain_resend(&error(ErrorClass::Unknown, None)));
-        assert!(!calls_for_plain_resend(&error(
-            ErrorClass::Unknown,
-            Some(405)
-        )));
-        assert!(!calls_for_plain_resend(&error(
-            ErrorClass::RateLimited,
-            Some(429)
-        )));
-        assert!(!calls_for_plain_resend(&error(ErrorClass::Canceled, None)));
-        assert!(!calls_for_plain_resend(&error(
-            ErrorClass::ContextOverflow,
-            Some(500)
-        )));
-    }
-
-    #[test]
-    fn parsing_allows_a_reasoning_block_and_whitespace_only() {
-        assert!(parses("  {\"a\": 1}\n"));
-        assert!(parses("<think>hm</think>{\"a\": 1}"));
-        assert!(!parses("```json\n{\"a\": 1}\n```"));
-        assert!(!parses("Sure: {\"a\": 1}"));
-        assert!(!parses("{\"a\": 1,}"));
-    }
-}
+#[path = "ladder_tests.rs"]
+mod tests;

@@ -7,13 +7,15 @@
 //!    caller's prompt and schema) injected into the system message under every mechanism, the
 //!    role's stop sequences, whether tools ride along;
 //! 2. walks the mechanism ladder ([`ladder`]): prompt-only when `structured_decoding` is off
-//!    or the request carries tools; otherwise the negotiated (or forced) forms with the
+//!    or a tool-using role asks without a typed tool set; a tool turn ([`turn`]) keeps only the
+//!    forms that enforce a tool constraint, or none on a hosted API; otherwise the negotiated (or forced) forms with the
 //!    schema projected for each, demoting a form on a permanent rejection of its field (or on
 //!    a non-4xx failure that the same request without the field does not have), and falling
 //!    to the plain request when the ladder is exhausted: constrained decoding is never the
 //!    reason a call fails;
 //! 3. extracts and validates every answer against the original schema with the repair
-//!    ladder, whatever the server claimed, and counts an answer that does not parse under a
+//!    ladder (a tool turn's answer: its calls, each against its tool), whatever the server
+//!    claimed, and counts an answer that does not parse under a
 //!    form that claims to enforce (two in a row: the form is marked not enforced and demoted);
 //! 4. on a failure, sends at most `reask` re-asks matched to the failure class ([`evolve`]);
 //! 5. returns the value with its [`CallMeta`], or a [`CallFailure`]: an endpoint failure, or a
@@ -29,6 +31,7 @@ pub mod evolve;
 mod ladder;
 mod outcome;
 pub mod request;
+mod turn;
 mod watch;
 
 #[cfg(test)]
@@ -37,7 +40,7 @@ mod tests;
 use std::time::{Duration, Instant};
 
 use crate::config::{AntiRepetition, Settings};
-use crate::repair::{self, RepairOptions, Rung, Stats};
+use crate::repair::{self, FailureClass, RepairOptions, Rung, Stats};
 use crate::schema::Mechanism;
 
 use super::capabilities::WireForm;
@@ -50,8 +53,9 @@ pub use context::{CallContext, CallProgress, ProgressReport, Sleep};
 pub use evolve::{Action, Allowance, EVOLVE, MIN_REASK_TOKENS, REASK_TEMPERATURE, next_action};
 pub use ladder::ENFORCEMENT_THRESHOLD;
 pub use outcome::{
-    Answer, CallFailure, CallMeta, DeadlineExceeded, DegradeReason, LadderSource, RAW_TEXT_LIMIT,
-    Reask, SchemaViolation, StreamEnding, StructuredOutcome,
+    Answer, CallFailure, CallMeta, CallOrigin, DeadlineExceeded, DegradeReason, LadderSource,
+    ParsedToolCall, RAW_TEXT_LIMIT, Reask, SchemaViolation, StreamEnding, StructuredOutcome,
+    ToolsMeta,
 };
 pub use request::{
     DEFAULT_MAX_TOKENS_CAP, JSON_ONLY, OutputSchema, RequestError, StructuredRequest,
@@ -60,7 +64,10 @@ pub use request::{
 use ladder::{Exchange, Received};
 use outcome::{add_usage, bounded};
 use request::Plan;
+use turn::read::TurnFailure;
 use watch::Verdict;
+
+pub use turn::{assistant_message, tool_result_message};
 
 /// Runs one structured request (see the module docs).
 pub fn structured_call(
@@ -106,6 +113,7 @@ pub fn structured_call(
         tokens: None,
         notes: Vec::new(),
         warnings: Vec::new(),
+        tools: plan.turn.as_ref().map(|turn| turn.meta(first.is_some(), 0)),
     };
     let anti_repetition = preset(context.target.provider).anti_repetition_sampling();
     let mut original = plan.request.clone();
@@ -138,14 +146,7 @@ pub fn structured_call(
         meta.tokens_per_second = generation_rate(&streamed.timing, &response.usage);
         meta.repetition = None;
         add_usage(&mut meta.tokens, response.usage);
-        if !response.tool_calls.is_empty() {
-            let mut calls = response.tool_calls;
-            if plan.serial_tools {
-                calls.truncate(1);
-            }
-            meta.stream_end = StreamEnding::Finished;
-            break Ok(Answer::ToolCalls(calls));
-        }
+        let native_calls = response.tool_calls;
         let received_text = response.content.unwrap_or_default();
         let mut text = received_text.clone();
         let truncated = match (streamed.end, verdict) {
@@ -176,28 +177,65 @@ pub fn structured_call(
         };
         if let Some(form) = form
             && !truncated
+            && native_calls.is_empty()
         {
             // The text as it came, prose after a value included: under a form that claims to
             // enforce, that is the sign it does not.
             exchange.check_enforcement(form, &received_text, &mut meta);
         }
-        let repaired = repair::repair(&text, &options.clone().finish_reason_length(truncated));
-        stats.record(&repaired);
-        match repaired {
-            Ok(repaired) => {
-                meta.repair_rung = Some(repaired.rung);
-                meta.rungs_changed = repaired.rungs_changed;
-                meta.coercions = repaired.coercions;
-                break Ok(Answer::Value(repaired.value));
+        let read = match &plan.turn {
+            Some(turn) => {
+                let schema = turn.has_schema.then_some(&options);
+                let read = turn::read::read(turn, &native_calls, Some(&text), truncated, schema);
+                let dropped = read.as_ref().map_or(0, |read| read.dropped);
+                meta.tools = Some(turn.meta(form.is_some(), dropped));
+                read.map(|read| (read.answer, read.rung, read.rungs_changed, read.coercions))
+                    .map_err(|mut failed| {
+                        // A call cut off by a loop is the loop's failure.
+                        if failed.failure.class == FailureClass::Truncated
+                            && let Some(repetition) = &meta.repetition
+                        {
+                            failed.failure.class = FailureClass::Repetition;
+                            failed.failure.repetition = Some(repetition.clone());
+                        }
+                        failed
+                    })
             }
-            Err(failure) => {
+            None => {
+                let repaired =
+                    repair::repair(&text, &options.clone().finish_reason_length(truncated));
+                stats.record(&repaired);
+                repaired
+                    .map(|repaired| {
+                        (
+                            Answer::Value(repaired.value),
+                            repaired.rung,
+                            repaired.rungs_changed,
+                            repaired.coercions,
+                        )
+                    })
+                    .map_err(|failure| TurnFailure {
+                        failure,
+                        called: None,
+                    })
+            }
+        };
+        match read {
+            Ok((answer, rung, rungs_changed, coercions)) => {
+                meta.repair_rung = Some(rung);
+                meta.rungs_changed = rungs_changed;
+                meta.coercions = coercions;
+                break Ok(answer);
+            }
+            Err(failed) => {
+                let failure = &failed.failure;
                 meta.rungs_changed = failure.rungs_changed.clone();
                 meta.coercions = failure.coercions.clone();
                 if meta.repetition.is_none() {
                     meta.repetition = failure.repetition.clone();
                 }
                 if meta.reasks.len() as u32 >= plan.reask {
-                    break Err(Failed::Violation(Box::new(failure), text));
+                    break Err(Failed::Violation(Box::new(failed.failure), text));
                 }
                 let action = next_action(failure.class);
                 let allowance = Allowance {
@@ -207,14 +245,18 @@ pub fn structured_call(
                     sampling: anti_repetition.clone(),
                     fresh_seed: exchange.jitter.next_u64() >> 33,
                 };
-                let Some(next) =
-                    evolve::reask_request(action, &original, &failure, &text, &allowance)
-                else {
+                let next = match &plan.turn {
+                    Some(turn) => evolve::reask_tool_request(
+                        action, &original, &failed, turn, &text, &allowance,
+                    ),
+                    None => evolve::reask_request(action, &original, failure, &text, &allowance),
+                };
+                let Some(next) = next else {
                     meta.warnings.push(format!(
                         "no re-ask after the {} answer: the call's deadline leaves no room for one",
                         failure.class
                     ));
-                    break Err(Failed::Violation(Box::new(failure), text));
+                    break Err(Failed::Violation(Box::new(failed.failure), text));
                 };
                 chat = next;
                 budget = chat.max_tokens.unwrap_or(budget);

@@ -15,7 +15,7 @@ use crate::schema::{Mechanism, Problem, ValidationError};
 use super::super::cache::Demotion;
 use super::super::capabilities::WireForm;
 use super::super::errors::CallError;
-use super::super::transport::{ToolCall, Usage};
+use super::super::transport::Usage;
 use super::evolve::Action;
 use super::request::RequestError;
 
@@ -29,7 +29,8 @@ pub const RAW_TEXT_LIMIT: usize = 4000;
 pub enum DegradeReason {
     /// `structured_decoding` is off: prompt-only JSON and repair, by the user's choice.
     StructuredDecodingOff,
-    /// The request carried tools, so it was not constrained.
+    /// A tool turn went with native tools, unconstrained (a hosted API, `auto` without a
+    /// union, `structured_decoding` aside), or a tool-using role asked without a typed tool set.
     ToolsInRequest,
     /// A rung was rejected or found not enforced during this call, and a weaker one answered.
     Demoted,
@@ -71,7 +72,7 @@ pub enum LadderSource {
     Forced,
     /// `structured_decoding` is off.
     StructuredDecodingOff,
-    /// The request carried tools.
+    /// A tool turn that may not be constrained, or a tool-using role without a typed tool set.
     Tools,
 }
 
@@ -172,6 +173,8 @@ pub struct CallMeta {
     pub notes: Vec<Problem>,
     /// Things worth knowing that did not stop the call (a cache or stats file not written).
     pub warnings: Vec<String>,
+    /// What the tool turn did; null for a request without a typed tool set.
+    pub tools: Option<ToolsMeta>,
 }
 
 /// What the model answered.
@@ -179,8 +182,57 @@ pub struct CallMeta {
 pub enum Answer {
     /// A value that satisfies the original schema.
     Value(Value),
-    /// Tool calls (a request with tools); cut to the first with serial tools.
-    ToolCalls(Vec<ToolCall>),
+    /// The answer of a tool turn: the calls (cut to the first with serial tools), each
+    /// validated against its tool's parameters when the request carried a typed tool set, and
+    /// the text that came with them. No calls: the model answered in text (`tool_choice` auto
+    /// or none).
+    Tools {
+        /// The calls, in order.
+        calls: Vec<ParsedToolCall>,
+        /// The message text, when there was any beside the calls (or instead of them).
+        content: Option<String>,
+    },
+}
+
+/// Where a tool call came from: the server's `tool_calls`, or the text (and how it was written).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallOrigin {
+    /// The server's native `tool_calls`.
+    Native,
+    /// Written in the text ([`crate::tools::CallSource`] says how).
+    Text(crate::tools::CallSource),
+}
+
+/// One tool call, with its arguments parsed (and validated, for a typed tool set).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ParsedToolCall {
+    /// The server's id for a native call; for a call written as text,
+    /// [`crate::tools::call_id`]: `call_` and 16 hex digits of a SHA-256 of its content.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments, a JSON object.
+    pub arguments: Value,
+    /// Where the call came from.
+    pub origin: CallOrigin,
+    /// The repair rung the call needed (`none`: valid as written).
+    pub rung: Rung,
+}
+
+/// What a tool turn did (`meta.tools`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ToolsMeta {
+    /// The `tool_choice` the turn was made with.
+    pub choice: crate::tools::ToolChoice,
+    /// What the `tool_choice` policy decided for the tool set.
+    pub policy: crate::tools::Policy,
+    /// How the last request carried the tools: `constraint`, `native_tools` or `nothing`.
+    pub carried: &'static str,
+    /// The content address of the compiled tool set.
+    pub key: String,
+    /// Calls the answer held beyond the first that serial tools dropped.
+    pub dropped_calls: u32,
 }
 
 /// A successful structured call.
@@ -193,11 +245,19 @@ pub struct StructuredOutcome {
 }
 
 impl StructuredOutcome {
-    /// The validated value, unless the model called a tool.
+    /// The validated value, unless the answer was a tool turn's.
     pub fn value(&self) -> Option<&Value> {
         match &self.answer {
             Answer::Value(value) => Some(value),
-            Answer::ToolCalls(_) => None,
+            Answer::Tools { .. } => None,
+        }
+    }
+
+    /// The tool calls, when the answer was a tool turn's (empty: it answered in text).
+    pub fn tool_calls(&self) -> &[ParsedToolCall] {
+        match &self.answer {
+            Answer::Tools { calls, .. } => calls,
+            Answer::Value(_) => &[],
         }
     }
 }
@@ -226,13 +286,23 @@ pub struct SchemaViolation {
 
 impl fmt::Display for SchemaViolation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tool_turn = self.meta.tools.is_some();
         let what = match self.class {
             FailureClass::Empty => "the answer was empty",
+            FailureClass::Prose | FailureClass::Malformed if tool_turn => {
+                "the answer held no tool call"
+            }
+            FailureClass::Truncated if tool_turn => "the answer's tool call was cut off",
             FailureClass::Prose => "the answer held no JSON",
             FailureClass::Malformed => "the answer was JSON that could not be repaired",
             FailureClass::Truncated => "the answer was truncated JSON",
             FailureClass::WrongShape => "the answer does not satisfy the schema",
             FailureClass::Repetition => "the answer looped",
+            FailureClass::UnknownTool => "the answer called a tool that does not exist",
+            FailureClass::ToolNotChosen => "the answer called another tool than the one required",
+            FailureClass::InvalidArguments => {
+                "the answer called a tool with arguments that violate its parameters"
+            }
         };
         let attempts = self.meta.attempts;
         // Say so when nothing constrained the model: that is usually the whole story.

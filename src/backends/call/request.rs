@@ -16,6 +16,9 @@ use serde_json::Value;
 use crate::agents::{self, Decoding, JSON_STOP, RoleKind, RoleSpec, UnknownRoleContract};
 use crate::config::Settings;
 use crate::schema::{self, Mechanism, SchemaError, UnknownContract, Whitespace};
+use crate::tools::{CompileError, SCHEMA_NAME, ToolChoice, ToolSet};
+
+use super::turn::ToolTurn;
 
 use super::super::transport::{ChatMessage, ChatRequest};
 
@@ -57,10 +60,17 @@ pub struct StructuredRequest {
     pub schema: Option<OutputSchema>,
     /// The conversation (a caller's system message is kept, followed by the instructions).
     pub messages: Vec<ChatMessage>,
-    /// Tools (an OpenAI `tools` array). A request that carries tools is never constrained.
-    pub tools: Option<Value>,
-    /// `tool_choice`, passed through.
-    pub tool_choice: Option<Value>,
+    /// The tools the model may call: a tool turn (see [`super::turn`]). The request is then
+    /// constrained by `tool_choice` (never by the schema), and its answer is read as tool calls.
+    pub tools: Option<ToolSet>,
+    /// Whether and which tool must be called; `None`: `required` when the request has no
+    /// schema (a tool turn asks for a call), `auto` when it has one (a call, or the schema's
+    /// answer).
+    pub tool_choice: Option<ToolChoice>,
+    /// Whether an answer's tool calls are cut to the first (and `parallel_tool_calls: false`
+    /// sent where the engine takes it); `None`: the role's serial tools, otherwise every call
+    /// is kept.
+    pub serial_tools: Option<bool>,
     /// The first completion budget; `None` takes `max_tokens` from the settings.
     pub max_tokens: Option<u32>,
     /// How far a truncation re-ask may raise the budget; `None` is the larger of
@@ -165,10 +175,16 @@ impl StructuredRequest {
         self
     }
 
-    /// Adds tools (and a `tool_choice`); the request is then never constrained.
-    pub fn tools(mut self, tools: Value, tool_choice: Option<Value>) -> StructuredRequest {
+    /// Makes the request a tool turn over `tools` under `choice`.
+    pub fn tools(mut self, tools: ToolSet, choice: ToolChoice) -> StructuredRequest {
         self.tools = Some(tools);
-        self.tool_choice = tool_choice;
+        self.tool_choice = Some(choice);
+        self
+    }
+
+    /// Keeps only the first tool call of an answer (`true`), or every one (`false`).
+    pub fn serial_tools(mut self, serial: bool) -> StructuredRequest {
+        self.serial_tools = Some(serial);
         self
     }
 }
@@ -190,9 +206,13 @@ pub enum RequestError {
         /// How the role's output is shaped (`free_text`, `plain`).
         kind: &'static str,
     },
-    /// No role and no schema at all.
-    #[error("a structured request needs a contract, a schema or a role")]
+    /// No role, no schema and no tools at all.
+    #[error("a structured request needs a contract, a schema, a role or tools")]
     NothingToProduce,
+    /// The tool set does not compile for the `tool_choice` (a named tool that is not in the
+    /// set, a schema with no grammar).
+    #[error("the tools do not compile: {0}")]
+    Tools(#[from] CompileError),
     /// The caller's schema does not compile.
     #[error("the schema does not compile: {0}")]
     InvalidSchema(#[from] SchemaError),
@@ -204,18 +224,17 @@ pub enum RequestError {
 /// What the call path makes of a request.
 #[derive(Clone, Debug)]
 pub(super) struct Plan {
-    /// The original schema: validation always uses it.
+    /// The original schema: validation always uses it (`{}` for a tool turn without one).
     pub schema: Value,
     /// The name on the wire.
     pub name: String,
     /// Whether the schema meets OpenAI's strict rules (a contract's tested mark, or the lint).
     pub strict_ready: bool,
-    /// The first request, instructions injected, without a constraint.
+    /// The first request, instructions injected, without a constraint (and for a tool turn,
+    /// without its tools: [`ToolTurn`] puts them on each request as its rung wants them).
     pub request: ChatRequest,
-    /// Whether tools ride along (then nothing is constrained).
+    /// Whether a tool-using role asks without a typed tool set (then nothing is constrained).
     pub tools: bool,
-    /// Whether an answer's tool calls are cut to the first (a tool-using role).
-    pub serial_tools: bool,
     /// The ceiling of a truncation re-ask's budget.
     pub max_tokens_cap: u32,
     /// How many re-asks may be sent.
@@ -224,6 +243,9 @@ pub(super) struct Plan {
     pub call_timeout: Duration,
     /// The whitespace a derived grammar allows.
     pub grammar_whitespace: Whitespace,
+    /// The tool turn, when the request carries a typed tool set (and `tool_choice` is not
+    /// `none` beside a schema, which makes it an ordinary structured request).
+    pub turn: Option<ToolTurn>,
 }
 
 impl Plan {
@@ -236,26 +258,61 @@ impl Plan {
             Some(role) => Some(agents::normalize_decoding(role)?),
             None => None,
         };
-        let (schema, name, strict_ready, instructions) = output(
+        let output = match output(
             request.schema.as_ref(),
             decoding.as_ref(),
             settings.schema_in_prompt,
-        )?;
+        ) {
+            Ok(output) => Some(output),
+            Err(RequestError::NothingToProduce | RequestError::NoSchema { .. })
+                if request.tools.is_some() =>
+            {
+                None
+            }
+            Err(error) => return Err(error),
+        };
+        let serial_tools = request.serial_tools.unwrap_or_else(|| {
+            decoding
+                .as_ref()
+                .is_some_and(|decoding| decoding.serial_tools)
+        });
+        let turn = match &request.tools {
+            Some(tools) => ToolTurn::new(
+                tools,
+                request.tool_choice.clone(),
+                output.as_ref().map(|output| &output.0),
+                serial_tools,
+            )?,
+            None => None,
+        };
+        let (schema, name, strict_ready, mut instructions) = output.unwrap_or_else(|| {
+            (
+                Value::Object(serde_json::Map::new()),
+                SCHEMA_NAME.to_owned(),
+                false,
+                String::new(),
+            )
+        });
+        if let Some(turn) = &turn
+            && !turn.answers_in_schema()
+        {
+            // A call is required: the schema's instructions would ask for something else.
+            instructions.clear();
+        }
         // The stop sequences: the role's, or for an output with no role, those of a JSON-only
-        // role (the commonest small-model failure is valid JSON followed by an essay).
+        // role (the commonest small-model failure is valid JSON followed by an essay); none
+        // for a tool turn without a role.
         let stop: Vec<String> = match &decoding {
             Some(decoding) => decoding
                 .stop
                 .iter()
                 .map(|stop| (*stop).to_owned())
                 .collect(),
+            None if turn.is_some() => Vec::new(),
             None => JSON_STOP.iter().map(|stop| (*stop).to_owned()).collect(),
         };
-        let tools = request
-            .tools
-            .as_ref()
-            .is_some_and(|tools| tools.as_array().is_none_or(|tools| !tools.is_empty()))
-            || decoding
+        let tools = turn.is_none()
+            && decoding
                 .as_ref()
                 .is_some_and(|decoding| decoding.kind == RoleKind::ToolUsing);
         let budget = request.max_tokens.unwrap_or(settings.max_tokens).max(1);
@@ -266,19 +323,17 @@ impl Plan {
             temperature: Some(settings.temperature),
             stop,
             seed: request.seed,
-            tools: request.tools.clone(),
-            tool_choice: request.tool_choice.clone(),
+            tools: None,
+            tool_choice: None,
+            parallel_tool_calls: None,
             sampling: serde_json::Map::new(),
         };
         Ok(Plan {
             schema,
             name,
-            strict_ready,
+            strict_ready: strict_ready && turn.is_none(),
             request: chat,
             tools,
-            serial_tools: decoding
-                .as_ref()
-                .is_some_and(|decoding| decoding.serial_tools),
             max_tokens_cap: request
                 .max_tokens_cap
                 .unwrap_or(DEFAULT_MAX_TOKENS_CAP)
@@ -288,6 +343,7 @@ impl Plan {
                 .call_timeout
                 .unwrap_or(Duration::from_secs(settings.call_timeout_s)),
             grammar_whitespace: settings.grammar_whitespace,
+            turn,
         })
     }
 }
@@ -375,6 +431,9 @@ pub(super) fn wire_name(name: &str) -> String {
 /// The conversation with the instructions in the system message: a caller's leading system
 /// message keeps its text first (one system message: some chat templates allow no other).
 fn inject(messages: &[ChatMessage], instructions: &str) -> Vec<ChatMessage> {
+    if instructions.is_empty() {
+        return messages.to_vec();
+    }
     let mut injected = Vec::with_capacity(messages.len() + 1);
     match messages.first() {
         Some(first) if first.role == "system" => {
@@ -396,123 +455,5 @@ fn inject(messages: &[ChatMessage], instructions: &str) -> Vec<ChatMessage> {
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    fn plan(request: &StructuredRequest) -> Plan {
-        Plan::resolve(&Settings::default(), request).unwrap()
-    }
-
-    #[test]
-    fn a_contract_injects_its_prompt_and_the_json_only_stops() {
-        let plan = plan(&StructuredRequest::contract("plan").user("Add a cache."));
-        let system = plan.request.messages[0].content.as_deref().unwrap();
-        assert_eq!(
-            system,
-            schema::contract("plan").unwrap().prompt().trim_end()
-        );
-        assert_eq!(plan.request.messages[1], ChatMessage::user("Add a cache."));
-        assert_eq!(plan.request.stop, JSON_STOP);
-        assert_eq!(plan.request.max_tokens, Some(2048));
-        assert_eq!(plan.max_tokens_cap, DEFAULT_MAX_TOKENS_CAP);
-        assert!(plan.strict_ready && !plan.tools);
-        assert_eq!((plan.name.as_str(), plan.reask), ("plan", 1));
-    }
-
-    #[test]
-    fn a_callers_system_message_comes_first_in_the_one_system_message() {
-        let request = StructuredRequest::contract("review")
-            .system("You review Rust.")
-            .user("diff");
-        let plan = plan(&request);
-        assert_eq!(plan.request.messages.len(), 2);
-        let system = plan.request.messages[0].content.as_deref().unwrap();
-        assert!(
-            system.starts_with("You review Rust.\n\n# Review"),
-            "{system}"
-        );
-        assert!(!plan.strict_ready, "review has optional fields");
-    }
-
-    #[test]
-    fn a_user_schema_is_described_in_the_prompt_and_linted_for_strict() {
-        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}},
-            "required": ["n"], "additionalProperties": false});
-        let plan = plan(
-            &StructuredRequest::schema(schema.clone())
-                .named("my schema!")
-                .prompt("`n` is the answer.")
-                .user("six times seven"),
-        );
-        let system = plan.request.messages[0].content.as_deref().unwrap();
-        assert_eq!(
-            system,
-            format!(
-                "`n` is the answer.\n\n{JSON_ONLY} It must satisfy this JSON Schema:\n{schema}"
-            )
-        );
-        assert_eq!(plan.name, "my_schema_");
-        assert!(plan.strict_ready);
-    }
-
-    #[test]
-    fn roles_decide_stops_tools_and_the_contract() {
-        let worker = plan(&StructuredRequest::role(RoleSpec::new("go-worker")).user("go"));
-        assert_eq!(worker.name, "worker");
-        assert_eq!(worker.request.stop, JSON_STOP);
-        let tooled =
-            plan(&StructuredRequest::role(RoleSpec::new("worker").with_tools(["read"])).user("go"));
-        assert!(tooled.tools);
-        assert!(tooled.request.stop.is_empty());
-        let error = Plan::resolve(
-            &Settings::default(),
-            &StructuredRequest::role(RoleSpec::new("describer")).user("x"),
-        )
-        .unwrap_err();
-        assert_eq!(
-            error.to_string(),
-            "role `describer` is free_text and has no contract; give it a schema"
-        );
-        let with_tools = plan(
-            &StructuredRequest::contract("plan")
-                .tools(
-                    json!([{"type": "function", "function": {"name": "read"}}]),
-                    None,
-                )
-                .user("x"),
-        );
-        assert!(with_tools.tools);
-    }
-
-    #[test]
-    fn bad_requests_are_typed_errors() {
-        let settings = Settings::default();
-        assert_eq!(
-            Plan::resolve(&settings, &StructuredRequest::contract("plan")).unwrap_err(),
-            RequestError::NoMessages
-        );
-        assert!(matches!(
-            Plan::resolve(&settings, &StructuredRequest::contract("plna").user("x")).unwrap_err(),
-            RequestError::UnknownContract(_)
-        ));
-        assert!(matches!(
-            Plan::resolve(
-                &settings,
-                &StructuredRequest::schema(json!({"type": 7})).user("x")
-            )
-            .unwrap_err(),
-            RequestError::InvalidSchema(_)
-        ));
-    }
-
-    #[test]
-    fn wire_names_follow_openais_pattern() {
-        assert_eq!(wire_name("plan"), "plan");
-        assert_eq!(wire_name("a.b c"), "a_b_c");
-        assert_eq!(wire_name(""), "output");
-        assert_eq!(wire_name("..."), "output");
-        assert_eq!(wire_name(&"x".repeat(80)).len(), 64);
-    }
-}
+#[path = "request_tests.rs"]
+mod tests;

@@ -73,6 +73,15 @@ impl<'a> Watcher<'a> {
         }
     }
 
+    /// A watcher that ends an answer only on a loop, never after a value (a tool turn's text
+    /// may hold a call in a tag that closes after it, or several calls).
+    pub fn loops_only(options: &'a RepairOptions<'a>) -> Watcher<'a> {
+        Watcher {
+            state: State::Open,
+            ..Watcher::new(options)
+        }
+    }
+
     /// The verdict so far.
     pub fn verdict(&self) -> Option<&Verdict> {
         self.verdict.as_ref()
@@ -271,6 +280,23 @@ mod tests {
             );
         }
         whole
+    }
+
+    #[test]
+    fn a_tool_turns_watcher_ends_an_answer_only_on_a_loop() {
+        let options = RepairOptions::new();
+        let mut watcher = Watcher::loops_only(&options);
+        let call = "<tool_call>{\"name\": \"read\", \"arguments\": {}}</tool_call>\nDone.";
+        assert_eq!(
+            watcher.feed(call),
+            None,
+            "a value followed by a tag goes on"
+        );
+        let looped = format!("{call} {}", "again and again ".repeat(40));
+        assert!(matches!(
+            Watcher::loops_only(&options).feed(&looped),
+            Some(Verdict::Repetition(_))
+        ));
     }
 
     #[test]

@@ -169,6 +169,18 @@ fn arguments_json(inner: &str, properties: &[String]) -> Option<(String, bool)> 
         if part.is_empty() {
             continue;
         }
+        // `**{"key": value}`: the dict's members are keyword arguments.
+        if let Some(unpacked) = part.strip_prefix("**") {
+            let dict: serde_json::Value =
+                serde_json::from_str(&literal_json(unpacked.trim())?).ok()?;
+            for (key, value) in dict.as_object()? {
+                members.push(format!(
+                    "{}: {value}",
+                    serde_json::to_string(key).expect("a string serializes")
+                ));
+            }
+            continue;
+        }
         let (key, value) = match keyword(part) {
             Some((key, value)) => (key.to_owned(), value),
             None => {
@@ -367,6 +379,23 @@ mod tests {
                 (call.name.to_owned(), value, call.positional)
             })
             .collect()
+    }
+
+    #[test]
+    fn python_calls_unpack_a_keyword_dict() {
+        use serde_json::json;
+        assert_eq!(
+            calls(r#"read_file(path="a.rs", **{"limit": 5, 'offset': 2})"#),
+            [(
+                "read_file".to_owned(),
+                json!({"path": "a.rs", "limit": 5, "offset": 2}),
+                false
+            )]
+        );
+        assert_eq!(
+            calls(r#"read_file(**{'path': "b.rs"})"#),
+            [("read_file".to_owned(), json!({"path": "b.rs"}), false)]
+        );
     }
 
     #[test]

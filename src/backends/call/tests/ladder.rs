@@ -269,7 +269,7 @@ fn structured_decoding_off_puts_no_constrained_field_on_the_wire() {
 }
 
 #[test]
-fn a_request_with_tools_is_never_constrained_and_serial_tools_keep_the_first_call() {
+fn a_hosted_tool_turn_is_never_constrained_and_serial_tools_keep_the_first_call() {
     let world = World::new(Profile::openai(), Provider::OpenAi);
     world.cached(&[WireForm::JsonSchemaStrict, WireForm::JsonObject]);
     let calls = json!([
@@ -280,23 +280,31 @@ fn a_request_with_tools_is_never_constrained_and_serial_tools_keep_the_first_cal
     let tools = json!([{"type": "function", "function": {"name": "read",
         "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}}]);
     let request = StructuredRequest::role(RoleSpec::new("worker").with_tools(["read"]))
-        .tools(tools.clone(), Some(json!("auto")))
+        .tools(
+            crate::tools::ToolSet::from_value(&tools).unwrap(),
+            crate::tools::ToolChoice::Auto,
+        )
         .user("Fix the bug.");
     let outcome = world.call(&request).unwrap();
     let body = world.emulator.chat_bodies().pop().unwrap();
     assert!(constrained_fields(&body).is_empty(), "{body}");
     assert_eq!(body["tools"], tools);
+    assert_eq!(body["tool_choice"], "auto");
+    assert_eq!(
+        body["parallel_tool_calls"], false,
+        "serial tools: one call per answer"
+    );
     assert!(
         body.get("stop").is_none(),
         "a tool-using role has no JSON stops"
     );
     match &outcome.answer {
-        Answer::ToolCalls(calls) => {
+        Answer::Tools { calls, .. } => {
             // Assembled from the stream's chunks, id and all.
             assert!(outcome.meta.streamed);
             assert_eq!(calls.len(), 1);
-            assert_eq!(calls[0].id.as_deref(), Some("c1"));
-            assert_eq!(calls[0].arguments, "{\"path\":\"a\"}");
+            assert_eq!(calls[0].id, "c1");
+            assert_eq!(calls[0].arguments, json!({"path": "a"}));
         }
         other => panic!("{other:?}"),
     }
@@ -304,6 +312,8 @@ fn a_request_with_tools_is_never_constrained_and_serial_tools_keep_the_first_cal
         outcome.meta.degrade_reason,
         Some(DegradeReason::ToolsInRequest)
     );
+    assert_eq!(outcome.meta.tools.as_ref().unwrap().dropped_calls, 1);
+    assert_eq!(outcome.meta.tools.as_ref().unwrap().carried, "native_tools");
 }
 
 #[test]

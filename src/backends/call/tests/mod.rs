@@ -10,6 +10,8 @@ mod errors;
 mod ladder;
 mod reask;
 mod stream;
+mod tools;
+mod tools_reask;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -8,6 +8,11 @@
 //! terminal while waiting, and renders the outcome: the value (compact, or `--pretty`) or with
 //! `--json` the value and its meta; on failure the evidence, and an exit code per failure
 //! class (3 no JSON, 4 truncated, 5 schema violation, 6 endpoint).
+//!
+//! With `--tools FILE` the request is a tool turn ([`tools`]): it asks for a call (or under
+//! `--tool-choice auto`, a call or an answer) and prints `{"tool_calls": [...], "content"}`.
+
+mod tools;
 
 use std::path::PathBuf;
 
@@ -50,6 +55,18 @@ pub struct Args {
     /// when neither --schema nor --schema-file is given.
     #[arg(long, value_name = "ID", group = "output")]
     role: Option<String>,
+
+    /// Tools the model may call (an OpenAI `tools` array, a request body with `tools`, or
+    /// Anthropic tools): the answer is the call(s), `{"tool_calls": [{"id", "name",
+    /// "arguments"}], "content"}`.
+    #[arg(long, value_name = "FILE", group = "output")]
+    tools: Option<PathBuf>,
+
+    /// With --tools: required (a call to any tool), auto (a call or an answer), none (no
+    /// tools), or a tool's name (a call to it) [default: the file's tool_choice, else required
+    /// without a schema and auto with one].
+    #[arg(long, value_name = "CHOICE", requires = "tools")]
+    tool_choice: Option<String>,
 
     /// The request; without it, the request is read from stdin.
     #[arg(long, value_name = "TEXT")]
@@ -171,17 +188,20 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     match result {
         Ok(outcome) => {
             warn_meta(&outcome.meta, schema_file, printer);
-            let value = match &outcome.answer {
-                Answer::Value(value) => value,
-                Answer::ToolCalls(calls) => {
-                    return Err(CliError::new(
-                        Exit::Failure,
-                        anyhow!(
-                            "the model called a tool ({}) instead of answering",
-                            calls[0].name
-                        ),
-                    ));
+            if args.tools.is_some() {
+                tools::print(&outcome, args.pretty, printer)?;
+                if !printer.json()
+                    && let Some(note) = degraded_note(&outcome.meta)
+                {
+                    printer.note(&note);
                 }
+                return Ok(Exit::Success);
+            }
+            let Answer::Value(value) = &outcome.answer else {
+                return Err(CliError::new(
+                    Exit::Failure,
+                    anyhow!("the model answered with tool calls, but no --tools were given"),
+                ));
             };
             if printer.json() {
                 printer.json_value(&Generated {
@@ -250,7 +270,11 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
                 exit_code: exit as u8,
                 message: violation.to_string(),
                 causes: Vec::new(),
-                hint: Some(violation_hint(&violation)),
+                hint: Some(if args.tools.is_some() {
+                    tools::hint(&violation)
+                } else {
+                    violation_hint(&violation)
+                }),
                 class: violation.class.as_str(),
                 status: None,
                 errors: &violation.errors,
@@ -323,7 +347,7 @@ fn request(args: &Args, printer: &Printer) -> Result<StructuredRequest, CliError
         let decoding = agents::normalize_decoding(&spec).map_err(|error| {
             CliError::usage(error).with_hint("`slmcode schema list` shows every contract")
         })?;
-        if request.schema.is_none() && decoding.contract.is_none() {
+        if request.schema.is_none() && decoding.contract.is_none() && args.tools.is_none() {
             return Err(CliError::usage(anyhow!(
                 "role `{id}` is {} and has no contract",
                 decoding.kind.as_str()
@@ -333,6 +357,34 @@ fn request(args: &Args, printer: &Printer) -> Result<StructuredRequest, CliError
             ));
         }
         request = request.with_role(spec);
+    }
+    if let Some(path) = &args.tools {
+        let file = super::tools::load(path)?;
+        request.tools = Some(file.tools);
+        request.tool_choice = match &args.tool_choice {
+            Some(text) => Some(
+                slmcode::tools::ToolChoice::from_argument(text)
+                    .map_err(|error| CliError::usage(anyhow!("--tool-choice: {}", error.reason)))?,
+            ),
+            None => file.tool_choice,
+        };
+        // Checked before anything is sent (negotiation may probe).
+        if let Some(slmcode::tools::ToolChoice::Tool(name)) = &request.tool_choice
+            && request
+                .tools
+                .as_ref()
+                .is_some_and(|tools| tools.get(name).is_none())
+        {
+            let known = request
+                .tools
+                .as_ref()
+                .map(|tools| tools.names().join(", "))
+                .unwrap_or_default();
+            return Err(CliError::usage(anyhow!(
+                "--tool-choice names {name:?}, which is not one of the tools in {} ({known})",
+                path.display()
+            )));
+        }
     }
     let text = match &args.prompt {
         Some(text) => text.clone(),
@@ -357,6 +409,10 @@ fn request(args: &Args, printer: &Printer) -> Result<StructuredRequest, CliError
 fn request_error(error: RequestError) -> CliError {
     match error {
         RequestError::InvalidSchema(_) => CliError::new(Exit::Failure, error),
+        RequestError::Tools(slmcode::tools::CompileError::UnknownTool { .. }) => {
+            CliError::usage(error).with_hint("--tool-choice names a tool: one of the file's tools")
+        }
+        RequestError::Tools(_) => CliError::new(Exit::Failure, error),
         _ => CliError::usage(error),
     }
 }
