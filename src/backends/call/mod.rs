@@ -191,9 +191,15 @@ pub fn structured_call(
                 meta.tools = Some(turn.meta(form.is_some(), dropped));
                 read.map(|read| (read.answer, read.rung, read.rungs_changed, read.coercions))
                     .map_err(|mut failed| {
-                        // A call cut off by a loop is the loop's failure.
-                        if failed.failure.class == FailureClass::Truncated
-                            && let Some(repetition) = &meta.repetition
+                        // A call cut off by a loop is the loop's failure, whatever the rest
+                        // of the text looked like once cut.
+                        if matches!(
+                            failed.failure.class,
+                            FailureClass::Truncated
+                                | FailureClass::Prose
+                                | FailureClass::Malformed
+                                | FailureClass::Empty
+                        ) && let Some(repetition) = &meta.repetition
                         {
                             failed.failure.class = FailureClass::Repetition;
                             failed.failure.repetition = Some(repetition.clone());

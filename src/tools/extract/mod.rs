@@ -466,6 +466,12 @@ fn no_call(saw_json: bool, failure: Option<RepairFailure>) -> ExtractError {
         };
     }
     match failure {
+        // A call that loops is cut off by the ladder's own detector: the loop is the failure,
+        // and the re-ask for it is not the one for prose.
+        Some(failure) if failure.class == FailureClass::Repetition => ExtractError::NoCall {
+            class: FailureClass::Repetition,
+            message: failure.message,
+        },
         Some(failure) if failure.class == FailureClass::Malformed => ExtractError::NoCall {
             class: FailureClass::Malformed,
             message: format!("the text holds no readable tool call: {}", failure.message),

@@ -96,6 +96,16 @@ fn check(
         if error_kind(error) != kind {
             return Err(format!("expected {kind}, got {}", error_kind(error)));
         }
+        if let Some(class) = expect.get("class").and_then(Value::as_str) {
+            let ExtractError::NoCall { class: found, .. } = error else {
+                return Err(format!(
+                    "a class is expected of a no_call error, not {error}"
+                ));
+            };
+            if found.as_str() != class {
+                return Err(format!("expected class {class}, got {}", found.as_str()));
+            }
+        }
         if let Some(part) = expect.get("message").and_then(Value::as_str)
             && !error.to_string().contains(part)
         {

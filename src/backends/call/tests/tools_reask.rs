@@ -240,3 +240,34 @@ fn the_next_turn_is_built_with_matching_ids() {
     assert_eq!(messages[2]["role"], "tool");
     assert_eq!(super::tools::calls(&second)[0].name, "list_dir");
 }
+
+#[test]
+fn a_call_that_loops_is_cut_off_and_re_asked_against_the_loop() {
+    let world = open_world();
+    let looping = format!(
+        "{{\"name\": \"read_file\", \"arguments\": {{\"path\": \"{}",
+        "README.md, ".repeat(200)
+    );
+    world.emulator.answers([
+        looping.clone(),
+        "{\"name\": \"read_file\", \"arguments\": {\"path\": \"README.md\"}}".to_owned(),
+    ]);
+    let outcome = world.call(&tool_request(ToolChoice::Required)).unwrap();
+    let reask = &outcome.meta.reasks[0];
+    assert_eq!(reask.class, FailureClass::Repetition);
+    assert_eq!(reask.action, Action::AntiRepetition);
+    assert_eq!(calls(&outcome)[0].arguments, json!({"path": "README.md"}));
+    let bodies = world.emulator.chat_bodies();
+    assert!(bodies[1]["seed"].as_u64().is_some(), "a fresh seed");
+    assert_eq!(bodies[1]["temperature"], json!(REASK_TEMPERATURE));
+
+    let world = open_world();
+    world.emulator.answers([looping]);
+    let failure = violation(
+        world
+            .call(&tool_request(ToolChoice::Required).reask(0))
+            .unwrap_err(),
+    );
+    assert_eq!(failure.class, FailureClass::Repetition);
+    assert_eq!(failure.meta.stream_end, StreamEnding::Repetition);
+}
