@@ -31,6 +31,7 @@ mod readme;
 #[path = "../support/readme_runner.rs"]
 mod readme_runner;
 mod real_model;
+mod tool_calls;
 mod tools;
 
 use std::time::Duration;

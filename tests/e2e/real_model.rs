@@ -288,3 +288,86 @@ fn the_call_deadline_is_honoured_with_what_had_arrived() {
     );
     assert!(started.elapsed() < Duration::from_secs(10));
 }
+
+/// The classes a tool turn fails in, and the re-ask each gets (never "only JSON").
+const TOOL_REASKS: [(&str, &str); 7] = [
+    ("prose", "reset_prompt"),
+    ("malformed", "reset_prompt"),
+    ("empty", "reset_prompt"),
+    ("unknown_tool", "reset_prompt"),
+    ("invalid_arguments", "reset_prompt"),
+    ("tool_not_chosen", "reset_prompt"),
+    ("repetition", "anti_repetition"),
+];
+
+#[test]
+fn a_call_written_as_text_is_extracted_and_validated_and_a_bad_one_re_asked() {
+    let Some((endpoint, model, _turn)) = real_model("real_model::a_call_written_as_text") else {
+        return;
+    };
+    let slm = slm(&endpoint, &model);
+    let tools = crate::util::repo_root().join("examples/tools.json");
+    let tools = tools.to_str().unwrap();
+    // Nothing constrains the model: the tools go native (which this model's chat template
+    // drops) and are described in the system message, and what it writes is read as text.
+    let prompts = [
+        "Read the file README.md",
+        "Write the Python call read_file(path='README.md')",
+        "Run the command ls -la",
+        "List the directory src",
+    ];
+    let mut written = 0;
+    for prompt in prompts {
+        let run = generate(
+            &slm,
+            &[
+                "--tools",
+                tools,
+                "--tool-choice",
+                "required",
+                "--mechanism",
+                "prompt_only",
+                "--max-tokens",
+                "256",
+                "--prompt",
+                prompt,
+            ],
+        );
+        let out = run.json();
+        let meta = &out["meta"];
+        assert_eq!(meta["tools"]["carried"], "native_tools", "{out}");
+        for reask in meta["reasks"].as_array().unwrap() {
+            let class = reask["class"].as_str().unwrap();
+            let expected = TOOL_REASKS
+                .iter()
+                .find(|(known, _)| *known == class)
+                .unwrap_or_else(|| panic!("{prompt}: a tool turn re-asked for {class}"));
+            assert_eq!(reask["action"], expected.1, "{prompt}: {reask}");
+            if ["unknown_tool", "invalid_arguments"].contains(&class) {
+                written += 1;
+            }
+        }
+        match run.code {
+            0 => {
+                let calls = out["value"]["tool_calls"].as_array().unwrap();
+                for call in calls {
+                    assert!(call["origin"]["text"].is_string(), "{prompt}: {call}");
+                }
+                written += calls.len();
+            }
+            3 | 4 | 5 | 7 => {
+                let class = out["error"]["class"].as_str().unwrap();
+                assert!(
+                    TOOL_REASKS.iter().any(|(known, _)| *known == class) || class == "truncated",
+                    "{prompt}: {out}"
+                );
+            }
+            other => panic!("{prompt}: exit {other}: {out}"),
+        }
+    }
+    assert!(
+        written > 0,
+        "the model wrote no call as text for any of {} prompts",
+        prompts.len()
+    );
+}

@@ -284,6 +284,10 @@ fn openai_gets_native_tools_and_tool_choice_only_and_native_ids_are_kept() {
         json!({"type": "function", "function": {"name": "read_file"}})
     );
     assert_eq!(body["parallel_tool_calls"], false);
+    assert!(
+        !system_text(&body).contains("You can call these tools"),
+        "a hosted API renders its tools itself: {body}"
+    );
     let call = &calls(&outcome)[0];
     assert_eq!(
         (call.id.as_str(), call.origin),
@@ -305,6 +309,11 @@ fn prompt_only_sends_native_tools_and_extracts_a_call_written_as_text() {
     assert!(
         body.get("parallel_tool_calls").is_none(),
         "not serial: every call is kept"
+    );
+    // A local template may drop native tools: the model reads them in the prompt too.
+    assert!(
+        system_text(&body).starts_with("You can call these tools:\n- read_file: Read a file."),
+        "{body}"
     );
     let call = &calls(&outcome)[0];
     assert_eq!(call.name, "read_file");

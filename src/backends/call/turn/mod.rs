@@ -130,7 +130,8 @@ impl ToolTurn {
     }
 
     /// `chat` as a request with `constraint` sends it: constrained, without `tools` and with the
-    /// tools described in the system message; unconstrained, with the native fields.
+    /// tools described in the system message; unconstrained, with the native fields (and, to a
+    /// local server, the description too).
     pub fn on_wire(
         &self,
         chat: &ChatRequest,
@@ -142,20 +143,15 @@ impl ToolTurn {
             return chat;
         }
         if *constraint != Constraint::None {
-            let described =
-                tools::describe(&self.tools, &self.choice, self.compiled.answer.as_ref());
-            match chat.messages.first_mut() {
-                Some(first) if first.role == "system" => {
-                    let text = first.content.as_deref().unwrap_or("").trim_end();
-                    first.content = Some(if text.is_empty() {
-                        described
-                    } else {
-                        format!("{text}\n\n{described}")
-                    });
-                }
-                _ => chat.messages.insert(0, ChatMessage::system(described)),
-            }
+            self.describe_in_system_message(&mut chat);
             return chat;
+        }
+        // A local server shows native tools to the model only when its chat template renders
+        // them: llama.cpp with a template that has no tools (SmolLM2's, measured) drops them
+        // without a word, and the model never learns there are tools. Described in the prompt
+        // as well, the model can write a call that extraction reads. Hosted APIs render them.
+        if !hosted(provider) {
+            self.describe_in_system_message(&mut chat);
         }
         // The native fields as `tools compile --format request` gives them: one policy.
         let ToolRequest::Native { tools, tool_choice } = tools::plan_request(
@@ -190,6 +186,22 @@ impl ToolTurn {
             chat.parallel_tool_calls = Some(false);
         }
         chat
+    }
+
+    /// Puts [`tools::describe`]'s text at the end of the system message (or in a new one).
+    fn describe_in_system_message(&self, chat: &mut ChatRequest) {
+        let described = tools::describe(&self.tools, &self.choice, self.compiled.answer.as_ref());
+        match chat.messages.first_mut() {
+            Some(first) if first.role == "system" => {
+                let text = first.content.as_deref().unwrap_or("").trim_end();
+                first.content = Some(if text.is_empty() {
+                    described
+                } else {
+                    format!("{text}\n\n{described}")
+                });
+            }
+            _ => chat.messages.insert(0, ChatMessage::system(described)),
+        }
     }
 
     /// `meta.tools` for an answer to a request with `constraint`.
