@@ -367,7 +367,14 @@ fn mechanism_of(form: Option<WireForm>) -> Mechanism {
 fn degrade_reason(meta: &CallMeta) -> Option<DegradeReason> {
     match meta.source {
         LadderSource::StructuredDecodingOff => return Some(DegradeReason::StructuredDecodingOff),
-        LadderSource::Tools => return Some(DegradeReason::ToolsInRequest),
+        // `tool_choice: none` carries no tools: a plain text answer, nothing degraded.
+        LadderSource::Tools => {
+            let carried_nothing = meta
+                .tools
+                .as_ref()
+                .is_some_and(|tools| tools.carried == "nothing");
+            return (!carried_nothing).then_some(DegradeReason::ToolsInRequest);
+        }
         LadderSource::Negotiated | LadderSource::Forced => {}
     }
     if !meta.demotions.is_empty() {

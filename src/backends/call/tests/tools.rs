@@ -229,6 +229,10 @@ fn none_sends_no_tools_and_returns_the_text() {
         }
     );
     assert_eq!(outcome.meta.tools.as_ref().unwrap().carried, "nothing");
+    assert_eq!(
+        outcome.meta.degrade_reason, None,
+        "no tools asked for, none degraded"
+    );
 }
 
 #[test]
