@@ -12,7 +12,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
-use slmcode::tools::{CompileOptions, ExtractOptions, ToolChoice, ToolSet, compile, extract};
+use slmcode::tools::{
+    CompileOptions, ExtractOptions, ToolChoice, ToolSet, compile, describe, extract,
+};
 
 const THIRTY: &str = include_str!("../tests/fixtures/tools/thirty_tools.json");
 
@@ -57,6 +59,15 @@ fn compile_thirty(criterion: &mut Criterion) {
     let text = "<tool_call>\n{\"name\": \"grep\", \"arguments\": {\"pattern\": \"fn main\", \"paths\": [\"src\"], \"ignore_case\": true}}\n</tool_call>";
     group.bench_function("extract one call from text", |bench| {
         bench.iter(|| extract(black_box(text), &tools, &ExtractOptions::default()).unwrap())
+    });
+    // What a tool turn adds to a request and to its answer in the call path: the tools
+    // described for the prompt, and the call the constraint made read back and validated.
+    group.bench_function("describe the tools for the prompt", |bench| {
+        bench.iter(|| describe(black_box(&tools), &ToolChoice::Required, None))
+    });
+    let constrained = "{\"name\": \"grep\", \"arguments\": {\"pattern\": \"fn main\", \"paths\": [\"src\"], \"ignore_case\": true}}";
+    group.bench_function("read a constrained call (extract + validate)", |bench| {
+        bench.iter(|| extract(black_box(constrained), &tools, &ExtractOptions::default()).unwrap())
     });
     group.finish();
 }

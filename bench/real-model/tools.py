@@ -4,6 +4,9 @@
   slmcode          `slmcode generate --tools tools30.json --tool-choice required --prompt P --json`
                    (the constraint compiled from the tools, extraction and validation downstream,
                    re-asks on a bad call), each call validated again here;
+  slmcode_off      the same with `structured_decoding = off` and max_tokens 512: no constraint,
+                   native tools and the tools described in the prompt, the call extracted from
+                   what the model wrote (and re-asked once when it is not a valid call);
   native_auto      a bare request with the tools in OpenAI's native form, `tool_choice: auto`;
   native_required  the same with `tool_choice: required`;
 
@@ -81,10 +84,10 @@ def run_native(endpoint, tools, prompt, choice):
             "note": f"finish_reason {choice0.get('finish_reason')}, {len(calls)} calls, text {text[:60]!r}"}
 
 
-def run_slmcode(binary, env, tools_path, prompt):
+def run_slmcode(binary, env, tools_path, prompt, extra=()):
     started = time.monotonic()
     run = subprocess.run([binary, "generate", "--tools", tools_path, "--tool-choice", "required",
-                          "--prompt", prompt, "--json"], capture_output=True, text=True, env=env)
+                          "--prompt", prompt, "--json", *extra], capture_output=True, text=True, env=env)
     seconds = time.monotonic() - started
     try:
         out = json.loads(run.stdout)
@@ -107,7 +110,7 @@ def main():
     parser.add_argument("--tools", default=os.path.join(HERE, "tools30.json"))
     parser.add_argument("--requests", default=os.path.join(HERE, "tool-requests.json"))
     parser.add_argument("--only", action="append", default=[],
-                        help="run only these arms: slmcode, native_auto, native_required")
+                        help="run only these arms: slmcode, slmcode_off, native_auto, native_required")
     parser.add_argument("--out", help="write every result as JSON lines here")
     args = parser.parse_args()
     tools = json.load(open(args.tools))
@@ -121,13 +124,16 @@ def main():
         sys.exit(f"probe failed: {probe.stderr}")
     out = open(args.out, "w") if args.out else None
     table = []
-    for label in ["slmcode", "native_auto", "native_required"]:
+    for label in ["slmcode", "slmcode_off", "native_auto", "native_required"]:
         if args.only and label not in args.only:
             continue
         results = []
         for request in requests:
             if label == "slmcode":
                 result = run_slmcode(args.binary, env, args.tools, request["prompt"])
+            elif label == "slmcode_off":
+                off = dict(env, SLMCODE_STRUCTURED_DECODING="off")
+                result = run_slmcode(args.binary, off, args.tools, request["prompt"], ["--max-tokens", "512"])
             else:
                 result = run_native(args.endpoint, tools, request["prompt"], label.split("_")[1])
             valid, name = check(result["call"], parameters) if result["call"] else (False, None)
