@@ -105,27 +105,46 @@ mod tests {
     fn nested_objects_are_found_and_the_name_never_collides() {
         let mut inner = closed(WIDE + 1, WIDE + 1);
         inner["properties"][SENTINEL] = json!({"type": "string"});
-        inner["required"].as_array_mut().unwrap().push(json!(SENTINEL));
+        inner["required"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!(SENTINEL));
         let schema = json!({"type": "array", "items": inner});
         let copy = for_compiler(&schema).unwrap();
-        assert_eq!(copy["items"]["properties"][SENTINEL], json!({"type": "string"}));
-        assert_eq!(copy["items"]["properties"][format!("{SENTINEL}_")], json!(false));
+        assert_eq!(
+            copy["items"]["properties"][SENTINEL],
+            json!({"type": "string"})
+        );
+        assert_eq!(
+            copy["items"]["properties"][format!("{SENTINEL}_")],
+            json!(false)
+        );
     }
 
     #[test]
     fn the_copy_accepts_and_refuses_what_the_schema_does() {
         let schema = closed(WIDE + 1, WIDE + 1);
         let validator = Validator::compile(&schema).unwrap();
-        let full: Map<String, Value> = (0..=WIDE).map(|index| (format!("p{index}"), json!(1))).collect();
+        let full: Map<String, Value> = (0..=WIDE)
+            .map(|index| (format!("p{index}"), json!(1)))
+            .collect();
         assert!(validator.is_valid(&Value::Object(full.clone())));
         let mut missing = full.clone();
         missing.remove("p7");
         let errors = validator.validate(&Value::Object(missing)).unwrap_err();
-        assert!(errors.0[0].message.contains("\"p7\" is a required property"), "{errors}");
+        assert!(
+            errors.0[0]
+                .message
+                .contains("\"p7\" is a required property"),
+            "{errors}"
+        );
         for extra in ["other", SENTINEL] {
             let mut more = full.clone();
             more.insert(extra.to_owned(), json!(1));
-            assert!(!validator.is_valid(&Value::Object(more)), "{extra} was accepted");
+            assert!(
+                !validator.is_valid(&Value::Object(more)),
+                "{extra} was accepted"
+            );
         }
     }
 }
