@@ -70,7 +70,7 @@ pub static CHECKS: [CheckSpec; 13] = [
         name: "structured_decoding",
         points: 15,
         passes_when: "auto",
-        why: "off sends every request unconstrained and leaves it all to repair",
+        why: "off sends every request unconstrained and leaves it all to repair; --fix keeps a deliberate off (the troubleshooting switch)",
     },
     CheckSpec {
         name: "model",
@@ -281,20 +281,24 @@ fn change(key: Key, settings: &Settings, after: Value) -> Change {
     }
 }
 
+/// `off` is never switched back: it is the troubleshooting switch (compare a model's answers
+/// with and without constrained decoding), so a user who set it meant it. It costs the points,
+/// and the advice says why and how to leave it.
 fn structured_decoding(settings: &Settings) -> Outcome {
     let passed = settings.structured_decoding == StructuredDecoding::Auto;
     Outcome {
         passed,
         current: settings.structured_decoding.as_str().to_owned(),
         recommended: "auto".to_owned(),
-        changes: vec![change(
-            Key::StructuredDecoding,
-            settings,
-            Value::Text("auto".to_owned()),
-        )],
-        advice: None,
+        changes: Vec::new(),
+        advice: Some(STRUCTURED_DECODING_OFF_ADVICE.to_owned()),
     }
 }
+
+/// What readiness says about `structured_decoding = off`, which `--fix` keeps.
+pub const STRUCTURED_DECODING_OFF_ADVICE: &str = "off is kept (it is the switch for comparing \
+     against prompt-only JSON), but it costs these points: every request goes unconstrained and \
+     relies on repair; `slmcode config set structured_decoding auto` when you are done comparing";
 
 fn model(settings: &Settings) -> Outcome {
     Outcome {

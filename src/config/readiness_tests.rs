@@ -204,22 +204,26 @@ fn too_many_reasks_fail_the_retries_check() {
 }
 
 #[test]
-fn structured_decoding_off_and_a_warm_temperature_are_fixable() {
+fn a_deliberate_structured_decoding_off_is_kept_and_costs_its_points() {
     let file = format!("{READY}structured_decoding = \"none\"\ntemperature = 0.7\n");
     let assessment = assess(&resolved(&file, &[]));
     assert_eq!(failing(&assessment), ["structured_decoding", "temperature"]);
     assert_eq!(assessment.score, 75);
+    // Only the temperature is changed: off is the troubleshooting switch, never switched back.
     let changes: Vec<_> = assessment
         .changes()
         .map(|change| (change.key, change.before.display(), change.after.display()))
         .collect();
     assert_eq!(
         changes,
-        [
-            (Key::StructuredDecoding, "off".to_owned(), "auto".to_owned()),
-            (Key::Temperature, "0.7".to_owned(), "0".to_owned()),
-        ]
+        [(Key::Temperature, "0.7".to_owned(), "0".to_owned())]
     );
+    let off = check(&assessment, "structured_decoding");
+    assert_eq!((off.points, off.max_points), (0, 15));
+    let advice = off.advice.as_deref().unwrap();
+    assert!(advice.starts_with("off is kept"), "{advice}");
+    assert!(advice.contains("costs these points"), "{advice}");
+    assert!(advice.contains("relies on repair"), "{advice}");
     // 0.2 is the documented limit: it passes.
     let limit = assess(&resolved(&format!("{READY}temperature = 0.2\n"), &[]));
     assert_eq!(limit.score, 100);
@@ -269,6 +273,10 @@ fn applying_every_change_passes_every_fixable_check() {
             .unwrap();
     }
     let fixed = assess(&after);
-    assert_eq!(failing(&fixed), ["model", "endpoint"]);
-    assert_eq!(fixed.score, 80);
+    // A deliberate `off` is kept: the user turns it back on.
+    assert_eq!(
+        failing(&fixed),
+        ["structured_decoding", "model", "endpoint"]
+    );
+    assert_eq!(fixed.score, 65);
 }

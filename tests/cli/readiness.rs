@@ -117,11 +117,10 @@ fn fix_writes_what_it_can_keeps_comments_and_says_what_changed() {
         format!(
             "\
 fixed in {}:
-  structured_decoding: off -> auto
   timeout_s: 30 -> 120
   max_parallel: 4 -> 1
 check                current                                     recommended                       points
-structured_decoding  auto                                        auto                              15/15
+structured_decoding  off                                         auto                              0/15
 model                qwen2.5-coder:7b                            set                               10/10
 endpoint             http://127.0.0.1:8080/v1                    set                               10/10
 timeout_s            120                                         120 to 600                        5/5
@@ -134,12 +133,19 @@ temperature          0                                           at most 0.2    
 anti_repetition      always                                      always                            10/10
 grammar_whitespace   compact                                     compact                           5/5
 api_key              none (not needed by llamacpp)               from an environment variable      5/5
-score: 100/100 (was 70)
+score: 85/100 (was 70)
 ",
             path.display()
         )
     );
-    assert_eq!(run.stderr, "");
+    // A deliberate off is kept, and readiness says what it costs and why.
+    assert_eq!(
+        run.stderr,
+        format!(
+            "structured_decoding: {}\n",
+            slmcode::config::readiness::STRUCTURED_DECODING_OFF_ADVICE
+        )
+    );
     assert_eq!(
         read_config(&slm),
         "\
@@ -147,7 +153,7 @@ score: 100/100 (was 70)
 provider = \"llamacpp\"
 endpoint = \"http://127.0.0.1:8080/v1\"
 model = \"qwen2.5-coder:7b\"
-structured_decoding = \"auto\"   # comparing against the floor
+structured_decoding = \"none\"   # comparing against the floor
 max_parallel = 1
 timeout_s = 120
 
@@ -160,9 +166,15 @@ keep = true
     let before = std::fs::read(&path).unwrap();
     let again = slm.run(["readiness", "--fix"], "");
     again.code(0);
-    assert_eq!(again.stderr, "nothing to fix in the config file\n");
     assert!(
-        again.stdout.ends_with("score: 100/100\n"),
+        again
+            .stderr
+            .starts_with("nothing to fix in the config file\nstructured_decoding: off is kept"),
+        "{}",
+        again.stderr
+    );
+    assert!(
+        again.stdout.ends_with("score: 85/100\n"),
         "{}",
         again.stdout
     );
@@ -174,13 +186,12 @@ fn fix_json_reports_before_and_after() {
     let slm = Slm::new();
     write_config(&slm, UNSAFE);
     let report = slm.run(["readiness", "--fix", "--json"], "").code(0).json();
-    assert_eq!(report["score"], 100);
+    assert_eq!(report["score"], 85);
     assert_eq!(
         report["fix"],
         json!({
             "score_before": 70,
             "applied": [
-                {"key": "structured_decoding", "before": "off", "after": "auto"},
                 {"key": "timeout_s", "before": 30, "after": 120},
                 {"key": "max_parallel", "before": 4, "after": 1},
             ],
