@@ -22,6 +22,8 @@ mod time;
 pub mod transport;
 
 #[cfg(test)]
+mod faults_tests;
+#[cfg(test)]
 mod tests;
 
 pub use crate::config::endpoint::{

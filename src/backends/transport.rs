@@ -575,6 +575,9 @@ impl Client {
             ureq::Error::Io(io) if io.kind() == ErrorKind::TimedOut => {
                 Failure::TimedOut(format!("no answer within {:.1} s", timeout.as_secs_f64()))
             }
+            ureq::Error::Io(io) if io.kind() == ErrorKind::ConnectionRefused => {
+                Failure::Refused(self.mask(&io.to_string()))
+            }
             ureq::Error::Io(io) => Failure::Connection(self.mask(&io.to_string())),
             ureq::Error::HostNotFound => Failure::Connection("host not found".to_owned()),
             ureq::Error::ConnectionFailed => Failure::Connection("connection failed".to_owned()),

@@ -308,6 +308,11 @@ pub fn no_answer(negotiation: &Negotiation, target: &Target) -> Option<NoAnswer>
                 target.endpoint
             ),
         ),
+        (None, Some(failure)) if failure.refused => (
+            NoAnswerKind::Unreachable,
+            format!("the endpoint did not answer the probe: {error}"),
+            refused_remedy(target),
+        ),
         (None, _) => (
             NoAnswerKind::Unreachable,
             format!("the endpoint did not answer the probe: {error}"),
@@ -322,6 +327,16 @@ pub fn no_answer(negotiation: &Negotiation, target: &Target) -> Option<NoAnswer>
         detail,
         remedy,
     })
+}
+
+/// What to do about a refused connection: nobody listens at the endpoint (an engine that is
+/// loading its model has bound its port already, and answers 503).
+pub fn refused_remedy(target: &Target) -> String {
+    format!(
+        "nothing listens at {}: start the server (llama-server, ollama serve, vllm serve, ...) \
+         or fix the endpoint (`slmcode config set endpoint URL`)",
+        target.endpoint
+    )
 }
 
 /// What to do about a TLS failure with `target`: the library's sentence, with the command

@@ -87,6 +87,14 @@ fn a_dead_endpoint_exits_6_and_degrades_to_prompt_only() {
         "{}",
         run.stderr
     );
+    // Refused: nobody listens, and the hint says to start the server.
+    assert!(
+        run.stderr.contains(&format!(
+            "hint: nothing listens at http://127.0.0.1:{port}/v1: start the server"
+        )),
+        "{}",
+        run.stderr
+    );
     // Nothing unsuccessful is cached.
     assert!(!slm.config_dir().join("capabilities.json").exists());
 }
