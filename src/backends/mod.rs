@@ -29,7 +29,9 @@ mod tests;
 pub use crate::config::endpoint::{
     Endpoint, EndpointError, NormalizedEndpoint, normalize_endpoint,
 };
-pub use cache::{CacheEntry, CacheKey, CapabilityCache, Demotion};
+pub use cache::{
+    CacheEntry, CacheKey, CapabilityCache, Demotion, FAILED_PROBE_LIFETIME, FailedProbe,
+};
 pub use call::{
     Answer, CallContext, CallFailure, CallMeta, OutputSchema, SchemaViolation, StructuredOutcome,
     StructuredRequest, structured_call,

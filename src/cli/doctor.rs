@@ -200,6 +200,14 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     }
 
     let mut negotiate_options = options(&resolved, args.refresh, !args.no_probe);
+    // A recent failed probe is what doctor is asked to explain: it always probes afresh.
+    negotiate_options.refresh |= !args.no_probe
+        && negotiate_options.cache.as_ref().is_some_and(|cache| {
+            cache
+                .get(&target.key())
+                .0
+                .is_some_and(|entry| !entry.probed && entry.failed_probe.is_some())
+        });
     if !reach.reachable {
         // A server that refused a plain GET gets a short probe, not the whole deadline: enough
         // to record that it did not answer (and so prompt_only), or to find it just came up.

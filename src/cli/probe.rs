@@ -276,6 +276,27 @@ pub struct NoAnswer {
 /// the HTTP status (so nothing was learned, and requests will fail the same way): `probe`
 /// exits 6 on it, and `doctor` fails a check with it.
 pub fn no_answer(negotiation: &Negotiation, target: &Target) -> Option<NoAnswer> {
+    if let (None, Some(failed)) = (&negotiation.report, &negotiation.failed_probe) {
+        return Some(NoAnswer {
+            kind: NoAnswerKind::Unreachable,
+            status: failed.status,
+            detail: format!(
+                "the endpoint did not answer the probe at {}: {}",
+                failed.at, failed.error
+            ),
+            remedy: format!(
+                "{}; not probed again until {} (`slmcode probe --refresh` probes now)",
+                if failed.refused {
+                    refused_remedy(target)
+                } else {
+                    "start the server or fix the endpoint (`slmcode doctor` checks each step); \
+                     a server that is loading answers once its model is in memory"
+                        .to_owned()
+                },
+                failed.until().as_deref().unwrap_or("a minute later")
+            ),
+        });
+    }
     let report = negotiation
         .report
         .as_ref()

@@ -95,8 +95,57 @@ fn a_dead_endpoint_exits_6_and_degrades_to_prompt_only() {
         "{}",
         run.stderr
     );
-    // Nothing unsuccessful is cached.
-    assert!(!slm.config_dir().join("capabilities.json").exists());
+    // The failure is remembered for a minute: the next run does not probe, and says so.
+    let cache: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(slm.config_dir().join("capabilities.json")).unwrap())
+            .unwrap();
+    let entry = &cache["entries"][0];
+    assert_eq!(entry["probed"], false);
+    assert_eq!(entry["failed_probe"]["refused"], true);
+    let again = slm.run(["probe", "--json"], "");
+    again.code(6);
+    assert_eq!(again.json()["source"], "cache");
+    assert!(
+        again.stderr.contains("not probed again until"),
+        "{}",
+        again.stderr
+    );
+    // --refresh probes afresh.
+    let refreshed = slm.run(["probe", "--json", "--refresh"], "");
+    refreshed.code(6);
+    assert_eq!(refreshed.json()["source"], "probe");
+}
+
+#[test]
+fn a_server_still_loading_at_the_deadline_is_not_probed_again_by_the_next_run() {
+    let emulator = Emulator::start(Profile::loading_llama_server());
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", "llamacpp")
+        .env("SLMCODE_ENDPOINT", &emulator.base_url())
+        .env("SLMCODE_PROBE_TIMEOUT_S", "2");
+    let first = slm.run(["probe", "--json"], "");
+    first.code(6);
+    assert_eq!(first.json()["source"], "probe");
+    let sent = emulator.chat_count();
+    assert!(sent > 0);
+    // The next runs within the lifetime pay nothing: no request reaches the server.
+    for _ in 0..2 {
+        let run = slm.run(["probe", "--json"], "");
+        run.code(6);
+        assert_eq!(run.json()["mechanism"], "prompt_only");
+    }
+    assert_eq!(emulator.chat_count(), sent);
+    // doctor always probes afresh: the server has finished loading, and it finds that out.
+    emulator.set_profile(Profile::llama_server());
+    let doctor = slm.run(["doctor", "--json"], "");
+    doctor.code(0);
+    assert_eq!(doctor.json()["connection"]["mechanism"], "json_schema");
+    assert!(emulator.chat_count() > sent);
+    // Its success replaced the failure: probe now answers from the cache.
+    assert_eq!(
+        slm.run(["probe", "--json"], "").code(0).json()["source"],
+        "cache"
+    );
 }
 
 #[test]
