@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use crate::util::{Run, Slm};
 
 const KEY_LIST: &str = "provider, endpoint, model, api_key_env, api_key, structured_decoding, \
-                        max_tokens, temperature, anti_repetition, grammar_whitespace, schema_in_prompt, timeout_s, call_timeout_s, probe_timeout_s, max_parallel, \
-                        llm_retry_count, llm_retry_delay_ms, reask, record_stats";
+                        max_tokens, temperature, anti_repetition, grammar_whitespace, schema_in_prompt, timeout_s, call_timeout_s, probe_timeout_s, \
+                        reask, record_stats";
 
 fn config_file(slm: &Slm) -> PathBuf {
     slm.config_dir().join("config.toml")
@@ -189,6 +189,39 @@ fn an_unknown_key_names_the_nearest_and_leaves_the_file_untouched() {
 }
 
 #[test]
+fn a_removed_key_is_ignored_with_a_warning_and_named_as_removed() {
+    let slm = Slm::new();
+    let original = "max_parallel = 4 # from an older slmcode\nmax_tokens = 4096\n";
+    let path = write_config(&slm, original);
+    // Every command still works: the old key is ignored, and the warning says so and why.
+    let run = slm.run(["config", "get", "max_tokens"], "");
+    run.code(0);
+    assert_eq!(run.stdout, "4096\n");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "warning: {} line 1: `max_parallel` is no longer a setting and is ignored (slmcode \
+             never limited concurrency; the server queues parallel requests itself); delete the \
+             line\n",
+            path.display()
+        )
+    );
+    slm.run(["readiness"], "").code(0);
+    // Setting it is refused with the reason, not a guess at the nearest key.
+    let set = slm.run(["config", "set", "llm_retry_count", "3"], "");
+    set.code(2);
+    assert!(
+        set.stderr.starts_with(
+            "error: `llm_retry_count` is no longer a setting: every request is retried by the \
+             retry policy"
+        ),
+        "{}",
+        set.stderr
+    );
+    assert_eq!(read_config(&slm), original);
+}
+
+#[test]
 fn a_bad_value_lists_what_is_accepted_and_leaves_the_file_untouched() {
     let slm = Slm::new();
     let original = "# mine\n\ntemperature = 0.1\n\n[other]\nx = 1\n";
@@ -329,9 +362,6 @@ schema_in_prompt     false     default
 timeout_s            120       default
 call_timeout_s       300       default
 probe_timeout_s      20        default
-max_parallel         1         default
-llm_retry_count      2         default
-llm_retry_delay_ms   1000      default
 reask                1         default
 record_stats         true      default
 "
@@ -345,14 +375,14 @@ record_stats         true      default
     assert_eq!(report["config_path"], json!(path));
     assert_eq!(report["config_exists"], true);
     let settings = report["settings"].as_array().unwrap();
-    assert_eq!(settings.len(), 19);
+    assert_eq!(settings.len(), 16);
     assert_eq!(
         settings[0],
         json!({"key": "provider", "value": "llamacpp", "source": {"kind": "file", "path": path, "line": 1}})
     );
     assert_eq!(settings[7]["value"], 0.1);
     assert_eq!(
-        settings[18],
+        settings[15],
         json!({"key": "record_stats", "value": true, "source": {"kind": "default"}})
     );
     assert_eq!(

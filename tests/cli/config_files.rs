@@ -174,7 +174,7 @@ fn a_link_to_a_regular_file_is_written_through_and_keeps_its_mode() {
 }
 
 /// A different key and value for each process.
-const PARALLEL_SETTINGS: [(&str, &str); 18] = [
+const PARALLEL_SETTINGS: [(&str, &str); 15] = [
     ("provider", "llamacpp"),
     ("endpoint", "http://127.0.0.1:8080/v1"),
     ("model", "qwen2.5-coder:7b"),
@@ -188,9 +188,6 @@ const PARALLEL_SETTINGS: [(&str, &str); 18] = [
     ("timeout_s", "200"),
     ("call_timeout_s", "400"),
     ("probe_timeout_s", "30"),
-    ("max_parallel", "2"),
-    ("llm_retry_count", "1"),
-    ("llm_retry_delay_ms", "500"),
     ("reask", "2"),
     ("record_stats", "false"),
 ];
