@@ -78,7 +78,7 @@ impl Demotion {
 /// How long a failed probe is remembered across processes: runs within it do not probe again
 /// (each would pay the probe's deadline against a server that hangs or is still loading) and
 /// use prompt-only JSON. Short, because a server is usually started soon after; `doctor` and
-/// `probe --refresh` always probe afresh.
+/// `probe --refresh` probe afresh.
 pub const FAILED_PROBE_LIFETIME: Duration = Duration::from_secs(60);
 
 /// A probe that got no answer: no connection, no answer in time, or a server still loading

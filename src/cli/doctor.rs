@@ -200,7 +200,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     }
 
     let mut negotiate_options = options(&resolved, args.refresh, !args.no_probe);
-    // A recent failed probe is what doctor is asked to explain: it always probes afresh.
+    // A recent failed probe is what doctor is asked to explain: it probes afresh after one.
     negotiate_options.refresh |= !args.no_probe
         && negotiate_options.cache.as_ref().is_some_and(|cache| {
             cache

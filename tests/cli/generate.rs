@@ -282,6 +282,32 @@ fn a_refused_connection_fails_fast_with_the_hint_to_start_the_server() {
 }
 
 #[test]
+fn a_server_that_finishes_loading_during_the_run_is_waited_for_and_nothing_is_demoted() {
+    let emulator = Emulator::start(Profile::loading_llama_server());
+    let slm = slm_for(&emulator, "llamacpp");
+    let run = std::thread::scope(|threads| {
+        threads.spawn(|| {
+            // 503 Loading model for a while, then the model is in memory.
+            std::thread::sleep(std::time::Duration::from_millis(1500));
+            emulator.set_profile(Profile::llama_server());
+        });
+        slm.run(scope(&["--json"]), "")
+    });
+    run.code(0);
+    let json = run.json();
+    assert_ne!(json["meta"]["mechanism"], "prompt_only", "{json}");
+    assert_eq!(json["meta"]["demotions"], json!([]));
+    let cache: Value =
+        serde_json::from_slice(&std::fs::read(slm.config_dir().join("capabilities.json")).unwrap())
+            .unwrap();
+    let entry = &cache["entries"][0];
+    assert_eq!(entry["probed"], true, "{entry}");
+    assert_eq!(entry["mechanism"], "json_schema", "{entry}");
+    assert_eq!(entry["demotions"], json!([]));
+    assert!(entry.get("failed_probe").is_none(), "{entry}");
+}
+
+#[test]
 fn a_forced_mechanism_is_not_probed_and_its_demotion_is_persisted() {
     let emulator = Emulator::start(Profile::no_strict());
     let slm = slm_for(&emulator, "openai-compatible");
