@@ -240,6 +240,10 @@ pub struct CallError {
     /// Whether the connection was refused: nothing listens at the endpoint (start the server,
     /// or fix the port). Retried only for a short grace ([`crate::backends::retry::REFUSED_GRACE`]).
     pub refused: bool,
+    /// For a refused connection, when the endpoint began refusing in this process (the
+    /// transport's [`refusing_since`](crate::backends::retry::refusing_since)): the grace runs
+    /// from then, so a probe and the call after it share one.
+    pub refusing_since: Option<std::time::Instant>,
 }
 
 impl CallError {
@@ -277,6 +281,7 @@ impl CallError {
             attempts: 1,
             tls,
             refused,
+            refusing_since: None,
         }
     }
 

@@ -97,6 +97,35 @@ fn a_refused_connection_ends_the_call_without_a_plain_resend() {
 }
 
 #[test]
+fn the_probe_and_the_call_after_it_share_one_grace() {
+    let dead = RefusingPort::new();
+    let endpoint = format!("http://127.0.0.1:{}/v1", dead.port());
+    let settings = Settings {
+        provider: Provider::LlamaCpp,
+        endpoint: Some(endpoint),
+        ..Settings::default()
+    };
+    // What `generate` does against a dead port: a probe (its grace spent on refusals), then
+    // the call, whose first refusal continues the same streak: no second grace.
+    let context = CallContext::negotiate(
+        &settings,
+        &Negotiator::new(),
+        &options(None, Duration::from_secs(20)),
+    )
+    .unwrap();
+    let probed = context.negotiation.report.as_ref().unwrap();
+    assert!(probed.baseline_failure.as_ref().unwrap().refused);
+    let request = StructuredRequest::contract("scope_judge").user("In scope?");
+    let CallFailure::Endpoint { error, meta } =
+        structured_call(&settings, &request, &context).unwrap_err()
+    else {
+        panic!("not an endpoint failure");
+    };
+    assert!(error.refused);
+    assert_eq!(meta.requests, 1, "{meta:?}");
+}
+
+#[test]
 fn a_server_that_loads_past_the_probe_deadline_is_remembered_across_processes() {
     let emulator = Emulator::start(Profile::loading_llama_server());
     let target = target_at(Provider::LlamaCpp, &emulator.base_url());

@@ -451,6 +451,7 @@ fn send_within(
                 attempts: retry + 1,
                 tls: None,
                 refused: false,
+                refusing_since: None,
             });
         }
         let mut error = match client.chat(request, constraint, guided_field, remaining) {

@@ -10,9 +10,11 @@
 //! - a server that said it is loading (a 503, see [`CallError::is_loading`]) is worth waiting
 //!   for: with a deadline it is tried again until the deadline, every [`LOADING_POLL`] at most;
 //! - a refused connection means nobody listens: it is tried again every [`REFUSED_POLL`] only
-//!   within [`REFUSED_GRACE`] of the first attempt (a server that is just binding its port),
-//!   then it is returned, so a dead server fails fast.
+//!   within [`REFUSED_GRACE`] of the endpoint's first refusal ([`refusing_since`]; a server
+//!   that is just binding its port), then it is returned, so a dead server fails fast.
 
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::errors::CallError;
@@ -26,6 +28,28 @@ pub const REFUSED_POLL: Duration = Duration::from_millis(250);
 
 /// The most tries again of a refused connection: as many as fit in [`REFUSED_GRACE`].
 pub const REFUSED_RETRIES: u32 = 8;
+
+/// How close two refusals must come to belong to one streak (see [`refusing_since`]).
+pub const REFUSAL_STREAK_GAP: Duration = Duration::from_secs(1);
+
+/// When `endpoint` began refusing connections in this process, counting this refusal: the
+/// first refusal of the current streak (refusals at most [`REFUSAL_STREAK_GAP`] apart). The
+/// grace runs from there, so the probe and the call right after it share one grace and a dead
+/// server fails within it, not within one grace per step.
+pub fn refusing_since(endpoint: &str) -> Instant {
+    static STREAKS: OnceLock<Mutex<HashMap<String, (Instant, Instant)>>> = OnceLock::new();
+    let now = Instant::now();
+    let mut streaks = STREAKS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let (first, last) = streaks.entry(endpoint.to_owned()).or_insert((now, now));
+    if now.saturating_duration_since(*last) > REFUSAL_STREAK_GAP {
+        *first = now;
+    }
+    *last = now;
+    *first
+}
 
 /// The longest wait between two tries of a server that said it is loading.
 pub const LOADING_POLL: Duration = Duration::from_secs(2);
@@ -138,7 +162,11 @@ impl RetryPolicy {
         }
         if error.refused {
             // A steady poll for the grace, whatever the policy's attempts: a server that is
-            // binding its port is up within it, and one that is not, is not coming.
+            // binding its port is up within it, and one that is not, is not coming. The grace
+            // began with the endpoint's first refusal in this process, when that was earlier.
+            let since = error
+                .refusing_since
+                .map_or(since, |streak| streak.min(since));
             let spent = retry > REFUSED_RETRIES || since.elapsed() + REFUSED_POLL > REFUSED_GRACE;
             let late = deadline.is_some_and(|deadline| Instant::now() + REFUSED_POLL >= deadline);
             return (!spent && !late).then_some(REFUSED_POLL);
@@ -395,12 +423,27 @@ mod tests {
             policy.next_wait(1, &refused, long_ago, deadline, &mut jitter),
             None
         );
+        // An endpoint that has refused since long ago: not tried again, even by a new caller.
+        let mut streak = refused.clone();
+        streak.refusing_since = Some(long_ago);
+        assert_eq!(
+            policy.next_wait(1, &streak, Instant::now(), deadline, &mut jitter),
+            None
+        );
         // A 503 from the same moment is still worth waiting for.
         assert!(
             policy
                 .next_wait(5, &loading(), long_ago, deadline, &mut jitter)
                 .is_some()
         );
+    }
+
+    #[test]
+    fn refusals_close_together_are_one_streak() {
+        let endpoint = "http://127.0.0.1:9/v1 (streak test)";
+        let first = refusing_since(endpoint);
+        assert_eq!(refusing_since(endpoint), first);
+        assert_ne!(refusing_since("another endpoint"), first);
     }
 
     #[test]

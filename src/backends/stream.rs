@@ -614,7 +614,7 @@ impl Client {
                 CallError::from_failure(Failure::TooLarge(*limit))
             }
             _ if error.kind() == io::ErrorKind::ConnectionRefused => {
-                CallError::from_failure(Failure::Refused(self.mask(&error.to_string())))
+                self.classified(Failure::Refused(self.mask(&error.to_string())))
             }
             _ => CallError::from_failure(Failure::Connection(self.mask(&error.to_string()))),
         }

@@ -598,6 +598,7 @@ mod tests {
             attempts: 1,
             tls: None,
             refused: false,
+            refusing_since: None,
         };
         assert!(is_rejection(&error(ErrorClass::Permanent, Some(400))));
         // A failed TLS handshake (permanent, no status) is no field's fault: it ends the call.
