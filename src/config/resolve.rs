@@ -192,11 +192,13 @@ impl fmt::Display for ConfigWarning {
             }
             ConfigWarning::RemovedKeyInFile { path, removed } => write!(
                 f,
-                "{} line {}: `{}` is no longer a setting and is ignored ({}); delete the line",
+                "{} line {}: `{}` is no longer a setting and is ignored ({}); `slmcode config \
+                 unset {}` removes it",
                 path.display(),
                 removed.line,
                 removed.name,
-                removed.why
+                removed.why,
+                removed.name
             ),
         }
     }

@@ -420,18 +420,20 @@ fn a_removed_key_in_the_file_is_ignored_with_a_warning() {
         [
             format!(
                 "{} line 1: `max_parallel` is no longer a setting and is ignored (slmcode never \
-                 limited concurrency; the server queues parallel requests itself); delete the line",
+                 limited concurrency; the server queues parallel requests itself); `slmcode \
+                 config unset max_parallel` removes it",
                 path.display()
             ),
             format!(
                 "{} line 2: `llm_retry_count` is no longer a setting and is ignored (every request \
-                 is retried by the retry policy (3 attempts, jittered backoff)); delete the line",
+                 is retried by the retry policy (3 attempts, jittered backoff)); `slmcode config \
+                 unset llm_retry_count` removes it",
                 path.display()
             ),
             format!(
                 "{} line 3: `llm_retry_delay_ms` is no longer a setting and is ignored (every \
-                 request is retried by the retry policy (3 attempts, jittered backoff)); delete the \
-                 line",
+                 request is retried by the retry policy (3 attempts, jittered backoff)); `slmcode \
+                 config unset llm_retry_delay_ms` removes it",
                 path.display()
             ),
         ]

@@ -201,8 +201,8 @@ fn a_removed_key_is_ignored_with_a_warning_and_named_as_removed() {
         run.stderr,
         format!(
             "warning: {} line 1: `max_parallel` is no longer a setting and is ignored (slmcode \
-             never limited concurrency; the server queues parallel requests itself); delete the \
-             line\n",
+             never limited concurrency; the server queues parallel requests itself); `slmcode \
+             config unset max_parallel` removes it\n",
             path.display()
         )
     );
@@ -219,6 +219,10 @@ fn a_removed_key_is_ignored_with_a_warning_and_named_as_removed() {
         set.stderr
     );
     assert_eq!(read_config(&slm), original);
+    // What the warning says to run removes it, and the warning with it.
+    slm.run(["config", "unset", "max_parallel"], "").code(0);
+    assert_eq!(read_config(&slm), "max_tokens = 4096\n");
+    assert_eq!(slm.run(["config", "get", "max_tokens"], "").stderr, "");
 }
 
 #[test]
