@@ -189,43 +189,6 @@ fn an_unknown_key_names_the_nearest_and_leaves_the_file_untouched() {
 }
 
 #[test]
-fn a_removed_key_is_ignored_with_a_warning_and_named_as_removed() {
-    let slm = Slm::new();
-    let original = "max_parallel = 4 # from an older slmcode\nmax_tokens = 4096\n";
-    let path = write_config(&slm, original);
-    // Every command still works: the old key is ignored, and the warning says so and why.
-    let run = slm.run(["config", "get", "max_tokens"], "");
-    run.code(0);
-    assert_eq!(run.stdout, "4096\n");
-    assert_eq!(
-        run.stderr,
-        format!(
-            "warning: {} line 1: `max_parallel` is no longer a setting and is ignored (slmcode \
-             never limited concurrency; the server queues parallel requests itself); `slmcode \
-             config unset max_parallel` removes it\n",
-            path.display()
-        )
-    );
-    slm.run(["readiness"], "").code(0);
-    // Setting it is refused with the reason, not a guess at the nearest key.
-    let set = slm.run(["config", "set", "llm_retry_count", "3"], "");
-    set.code(2);
-    assert!(
-        set.stderr.starts_with(
-            "error: `llm_retry_count` is no longer a setting: every request is retried by the \
-             retry policy"
-        ),
-        "{}",
-        set.stderr
-    );
-    assert_eq!(read_config(&slm), original);
-    // What the warning says to run removes it, and the warning with it.
-    slm.run(["config", "unset", "max_parallel"], "").code(0);
-    assert_eq!(read_config(&slm), "max_tokens = 4096\n");
-    assert_eq!(slm.run(["config", "get", "max_tokens"], "").stderr, "");
-}
-
-#[test]
 fn a_bad_value_lists_what_is_accepted_and_leaves_the_file_untouched() {
     let slm = Slm::new();
     let original = "# mine\n\ntemperature = 0.1\n\n[other]\nx = 1\n";

@@ -256,58 +256,6 @@ fn endpoint_failures_exit_6_with_the_error_class() {
 }
 
 #[test]
-fn a_refused_connection_fails_fast_with_the_hint_to_start_the_server() {
-    // Held dead for the whole test: no parallel test can take the port.
-    let dead = crate::emulator::RefusingPort::new();
-    let endpoint = format!("http://127.0.0.1:{}/v1", dead.port());
-    let mut slm = Slm::new();
-    slm.env("SLMCODE_PROVIDER", "llamacpp")
-        .env("SLMCODE_ENDPOINT", &endpoint);
-    for _ in 0..2 {
-        let run = slm.run(scope(&["--json"]), "");
-        run.code(6);
-        let json = run.json();
-        assert_eq!(json["error"]["kind"], "endpoint");
-        // The grace's attempts at most (a poll every 250 ms for 2 s), never a deadline's worth.
-        let requests = json["meta"]["requests"].as_u64().unwrap();
-        assert!((1..=9).contains(&requests), "{json}");
-        assert!(
-            run.stderr.contains(&format!(
-                "hint: nothing listens at {endpoint}: start the server"
-            )),
-            "{}",
-            run.stderr
-        );
-    }
-}
-
-#[test]
-fn a_server_that_finishes_loading_during_the_run_is_waited_for_and_nothing_is_demoted() {
-    let emulator = Emulator::start(Profile::loading_llama_server());
-    let slm = slm_for(&emulator, "llamacpp");
-    let run = std::thread::scope(|threads| {
-        threads.spawn(|| {
-            // 503 Loading model for a while, then the model is in memory.
-            std::thread::sleep(std::time::Duration::from_millis(1500));
-            emulator.set_profile(Profile::llama_server());
-        });
-        slm.run(scope(&["--json"]), "")
-    });
-    run.code(0);
-    let json = run.json();
-    assert_ne!(json["meta"]["mechanism"], "prompt_only", "{json}");
-    assert_eq!(json["meta"]["demotions"], json!([]));
-    let cache: Value =
-        serde_json::from_slice(&std::fs::read(slm.config_dir().join("capabilities.json")).unwrap())
-            .unwrap();
-    let entry = &cache["entries"][0];
-    assert_eq!(entry["probed"], true, "{entry}");
-    assert_eq!(entry["mechanism"], "json_schema", "{entry}");
-    assert_eq!(entry["demotions"], json!([]));
-    assert!(entry.get("failed_probe").is_none(), "{entry}");
-}
-
-#[test]
 fn a_forced_mechanism_is_not_probed_and_its_demotion_is_persisted() {
     let emulator = Emulator::start(Profile::no_strict());
     let slm = slm_for(&emulator, "openai-compatible");

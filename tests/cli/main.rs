@@ -7,6 +7,7 @@ mod config_files;
 mod doctor;
 #[path = "../support/emulator.rs"]
 mod emulator;
+mod faults;
 mod generate;
 mod hostile;
 mod pipes;

@@ -117,38 +117,6 @@ fn a_dead_endpoint_exits_6_and_degrades_to_prompt_only() {
 }
 
 #[test]
-fn a_server_still_loading_at_the_deadline_is_not_probed_again_by_the_next_run() {
-    let emulator = Emulator::start(Profile::loading_llama_server());
-    let mut slm = Slm::new();
-    slm.env("SLMCODE_PROVIDER", "llamacpp")
-        .env("SLMCODE_ENDPOINT", &emulator.base_url())
-        .env("SLMCODE_PROBE_TIMEOUT_S", "2");
-    let first = slm.run(["probe", "--json"], "");
-    first.code(6);
-    assert_eq!(first.json()["source"], "probe");
-    let sent = emulator.chat_count();
-    assert!(sent > 0);
-    // The next runs within the lifetime pay nothing: no request reaches the server.
-    for _ in 0..2 {
-        let run = slm.run(["probe", "--json"], "");
-        run.code(6);
-        assert_eq!(run.json()["mechanism"], "prompt_only");
-    }
-    assert_eq!(emulator.chat_count(), sent);
-    // doctor always probes afresh: the server has finished loading, and it finds that out.
-    emulator.set_profile(Profile::llama_server());
-    let doctor = slm.run(["doctor", "--json"], "");
-    doctor.code(0);
-    assert_eq!(doctor.json()["connection"]["mechanism"], "json_schema");
-    assert!(emulator.chat_count() > sent);
-    // Its success replaced the failure: probe now answers from the cache.
-    assert_eq!(
-        slm.run(["probe", "--json"], "").code(0).json()["source"],
-        "cache"
-    );
-}
-
-#[test]
 fn eight_concurrent_processes_share_the_cache_without_losing_an_entry() {
     let emulator = Emulator::start(Profile::llama_server());
     let mut slm = Slm::new();
