@@ -20,7 +20,7 @@ use super::printer::Printer;
 use super::printer::plain_table;
 use super::probe::{
     Connection, FormRow, NoAnswer, NoAnswerKind, form_rows, key_or_model_remedy, matrix, negotiate,
-    no_answer, options, target_from, tls_remedy,
+    no_answer, options, refused_remedy, target_from, tls_remedy,
 };
 use super::settings_args::{self, SettingsArgs};
 
@@ -341,6 +341,9 @@ fn refuse_key(checks: &mut [Check], target: &Target, status: u16, what: &str) {
 /// why when known: a TLS failure says what to fix; anything else, start the server or fix the
 /// endpoint.
 fn unreachable_remedy(failure: Option<&CallError>, target: &Target) -> String {
+    if failure.is_some_and(|failure| failure.refused) {
+        return refused_remedy(target);
+    }
     match failure.and_then(|failure| failure.tls.as_ref()) {
         Some(tls) => tls_remedy(tls, target),
         None => format!(
