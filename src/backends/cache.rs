@@ -513,8 +513,9 @@ impl CapabilityCache {
         .map(|(entry, _)| entry)
     }
 
-    /// Records a probe of `key` that got no answer, unless a successful probe stands behind
-    /// the entry (that one is kept, and used). With no entry yet, one is made from `current`.
+    /// Records a probe of `key` that got no answer, with `current`'s outcomes (why each form is
+    /// untested), unless a successful probe stands behind the entry (that one is kept, and
+    /// used). With no entry yet, one is made from `current`.
     pub fn record_failed_probe(
         &self,
         key: &CacheKey,
@@ -524,6 +525,7 @@ impl CapabilityCache {
         self.update(|entries| {
             let entry = entry_for(entries, key, current);
             if !entry.probed {
+                entry.outcomes = current.outcomes.clone();
                 entry.failed_probe = Some(failed);
             }
         })
