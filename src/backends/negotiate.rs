@@ -227,6 +227,9 @@ struct Memo {
     failures: u32,
     /// When the failed result stops being used (`None`: it is kept, or nothing failed).
     retry_at: Option<Instant>,
+    /// Whether the cell replaced a failed result: whoever resolves it probes, whatever failure
+    /// the cache holds.
+    reprobe: bool,
 }
 
 /// Negotiates capabilities, memoised per (provider, endpoint, model) for the life of the value,
@@ -272,8 +275,9 @@ impl Negotiator {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The key's cell, and whether it replaces a failed result whose backoff ran out (then a
-    /// recent failure in the cache must not be reused either: this process probes again).
+    /// The key's cell, and whether it replaced a failed result whose backoff ran out (then a
+    /// recent failure in the cache must not be reused either: this process probes again; every
+    /// caller that shares the cell is told so, whichever of them resolves it).
     fn cell(&self, key: &CacheKey, fresh: bool) -> (Cell, bool) {
         let mut memo = self.memo();
         let entry = memo.entry(key.clone()).or_default();
@@ -283,8 +287,9 @@ impl Negotiator {
         if fresh || expired {
             entry.cell = Cell::default();
             entry.retry_at = None;
+            entry.reprobe = expired;
         }
-        (entry.cell.clone(), expired)
+        (entry.cell.clone(), entry.reprobe)
     }
 
     /// Notes how `cell` was resolved: a failed probe starts (or lengthens) the backoff; a
@@ -328,9 +333,9 @@ impl Negotiator {
             self.settle(&key, &cell, &negotiation);
             return negotiation;
         }
-        let (cell, expired) = self.cell(&key, false);
+        let (cell, reprobe) = self.cell(&key, false);
         let negotiation = cell
-            .get_or_init(|| resolve(target, options, !expired))
+            .get_or_init(|| resolve(target, options, !reprobe))
             .clone();
         self.settle(&key, &cell, &negotiation);
         negotiation
