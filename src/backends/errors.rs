@@ -285,12 +285,13 @@ impl CallError {
         }
     }
 
-    /// Whether the server said it is loading (or briefly unavailable): a 503, which
-    /// llama-server sends as `Loading model` from the moment it binds its port until the model
-    /// is in memory (vLLM and Ollama have their own wording). Worth waiting for within the
-    /// call's deadline, and never evidence against a field.
+    /// Whether the server said it is loading: a 503 whose body says so, as llama-server's
+    /// `Loading model` does from the moment it binds its port until the model is in memory.
+    /// Worth waiting for within the call's deadline. Any 503 is transient and never evidence
+    /// against a field, but an overloaded server (`overloaded`, `busy`) gets the retry policy's
+    /// attempts, not a deadline's worth of polls.
     pub fn is_loading(&self) -> bool {
-        self.status == Some(503)
+        self.status == Some(503) && self.detail.to_ascii_lowercase().contains("loading")
     }
 }
 
@@ -355,6 +356,12 @@ mod tests {
             retry_after: None,
         });
         assert!(loading.is_loading() && !loading.refused);
+        let overloaded = CallError::from_failure(Failure::Status {
+            status: 503,
+            body: r#"{"error":{"message":"The engine is currently overloaded"}}"#.to_owned(),
+            retry_after: None,
+        });
+        assert!(!overloaded.is_loading());
         assert_eq!(
             classify(&Failure::TimedOut("deadline".to_owned())),
             ErrorClass::Canceled
