@@ -19,6 +19,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
@@ -29,7 +30,7 @@ use crate::schema::Mechanism;
 use super::capabilities::{Capabilities, GuidedField, Outcome, WireForm};
 use super::errors::excerpt;
 use super::fingerprint::Fingerprint;
-use super::time::now_rfc3339;
+use super::time::{format_rfc3339, now_rfc3339, parse_rfc3339};
 
 /// The cache file's name in the config directory.
 pub const CACHE_FILE_NAME: &str = "capabilities.json";
@@ -74,6 +75,58 @@ impl Demotion {
     }
 }
 
+/// How long a failed probe is remembered across processes: runs within it do not probe again
+/// (each would pay the probe's deadline against a server that hangs or is still loading) and
+/// use prompt-only JSON. Short, because a server is usually started soon after; `doctor` and
+/// `probe --refresh` probe afresh.
+pub const FAILED_PROBE_LIFETIME: Duration = Duration::from_secs(60);
+
+/// A probe that got no answer: no connection, no answer in time, or a server still loading
+/// (503) at its deadline. Kept in an entry no successful probe stands behind.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailedProbe {
+    /// When, RFC 3339 UTC.
+    pub at: String,
+    /// Why the plain request failed.
+    pub error: String,
+    /// The status the server answered, when it answered (a 503 while loading).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// Whether the connection was refused (nobody listens).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refused: bool,
+}
+
+impl FailedProbe {
+    /// A failure recorded now.
+    pub fn now(error: &str, status: Option<u16>, refused: bool) -> FailedProbe {
+        FailedProbe {
+            at: now_rfc3339(),
+            error: excerpt(error),
+            status,
+            refused,
+        }
+    }
+
+    /// Until when it stands (RFC 3339 UTC); `None` when `at` does not parse.
+    pub fn until(&self) -> Option<String> {
+        parse_rfc3339(&self.at).map(|at| format_rfc3339(at + FAILED_PROBE_LIFETIME))
+    }
+
+    /// Whether it still stands: recorded less than [`FAILED_PROBE_LIFETIME`] ago (a time in
+    /// the future, from a clock set back, does not count as fresh beyond the lifetime either).
+    pub fn is_fresh(&self) -> bool {
+        let Some(at) = parse_rfc3339(&self.at) else {
+            return false;
+        };
+        let now = SystemTime::now();
+        match now.duration_since(at) {
+            Ok(age) => age < FAILED_PROBE_LIFETIME,
+            Err(ahead) => ahead.duration() < FAILED_PROBE_LIFETIME,
+        }
+    }
+}
+
 /// Everything known about one (provider, endpoint, model).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CacheEntry {
@@ -113,6 +166,10 @@ pub struct CacheEntry {
     /// Whether the server refused to stream: answers are asked for whole.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub refuses_streaming: bool,
+    /// The last probe, when it got no answer and no successful probe stands behind the entry
+    /// (see [`FAILED_PROBE_LIFETIME`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_probe: Option<FailedProbe>,
 }
 
 impl CacheEntry {
@@ -148,6 +205,7 @@ impl CacheEntry {
             enforcement_failures: BTreeMap::new(),
             refused_fields: Vec::new(),
             refuses_streaming: false,
+            failed_probe: None,
         }
     }
 
@@ -453,6 +511,25 @@ impl CapabilityCache {
             entry.clone()
         })
         .map(|(entry, _)| entry)
+    }
+
+    /// Records a probe of `key` that got no answer, with `current`'s outcomes (why each form is
+    /// untested), unless a successful probe stands behind the entry (that one is kept, and
+    /// used). With no entry yet, one is made from `current`.
+    pub fn record_failed_probe(
+        &self,
+        key: &CacheKey,
+        failed: FailedProbe,
+        current: &Capabilities,
+    ) -> Result<Option<String>, CacheError> {
+        self.update(|entries| {
+            let entry = entry_for(entries, key, current);
+            if !entry.probed {
+                entry.outcomes = current.outcomes.clone();
+                entry.failed_probe = Some(failed);
+            }
+        })
+        .map(|((), warning)| warning)
     }
 
     /// Removes the entry for `key`; returns whether there was one.

@@ -252,3 +252,53 @@ fn concurrent_writers_in_threads_lose_nothing() {
     assert!(snapshot.warning.is_none());
     assert_eq!(snapshot.entries.len(), 40);
 }
+
+#[test]
+fn a_failed_probe_is_recorded_only_where_no_success_stands() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = CapabilityCache::in_dir(dir.path());
+    let untested = |reason: &str| {
+        let mut floor = Capabilities::floor();
+        floor.outcomes = WireForm::ALL
+            .into_iter()
+            .map(|form| {
+                let reason = reason.to_owned();
+                (form, Outcome::Untested { reason })
+            })
+            .collect();
+        floor
+    };
+    let refused = FailedProbe::now("connection refused", None, true);
+    cache
+        .record_failed_probe(&key("a"), refused.clone(), &untested("refused"))
+        .unwrap();
+    let entry = cache.get(&key("a")).0.unwrap();
+    assert!(!entry.probed);
+    assert_eq!(entry.failed_probe, Some(refused));
+    // A later failure replaces the earlier one, with its own reasons.
+    let loading = FailedProbe::now("HTTP 503: Loading model", Some(503), false);
+    cache
+        .record_failed_probe(&key("a"), loading.clone(), &untested("loading"))
+        .unwrap();
+    let entry = cache.get(&key("a")).0.unwrap();
+    assert_eq!(entry.failed_probe, Some(loading.clone()));
+    assert_eq!(
+        entry.outcomes[&WireForm::JsonObject],
+        Outcome::Untested {
+            reason: "loading".to_owned()
+        }
+    );
+    // A successful probe's entry is kept as it is: it is what the next run uses.
+    let probed = CacheEntry::new(
+        &key("b"),
+        &supported(&[WireForm::JsonSchemaStrict]),
+        Some(now_rfc3339()),
+        None,
+        Vec::new(),
+    );
+    cache.store(probed.clone()).unwrap();
+    cache
+        .record_failed_probe(&key("b"), loading, &untested("loading"))
+        .unwrap();
+    assert_eq!(cache.get(&key("b")).0, Some(probed));
+}

@@ -71,8 +71,11 @@ pub enum Failure {
         /// The parsed `Retry-After` hint, if any.
         retry_after: Option<Duration>,
     },
-    /// No connection: refused, reset, unreachable, name not resolved.
+    /// No connection: reset, unreachable, name not resolved.
     Connection(String),
+    /// The connection was refused: nothing listens on the port (a server that is loading its
+    /// model has bound it already on the engines slmcode serves, and answers 503).
+    Refused(String),
     /// A connection, but no TLS session on it.
     Tls(TlsFailure),
     /// A timeout or the caller's deadline.
@@ -191,7 +194,7 @@ pub fn classify(failure: &Failure) -> ErrorClass {
                 ErrorClass::Unknown
             }
         }
-        Failure::Connection(_) => ErrorClass::Transient,
+        Failure::Connection(_) | Failure::Refused(_) => ErrorClass::Transient,
         Failure::Tls(_) => ErrorClass::Permanent,
         Failure::TimedOut(_) => ErrorClass::Canceled,
         Failure::TooLarge(_) | Failure::Malformed(_) => ErrorClass::Unknown,
@@ -234,6 +237,13 @@ pub struct CallError {
     /// The TLS failure, when that is what it was (the detail says it too; this says what to
     /// fix: [`TlsFailure::remedy`]).
     pub tls: Option<TlsFailure>,
+    /// Whether the connection was refused: nothing listens at the endpoint (start the server,
+    /// or fix the port). Retried only for a short grace ([`crate::backends::retry::REFUSED_GRACE`]).
+    pub refused: bool,
+    /// For a refused connection, when the endpoint began refusing in this process (the
+    /// transport's [`refusing_since`](crate::backends::retry::refusing_since)): the grace runs
+    /// from then, so a probe and the call after it share one.
+    pub refusing_since: Option<std::time::Instant>,
 }
 
 impl CallError {
@@ -244,13 +254,16 @@ impl CallError {
             Failure::Tls(tls) => Some(tls.clone()),
             _ => None,
         };
+        let refused = matches!(failure, Failure::Refused(_));
         let (status, detail, retry_after) = match failure {
             Failure::Status {
                 status,
                 body,
                 retry_after,
             } => (Some(status), excerpt(&body), retry_after),
-            Failure::Connection(detail) => (None, excerpt(&detail), None),
+            Failure::Connection(detail) | Failure::Refused(detail) => {
+                (None, excerpt(&detail), None)
+            }
             Failure::Tls(tls) => (None, excerpt(&tls.to_string()), None),
             Failure::TimedOut(detail) => (None, excerpt(&detail), None),
             Failure::TooLarge(limit) => (
@@ -267,7 +280,18 @@ impl CallError {
             retry_after,
             attempts: 1,
             tls,
+            refused,
+            refusing_since: None,
         }
+    }
+
+    /// Whether the server said it is loading: a 503 whose body says so, as llama-server's
+    /// `Loading model` does from the moment it binds its port until the model is in memory.
+    /// Worth waiting for within the call's deadline. Any 503 is transient and never evidence
+    /// against a field, but an overloaded server (`overloaded`, `busy`) gets the retry policy's
+    /// attempts, not a deadline's worth of polls.
+    pub fn is_loading(&self) -> bool {
+        self.status == Some(503) && self.detail.to_ascii_lowercase().contains("loading")
     }
 }
 
@@ -319,9 +343,25 @@ mod tests {
     #[test]
     fn connection_refused_is_transient_tls_permanent_and_timeouts_canceled() {
         assert_eq!(
-            classify(&Failure::Connection("connection refused".to_owned())),
+            classify(&Failure::Connection("connection reset".to_owned())),
             ErrorClass::Transient
         );
+        let refused = CallError::from_failure(Failure::Refused("connection refused".to_owned()));
+        assert_eq!(refused.class, ErrorClass::Transient);
+        assert!(refused.refused && !refused.is_loading());
+        let loading = CallError::from_failure(Failure::Status {
+            status: 503,
+            body: r#"{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}"#
+                .to_owned(),
+            retry_after: None,
+        });
+        assert!(loading.is_loading() && !loading.refused);
+        let overloaded = CallError::from_failure(Failure::Status {
+            status: 503,
+            body: r#"{"error":{"message":"The engine is currently overloaded"}}"#.to_owned(),
+            retry_after: None,
+        });
+        assert!(!overloaded.is_loading());
         assert_eq!(
             classify(&Failure::TimedOut("deadline".to_owned())),
             ErrorClass::Canceled

@@ -22,12 +22,16 @@ mod time;
 pub mod transport;
 
 #[cfg(test)]
+mod faults_tests;
+#[cfg(test)]
 mod tests;
 
 pub use crate::config::endpoint::{
     Endpoint, EndpointError, NormalizedEndpoint, normalize_endpoint,
 };
-pub use cache::{CacheEntry, CacheKey, CapabilityCache, Demotion};
+pub use cache::{
+    CacheEntry, CacheKey, CapabilityCache, Demotion, FAILED_PROBE_LIFETIME, FailedProbe,
+};
 pub use call::{
     Answer, CallContext, CallFailure, CallMeta, OutputSchema, SchemaViolation, StructuredOutcome,
     StructuredRequest, structured_call,

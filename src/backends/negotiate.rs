@@ -4,8 +4,17 @@
 //! [`Negotiator::negotiate`] never fails. Concurrent callers for the same (provider, endpoint,
 //! model) collapse onto one probe (a `OnceLock` per key); a cached entry is trusted until the
 //! server's fingerprint changes or the user asks for `refresh`; only a successful probe is
-//! written to the cache; an unsuccessful one keeps an earlier successful entry and otherwise
-//! degrades to `prompt_only`. With `structured_decoding = off` nothing is probed at all.
+//! written to the cache as capabilities; an unsuccessful one keeps an earlier successful entry
+//! and otherwise degrades to `prompt_only`. A failed probe is not sticky:
+//! - across processes, a probe that got no answer (no connection, nothing in time, a server
+//!   still loading) is recorded in the cache and reused for [`FAILED_PROBE_LIFETIME`], so
+//!   repeated runs against a dead server do not each pay the probe's deadline; `refresh`
+//!   ignores it;
+//! - in a process, the memo keeps a failed result only for a backoff ([`FAILED_PROBE_BACKOFF`],
+//!   doubling after every failure up to [`FAILED_PROBE_BACKOFF_CAP`]); the next caller after
+//!   it probes again, so a long-lived process climbs back up once the server is up.
+//!
+//! With `structured_decoding = off` nothing is probed at all.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -16,7 +25,9 @@ use serde::Serialize;
 use crate::config::{Settings, StructuredDecoding};
 use crate::schema::Mechanism;
 
-use super::cache::{CacheEntry, CacheKey, CapabilityCache, Demotion};
+use super::cache::{
+    CacheEntry, CacheKey, CapabilityCache, Demotion, FAILED_PROBE_LIFETIME, FailedProbe,
+};
 use super::capabilities::{Capabilities, Outcome, WireForm};
 use super::fingerprint::{self, Fingerprint};
 use super::probe::{ProbeReport, Target, probe};
@@ -133,6 +144,19 @@ pub struct Negotiation {
     /// Things the user may want to know (a corrupt cache replaced, a changed server re-probed,
     /// a cache that could not be written).
     pub warnings: Vec<String>,
+    /// The earlier failed probe this negotiation reused instead of probing (see the module
+    /// docs); `None` when it probed or found a successful probe.
+    pub failed_probe: Option<FailedProbe>,
+}
+
+impl Negotiation {
+    /// Whether no probe has succeeded behind these capabilities, and one failed: this call's,
+    /// or a recent one it reused.
+    pub fn probe_failed(&self) -> bool {
+        !self.capabilities.probed
+            && (self.failed_probe.is_some()
+                || self.report.as_ref().is_some_and(|report| !report.probed))
+    }
 }
 
 impl Negotiation {
@@ -144,6 +168,16 @@ impl Negotiation {
                 "structured_decoding is off: prompt-only JSON and repair".to_owned()
             }
             Source::Prior => format!("not probed: the {} preset's prior guess", self.key.provider),
+            Source::Cache if self.failed_probe.is_some() => {
+                let failed = self.failed_probe.as_ref().expect("checked");
+                format!(
+                    "the endpoint did not answer the probe at {} ({}); not probed again until {} \
+                     (`slmcode probe --refresh` probes now): prompt-only JSON and repair",
+                    failed.at,
+                    failed.error,
+                    failed.until().as_deref().unwrap_or("a minute later")
+                )
+            }
             Source::Probe | Source::Cache => {
                 let from = if self.source == Source::Probe {
                     "the probe"
@@ -176,13 +210,44 @@ impl Negotiation {
     }
 }
 
+/// How long a process keeps a failed probe's result before the next caller probes again; it
+/// doubles after every failure in a row, up to [`FAILED_PROBE_BACKOFF_CAP`].
+pub const FAILED_PROBE_BACKOFF: Duration = Duration::from_secs(5);
+
+/// The longest in-process backoff after failed probes: the cross-process lifetime.
+pub const FAILED_PROBE_BACKOFF_CAP: Duration = FAILED_PROBE_LIFETIME;
+
 type Cell = Arc<OnceLock<Negotiation>>;
 
-/// Negotiates capabilities, memoised per (provider, endpoint, model) for the life of the value.
-/// [`Negotiator::global`] is the process-wide one the structured call path uses.
+/// One key's memo: the negotiation, and after a failed probe when to probe again.
 #[derive(Debug, Default)]
+struct Memo {
+    cell: Cell,
+    /// Failed probes in a row.
+    failures: u32,
+    /// When the failed result stops being used (`None`: it is kept, or nothing failed).
+    retry_at: Option<Instant>,
+    /// Whether the cell replaced a failed result: whoever resolves it probes, whatever failure
+    /// the cache holds.
+    reprobe: bool,
+}
+
+/// Negotiates capabilities, memoised per (provider, endpoint, model) for the life of the value,
+/// except a failed probe's result, which is kept only for a backoff (see the module docs).
+/// [`Negotiator::global`] is the process-wide one the structured call path uses.
+#[derive(Debug)]
 pub struct Negotiator {
-    memo: Mutex<HashMap<CacheKey, Cell>>,
+    memo: Mutex<HashMap<CacheKey, Memo>>,
+    backoff: Duration,
+}
+
+impl Default for Negotiator {
+    fn default() -> Negotiator {
+        Negotiator {
+            memo: Mutex::default(),
+            backoff: FAILED_PROBE_BACKOFF,
+        }
+    }
 }
 
 impl Negotiator {
@@ -191,23 +256,64 @@ impl Negotiator {
         Negotiator::default()
     }
 
+    /// Keeps a failed probe's result for `backoff` (doubling per failure) instead of
+    /// [`FAILED_PROBE_BACKOFF`].
+    pub fn with_failure_backoff(mut self, backoff: Duration) -> Negotiator {
+        self.backoff = backoff;
+        self
+    }
+
     /// The process-wide negotiator.
     pub fn global() -> &'static Negotiator {
         static GLOBAL: OnceLock<Negotiator> = OnceLock::new();
         GLOBAL.get_or_init(Negotiator::new)
     }
 
-    fn cell(&self, key: &CacheKey, fresh: bool) -> Cell {
-        let mut memo = self
-            .memo
+    fn memo(&self) -> std::sync::MutexGuard<'_, HashMap<CacheKey, Memo>> {
+        self.memo
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if fresh {
-            let cell = Cell::default();
-            memo.insert(key.clone(), cell.clone());
-            cell
-        } else {
-            memo.entry(key.clone()).or_default().clone()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The key's cell, and whether it replaced a failed result whose backoff ran out (then a
+    /// recent failure in the cache must not be reused either: this process probes again; every
+    /// caller that shares the cell is told so, whichever of them resolves it).
+    fn cell(&self, key: &CacheKey, fresh: bool) -> (Cell, bool) {
+        let mut memo = self.memo();
+        let entry = memo.entry(key.clone()).or_default();
+        let expired = entry
+            .retry_at
+            .is_some_and(|retry_at| Instant::now() >= retry_at);
+        if fresh || expired {
+            entry.cell = Cell::default();
+            entry.retry_at = None;
+            entry.reprobe = expired;
+        }
+        (entry.cell.clone(), entry.reprobe)
+    }
+
+    /// Notes how `cell` was resolved: a failed probe starts (or lengthens) the backoff; a
+    /// success clears the count of failures.
+    fn settle(&self, key: &CacheKey, cell: &Cell, negotiation: &Negotiation) {
+        let mut memo = self.memo();
+        let Some(entry) = memo
+            .get_mut(key)
+            .filter(|entry| Arc::ptr_eq(&entry.cell, cell))
+        else {
+            return;
+        };
+        if !negotiation.probe_failed() {
+            entry.failures = 0;
+            return;
+        }
+        if entry.retry_at.is_none() {
+            let factor = 1_u32.checked_shl(entry.failures).unwrap_or(u32::MAX);
+            let backoff = self
+                .backoff
+                .saturating_mul(factor)
+                .min(FAILED_PROBE_BACKOFF_CAP);
+            entry.failures = entry.failures.saturating_add(1);
+            entry.retry_at = Some(Instant::now() + backoff);
         }
     }
 
@@ -217,17 +323,22 @@ impl Negotiator {
             return forced_off(target, options);
         }
         if !options.allow_probe {
-            return resolve(target, options);
+            return resolve(target, options, true);
         }
         let key = target.key();
         if options.refresh {
-            let negotiation = resolve(target, options);
-            let cell = self.cell(&key, true);
+            let negotiation = resolve(target, options, false);
+            let (cell, _) = self.cell(&key, true);
             let _ = cell.set(negotiation.clone());
+            self.settle(&key, &cell, &negotiation);
             return negotiation;
         }
-        let cell = self.cell(&key, false);
-        cell.get_or_init(|| resolve(target, options)).clone()
+        let (cell, reprobe) = self.cell(&key, false);
+        let negotiation = cell
+            .get_or_init(|| resolve(target, options, !reprobe))
+            .clone();
+        self.settle(&key, &cell, &negotiation);
+        negotiation
     }
 }
 
@@ -251,6 +362,7 @@ fn forced_off(target: &Target, options: &NegotiateOptions) -> Negotiation {
         demotions: entry.map(|entry| entry.demotions).unwrap_or_default(),
         report: None,
         warnings: warning.into_iter().collect(),
+        failed_probe: None,
     }
 }
 
@@ -264,6 +376,7 @@ fn from_entry(key: CacheKey, entry: CacheEntry, warnings: Vec<String>) -> Negoti
         demotions: entry.demotions,
         report: None,
         warnings,
+        failed_probe: entry.failed_probe.filter(FailedProbe::is_fresh),
     }
 }
 
@@ -290,7 +403,9 @@ pub fn prior(target: &Target) -> Capabilities {
     }
 }
 
-fn resolve(target: &Target, options: &NegotiateOptions) -> Negotiation {
+/// Negotiates from the cache or a probe; `reuse_failure`: a recent failed probe in the cache
+/// stands in for a probe (unless `options.refresh`).
+fn resolve(target: &Target, options: &NegotiateOptions, reuse_failure: bool) -> Negotiation {
     let key = target.key();
     let mut warnings = Vec::new();
     let snapshot = options
@@ -345,7 +460,25 @@ fn resolve(target: &Target, options: &NegotiateOptions) -> Negotiation {
             demotions: Vec::new(),
             report: None,
             warnings,
+            failed_probe: None,
         };
+    }
+    if reuse_failure
+        && !options.refresh
+        && let Some(entry) = entry.clone().filter(|entry| {
+            !entry.probed
+                && entry
+                    .failed_probe
+                    .as_ref()
+                    .is_some_and(FailedProbe::is_fresh)
+        })
+    {
+        let mut negotiation = from_entry(key, entry, warnings);
+        negotiation.capabilities = Capabilities {
+            outcomes: negotiation.capabilities.outcomes,
+            ..Capabilities::floor()
+        };
+        return negotiation;
     }
 
     let report = probe(target, options.probe_timeout);
@@ -362,6 +495,33 @@ fn resolve(target: &Target, options: &NegotiateOptions) -> Negotiation {
         }
         let mut capabilities = Capabilities::floor();
         capabilities.outcomes = report.outcomes.clone();
+        // Nothing answered (no connection, nothing in time), or the server was still loading:
+        // worth remembering for a while. A refused key, an unknown model, a TLS failure or an
+        // answer that is no chat completion comes at once, and is the user's to fix.
+        let remembered = match &report.baseline_failure {
+            None => true,
+            Some(failure) => {
+                failure.is_loading()
+                    || (failure.status.is_none()
+                        && failure.tls.is_none()
+                        && failure.class != super::errors::ErrorClass::Unknown)
+            }
+        };
+        if let Some(cache) = writable_cache.filter(|_| remembered) {
+            let failed = FailedProbe::now(
+                report.baseline_error.as_deref().unwrap_or("no answer"),
+                report.baseline_status,
+                report
+                    .baseline_failure
+                    .as_ref()
+                    .is_some_and(|failure| failure.refused),
+            );
+            match cache.record_failed_probe(&key, failed, &capabilities) {
+                Ok(Some(warning)) if warnings.contains(&warning) => {}
+                Ok(warning) => warnings.extend(warning),
+                Err(error) => warnings.push(format!("the failed probe was not cached: {error}")),
+            }
+        }
         return Negotiation {
             key,
             capabilities,
@@ -371,6 +531,7 @@ fn resolve(target: &Target, options: &NegotiateOptions) -> Negotiation {
             demotions: keep_demotions,
             report: Some(report),
             warnings,
+            failed_probe: None,
         };
     }
     let demoted: Vec<WireForm> = keep_demotions
@@ -405,6 +566,7 @@ fn resolve(target: &Target, options: &NegotiateOptions) -> Negotiation {
         demotions: keep_demotions,
         report: Some(report),
         warnings,
+        failed_probe: None,
     }
 }
 

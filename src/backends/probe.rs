@@ -5,8 +5,9 @@
 //! plain request (the baseline: reachability, latency, and whether a failure is the field's
 //! fault) and the fingerprint routes; the caller gets a [`ProbeReport`] when everything answered
 //! or when the deadline passes, whichever is first, so a probe never takes longer than its
-//! deadline and never returns an error. A server that is still loading (connection refused,
-//! 503, 429) is retried within the deadline per the retry policy. Acceptance is not enforcement:
+//! deadline and never returns an error. A server that is still loading (503) or rate limits
+//! (429) is retried within the deadline per the retry policy; a refused connection only for
+//! the policy's short grace (nobody listens: the probe fails fast). Acceptance is not enforcement:
 //! the probe schema has one boolean and one property whose only allowed value is an improbable
 //! string, the prompt describes neither, and only an answer that satisfies the schema counts
 //! (for `json_object`: a JSON object although the prompt asked for none). An answer cut by
@@ -422,9 +423,11 @@ fn probe_form(
     FormResult::CutTwice
 }
 
-/// Sends one probe request, retrying within `deadline`: a server that is loading (no
-/// connection, 503, 429) is retried until the deadline with the policy's backoff; other
-/// transient failures (500, 502, 504) get the policy's 3 attempts.
+/// Sends one probe request, retrying within `deadline` as the retry policy says
+/// ([`RetryPolicy::next_wait`]): a server that said it is loading (503) is tried again until
+/// the deadline, and so is a rate limit (429); a refused connection only within the short
+/// grace of a server that is just binding its port (nobody listens: the probe fails fast);
+/// other transient failures (500, 502, 504, a reset) get the policy's 3 attempts.
 fn send_within(
     client: &Client,
     request: &ChatRequest,
@@ -434,6 +437,7 @@ fn send_within(
 ) -> Result<ChatResponse, CallError> {
     let policy = RetryPolicy::default();
     let mut jitter = Jitter::from_entropy();
+    let since = Instant::now();
     let mut other_failures = 0;
     let mut retry = 0;
     loop {
@@ -446,6 +450,8 @@ fn send_within(
                 retry_after: None,
                 attempts: retry + 1,
                 tls: None,
+                refused: false,
+                refusing_since: None,
             });
         }
         let mut error = match client.chat(request, constraint, guided_field, remaining) {
@@ -453,21 +459,21 @@ fn send_within(
             Err(error) => error,
         };
         error.attempts = retry + 1;
-        if !error.class.is_retried() {
-            return Err(error);
-        }
-        let loading = matches!(error.status, None | Some(503) | Some(429));
-        if !loading {
-            other_failures += 1;
-            if other_failures >= policy.attempts {
-                return Err(error);
-            }
-        }
         retry += 1;
-        let wait = policy.delay(retry, error.retry_after, &mut jitter);
-        if Instant::now() + wait >= deadline {
+        // A rate limit is waited out until the deadline like a loading server (whose waits
+        // grow with every try); the other failures count against the policy's attempts.
+        let counted = if error.class == ErrorClass::RateLimited {
+            1
+        } else if error.is_loading() {
+            retry
+        } else {
+            other_failures += 1;
+            other_failures
+        };
+        let Some(wait) = policy.next_wait(counted, &error, since, Some(deadline), &mut jitter)
+        else {
             return Err(error);
-        }
+        };
         std::thread::sleep(wait);
     }
 }

@@ -5,11 +5,55 @@
 //! requests against one local server that serialises inference: lockstep retries would turn a
 //! recovery into a thundering herd. The randomness is a small seeded generator ([`Jitter`]) so
 //! tests can fix it. Only transient and rate-limited failures are retried (see
-//! [`ErrorClass::is_retried`](super::errors::ErrorClass::is_retried)).
+//! [`ErrorClass::is_retried`](super::errors::ErrorClass::is_retried)), with two exceptions to
+//! the count of attempts:
+//! - a server that said it is loading (a 503 that says so, see [`CallError::is_loading`]) is
+//!   worth waiting for: with a deadline it is tried again until the deadline, every
+//!   [`LOADING_POLL`] at most;
+//! - a refused connection means nobody listens: it is tried again every [`REFUSED_POLL`] only
+//!   within [`REFUSED_GRACE`] of the endpoint's first refusal ([`refusing_since`]; a server
+//!   that is just binding its port), then it is returned, so a dead server fails fast.
 
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::errors::CallError;
+
+/// How long a refused connection is tried again: long enough for a server that is just
+/// binding its port, short enough that a dead one fails at once.
+pub const REFUSED_GRACE: Duration = Duration::from_secs(2);
+
+/// The wait between two tries of a refused connection.
+pub const REFUSED_POLL: Duration = Duration::from_millis(250);
+
+/// The most tries again of a refused connection: as many as fit in [`REFUSED_GRACE`].
+pub const REFUSED_RETRIES: u32 = 8;
+
+/// How close two refusals must come to belong to one streak (see [`refusing_since`]).
+pub const REFUSAL_STREAK_GAP: Duration = Duration::from_secs(1);
+
+/// When `endpoint` began refusing connections in this process, counting this refusal: the
+/// first refusal of the current streak (refusals at most [`REFUSAL_STREAK_GAP`] apart). The
+/// grace runs from there, so the probe and the call right after it share one grace and a dead
+/// server fails within it, not within one grace per step.
+pub fn refusing_since(endpoint: &str) -> Instant {
+    static STREAKS: OnceLock<Mutex<HashMap<String, (Instant, Instant)>>> = OnceLock::new();
+    let now = Instant::now();
+    let mut streaks = STREAKS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let (first, last) = streaks.entry(endpoint.to_owned()).or_insert((now, now));
+    if now.saturating_duration_since(*last) > REFUSAL_STREAK_GAP {
+        *first = now;
+    }
+    *last = now;
+    *first
+}
+
+/// The longest wait between two tries of a server that said it is loading.
+pub const LOADING_POLL: Duration = Duration::from_secs(2);
 
 /// A seeded source of jitter (SplitMix64): deterministic for a seed, cheap, and good enough to
 /// spread retries; not for anything secret.
@@ -103,9 +147,49 @@ impl RetryPolicy {
         }
     }
 
-    /// Runs `call` until it succeeds, fails with a class that is not retried, runs out of
-    /// attempts, or the next wait would pass `deadline`. `sleep` is injectable for tests. The
-    /// returned error carries the number of attempts made.
+    /// The wait before trying again after `error`, or `None` when it is not tried again:
+    /// `retry` retries made so far (1 for the first), `since` the first attempt's start (see
+    /// the module docs for the loading and refused rules).
+    pub fn next_wait(
+        &self,
+        retry: u32,
+        error: &CallError,
+        since: Instant,
+        deadline: Option<Instant>,
+        jitter: &mut Jitter,
+    ) -> Option<Duration> {
+        if !error.class.is_retried() {
+            return None;
+        }
+        if error.refused {
+            // A steady poll for the grace, whatever the policy's attempts: a server that is
+            // binding its port is up within it, and one that is not, is not coming. The grace
+            // began with the endpoint's first refusal in this process, when that was earlier.
+            let since = error
+                .refusing_since
+                .map_or(since, |streak| streak.min(since));
+            let spent = retry > REFUSED_RETRIES || since.elapsed() + REFUSED_POLL > REFUSED_GRACE;
+            let late = deadline.is_some_and(|deadline| Instant::now() + REFUSED_POLL >= deadline);
+            return (!spent && !late).then_some(REFUSED_POLL);
+        }
+        let loading = error.is_loading() && deadline.is_some();
+        if retry >= self.attempts && !loading {
+            return None;
+        }
+        let wait = match error.retry_after {
+            None if loading => jitter.up_to(self.cap(retry).min(LOADING_POLL)),
+            hint => self.delay(retry, hint, jitter),
+        };
+        if deadline.is_some_and(|deadline| Instant::now() + wait >= deadline) {
+            return None;
+        }
+        Some(wait)
+    }
+
+    /// Runs `call` until it succeeds, or [`RetryPolicy::next_wait`] says not to try again: a
+    /// class that is not retried, no attempts left (a loading server aside), a refused
+    /// connection past its grace, or a wait that would pass `deadline`. `sleep` is injectable
+    /// for tests. The returned error carries the number of attempts made.
     pub fn run<T>(
         &self,
         deadline: Option<Instant>,
@@ -113,19 +197,17 @@ impl RetryPolicy {
         mut sleep: impl FnMut(Duration),
         mut call: impl FnMut(u32) -> Result<T, CallError>,
     ) -> Result<T, CallError> {
+        let since = Instant::now();
         let mut attempt = 1;
         loop {
             match call(attempt) {
                 Ok(value) => return Ok(value),
                 Err(mut error) => {
                     error.attempts = attempt;
-                    if !error.class.is_retried() || attempt >= self.attempts {
+                    let Some(wait) = self.next_wait(attempt, &error, since, deadline, jitter)
+                    else {
                         return Err(error);
-                    }
-                    let wait = self.delay(attempt, error.retry_after, jitter);
-                    if deadline.is_some_and(|deadline| Instant::now() + wait >= deadline) {
-                        return Err(error);
-                    }
+                    };
                     sleep(wait);
                     attempt += 1;
                 }
@@ -255,6 +337,116 @@ mod tests {
             },
         );
         assert_eq!(value, Ok(3));
+    }
+
+    fn loading() -> CallError {
+        CallError::from_failure(Failure::Status {
+            status: 503,
+            body: r#"{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}"#
+                .to_owned(),
+            retry_after: None,
+        })
+    }
+
+    #[test]
+    fn a_loading_server_is_waited_for_past_the_attempts_until_it_answers() {
+        let policy = RetryPolicy::default();
+        let deadline = Instant::now() + Duration::from_secs(600);
+        let mut slept = Vec::new();
+        let value = policy.run(
+            Some(deadline),
+            &mut Jitter::seeded(3),
+            |wait| slept.push(wait),
+            |attempt| {
+                if attempt <= 8 {
+                    Err(loading())
+                } else {
+                    Ok(attempt)
+                }
+            },
+        );
+        assert_eq!(value, Ok(9));
+        assert_eq!(slept.len(), 8);
+        assert!(slept.iter().all(|wait| *wait <= LOADING_POLL), "{slept:?}");
+
+        // Without a deadline there is nothing to wait within: the policy's 3 attempts.
+        let mut calls = 0;
+        let result: Result<(), CallError> = policy.run(
+            None,
+            &mut Jitter::seeded(3),
+            |_| {},
+            |_| {
+                calls += 1;
+                Err(loading())
+            },
+        );
+        assert_eq!((calls, result.unwrap_err().attempts), (3, 3));
+        // Other 5xx keep their 3 attempts, deadline or not: a gateway, an overloaded server.
+        for status in [502, 503] {
+            let mut calls = 0;
+            let _ = policy.run(
+                Some(deadline),
+                &mut Jitter::seeded(3),
+                |_| {},
+                |_| -> Result<(), CallError> {
+                    calls += 1;
+                    Err(failure(status))
+                },
+            );
+            assert_eq!(calls, 3, "{status}");
+        }
+    }
+
+    #[test]
+    fn a_refused_connection_is_tried_again_only_within_the_grace() {
+        let policy = RetryPolicy::default();
+        let refused = CallError::from_failure(Failure::Refused("connection refused".to_owned()));
+        let mut jitter = Jitter::seeded(5);
+        let deadline = Some(Instant::now() + Duration::from_secs(600));
+        // Just started: tried again, past the policy's attempts, up to the grace's worth.
+        for retry in 1..=REFUSED_RETRIES {
+            assert_eq!(
+                policy.next_wait(retry, &refused, Instant::now(), deadline, &mut jitter),
+                Some(REFUSED_POLL)
+            );
+        }
+        assert_eq!(
+            policy.next_wait(
+                REFUSED_RETRIES + 1,
+                &refused,
+                Instant::now(),
+                deadline,
+                &mut jitter
+            ),
+            None
+        );
+        // The grace is spent (the first attempt began long enough ago): returned at once.
+        let long_ago = Instant::now() - REFUSED_GRACE;
+        assert_eq!(
+            policy.next_wait(1, &refused, long_ago, deadline, &mut jitter),
+            None
+        );
+        // An endpoint that has refused since long ago: not tried again, even by a new caller.
+        let mut streak = refused.clone();
+        streak.refusing_since = Some(long_ago);
+        assert_eq!(
+            policy.next_wait(1, &streak, Instant::now(), deadline, &mut jitter),
+            None
+        );
+        // A 503 from the same moment is still worth waiting for.
+        assert!(
+            policy
+                .next_wait(5, &loading(), long_ago, deadline, &mut jitter)
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn refusals_close_together_are_one_streak() {
+        let endpoint = "http://127.0.0.1:9/v1 (streak test)";
+        let first = refusing_since(endpoint);
+        assert_eq!(refusing_since(endpoint), first);
+        assert_ne!(refusing_since("another endpoint"), first);
     }
 
     #[test]

@@ -613,6 +613,9 @@ impl Client {
             Some(ureq::Error::BodyExceedsLimit(limit)) => {
                 CallError::from_failure(Failure::TooLarge(*limit))
             }
+            _ if error.kind() == io::ErrorKind::ConnectionRefused => {
+                self.classified(Failure::Refused(self.mask(&error.to_string())))
+            }
             _ => CallError::from_failure(Failure::Connection(self.mask(&error.to_string()))),
         }
     }

@@ -56,6 +56,34 @@ pub fn now_rfc3339() -> String {
     format_rfc3339(SystemTime::now())
 }
 
+/// Parses the RFC 3339 form [`format_rfc3339`] writes (`2026-11-02T14:05:09Z`); `None` for
+/// anything else.
+pub fn parse_rfc3339(text: &str) -> Option<SystemTime> {
+    let (date, clock) = text.strip_suffix('Z')?.split_once('T')?;
+    let mut date = date.split('-');
+    let year: i64 = date.next()?.parse().ok()?;
+    let month: u32 = date.next()?.parse().ok()?;
+    let day: u32 = date.next()?.parse().ok()?;
+    let mut clock = clock.split(':');
+    let hour: i64 = clock.next()?.parse().ok()?;
+    let minute: i64 = clock.next()?.parse().ok()?;
+    let second: i64 = clock.next()?.parse().ok()?;
+    if date.next().is_some()
+        || clock.next().is_some()
+        || !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
+        return None;
+    }
+    let seconds = days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second;
+    u64::try_from(seconds)
+        .ok()
+        .map(|seconds| UNIX_EPOCH + Duration::from_secs(seconds))
+}
+
 /// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form every current server sends.
 pub fn parse_http_date(text: &str) -> Option<SystemTime> {
     let rest = text.trim().split_once(", ")?.1;
@@ -100,6 +128,23 @@ mod tests {
         assert_eq!(format_rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
         let leap_day = UNIX_EPOCH + Duration::from_secs(951_782_400 + 3_661);
         assert_eq!(format_rfc3339(leap_day), "2000-02-29T01:01:01Z");
+    }
+
+    #[test]
+    fn rfc3339_round_trips_and_refuses_other_shapes() {
+        for seconds in [0, 1_700_000_000, 1_795_000_123] {
+            let time = UNIX_EPOCH + Duration::from_secs(seconds);
+            assert_eq!(parse_rfc3339(&format_rfc3339(time)), Some(time));
+        }
+        for bad in [
+            "",
+            "2026-11-02",
+            "2026-11-02T14:05:09",
+            "2026-13-02T14:05:09Z",
+            "x",
+        ] {
+            assert_eq!(parse_rfc3339(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -580,12 +580,24 @@ impl Client {
             ureq::Error::Io(io) if io.kind() == ErrorKind::TimedOut => {
                 Failure::TimedOut(format!("no answer within {:.1} s", timeout.as_secs_f64()))
             }
+            ureq::Error::Io(io) if io.kind() == ErrorKind::ConnectionRefused => {
+                Failure::Refused(self.mask(&io.to_string()))
+            }
             ureq::Error::Io(io) => Failure::Connection(self.mask(&io.to_string())),
             ureq::Error::HostNotFound => Failure::Connection("host not found".to_owned()),
             ureq::Error::ConnectionFailed => Failure::Connection("connection failed".to_owned()),
             other => Failure::Malformed(self.mask(&other.to_string())),
         };
-        CallError::from_failure(failure)
+        self.classified(failure)
+    }
+
+    /// The error of `failure`; a refused connection carries when this endpoint began refusing.
+    pub(super) fn classified(&self, failure: Failure) -> CallError {
+        let mut error = CallError::from_failure(failure);
+        if error.refused {
+            error.refusing_since = Some(super::retry::refusing_since(&self.endpoint.to_string()));
+        }
+        error
     }
 
     /// `text` with the key replaced, in case a server echoes it back.

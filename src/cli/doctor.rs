@@ -20,7 +20,7 @@ use super::printer::Printer;
 use super::printer::plain_table;
 use super::probe::{
     Connection, FormRow, NoAnswer, NoAnswerKind, form_rows, key_or_model_remedy, matrix, negotiate,
-    no_answer, options, target_from, tls_remedy,
+    no_answer, options, refused_remedy, target_from, tls_remedy,
 };
 use super::settings_args::{self, SettingsArgs};
 
@@ -200,6 +200,14 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     }
 
     let mut negotiate_options = options(&resolved, args.refresh, !args.no_probe);
+    // A recent failed probe is what doctor is asked to explain: it probes afresh after one.
+    negotiate_options.refresh |= !args.no_probe
+        && negotiate_options.cache.as_ref().is_some_and(|cache| {
+            cache
+                .get(&target.key())
+                .0
+                .is_some_and(|entry| !entry.probed && entry.failed_probe.is_some())
+        });
     if !reach.reachable {
         // A server that refused a plain GET gets a short probe, not the whole deadline: enough
         // to record that it did not answer (and so prompt_only), or to find it just came up.
@@ -333,6 +341,9 @@ fn refuse_key(checks: &mut [Check], target: &Target, status: u16, what: &str) {
 /// why when known: a TLS failure says what to fix; anything else, start the server or fix the
 /// endpoint.
 fn unreachable_remedy(failure: Option<&CallError>, target: &Target) -> String {
+    if failure.is_some_and(|failure| failure.refused) {
+        return refused_remedy(target);
+    }
     match failure.and_then(|failure| failure.tls.as_ref()) {
         Some(tls) => tls_remedy(tls, target),
         None => format!(

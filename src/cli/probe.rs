@@ -276,6 +276,27 @@ pub struct NoAnswer {
 /// the HTTP status (so nothing was learned, and requests will fail the same way): `probe`
 /// exits 6 on it, and `doctor` fails a check with it.
 pub fn no_answer(negotiation: &Negotiation, target: &Target) -> Option<NoAnswer> {
+    if let (None, Some(failed)) = (&negotiation.report, &negotiation.failed_probe) {
+        return Some(NoAnswer {
+            kind: NoAnswerKind::Unreachable,
+            status: failed.status,
+            detail: format!(
+                "the endpoint did not answer the probe at {}: {}",
+                failed.at, failed.error
+            ),
+            remedy: format!(
+                "{}; not probed again until {} (`slmcode probe --refresh` probes now)",
+                if failed.refused {
+                    refused_remedy(target)
+                } else {
+                    "start the server or fix the endpoint (`slmcode doctor` checks each step); \
+                     a server that is loading answers once its model is in memory"
+                        .to_owned()
+                },
+                failed.until().as_deref().unwrap_or("a minute later")
+            ),
+        });
+    }
     let report = negotiation
         .report
         .as_ref()
@@ -308,6 +329,11 @@ pub fn no_answer(negotiation: &Negotiation, target: &Target) -> Option<NoAnswer>
                 target.endpoint
             ),
         ),
+        (None, Some(failure)) if failure.refused => (
+            NoAnswerKind::Unreachable,
+            format!("the endpoint did not answer the probe: {error}"),
+            refused_remedy(target),
+        ),
         (None, _) => (
             NoAnswerKind::Unreachable,
             format!("the endpoint did not answer the probe: {error}"),
@@ -322,6 +348,16 @@ pub fn no_answer(negotiation: &Negotiation, target: &Target) -> Option<NoAnswer>
         detail,
         remedy,
     })
+}
+
+/// What to do about a refused connection: nobody listens at the endpoint (an engine that is
+/// loading its model has bound its port already, and answers 503).
+pub fn refused_remedy(target: &Target) -> String {
+    format!(
+        "nothing listens at {}: start the server (llama-server, ollama serve, vllm serve, ...) \
+         or fix the endpoint (`slmcode config set endpoint URL`)",
+        target.endpoint
+    )
 }
 
 /// What to do about a TLS failure with `target`: the library's sentence, with the command

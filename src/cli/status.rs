@@ -44,8 +44,6 @@ struct ConfigSummary {
     timeout_s: u64,
     /// The probe's deadline, in seconds.
     probe_timeout_s: u64,
-    /// Requests in flight at once.
-    max_parallel: u32,
     /// Where the key comes from ("env OPENAI_API_KEY"), or null when there is none. Never the key.
     api_key_source: Option<String>,
 }
@@ -117,7 +115,6 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             temperature: settings.temperature,
             timeout_s: settings.timeout_s,
             probe_timeout_s: settings.probe_timeout_s,
-            max_parallel: settings.max_parallel,
             api_key_source: settings
                 .api_key
                 .as_ref()

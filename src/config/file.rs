@@ -44,7 +44,7 @@ pub(crate) struct FileEntry {
 
 /// Reads the file for resolution: every known key with its text and line, or the first
 /// problem (syntax, unknown key, a value of the wrong TOML type). A missing file is `None`.
-pub(crate) fn read_entries(path: &Path) -> Result<Option<Vec<FileEntry>>, ConfigError> {
+pub(crate) fn read_entries(path: &Path) -> Result<Option<FileEntries>, ConfigError> {
     let Some(text) = read_text(path)? else {
         return Ok(None);
     };
@@ -58,6 +58,7 @@ pub(crate) fn read_entries(path: &Path) -> Result<Option<Vec<FileEntry>>, Config
         }
     })?;
     let mut entries = Vec::new();
+    let mut removed = Vec::new();
     for (name, item) in document.as_table().iter() {
         let line = document
             .as_table()
@@ -68,6 +69,12 @@ pub(crate) fn read_entries(path: &Path) -> Result<Option<Vec<FileEntry>>, Config
             Ok(key) => key,
             // A table is another tool's namespace (or a future one of ours): not our business.
             Err(_) if item.is_table_like() || item.is_array_of_tables() => continue,
+            // A key an earlier version had: ignored, with a warning, so an old file still works.
+            Err(_) if super::keys::removed_key(name).is_some() => {
+                let (name, why) = super::keys::removed_key(name).expect("checked");
+                removed.push(RemovedKey { name, why, line });
+                continue;
+            }
             Err(error) => {
                 return Err(ConfigError::UnknownKeyInFile {
                     path: path.to_owned(),
@@ -87,7 +94,25 @@ pub(crate) fn read_entries(path: &Path) -> Result<Option<Vec<FileEntry>>, Config
         })?;
         entries.push(FileEntry { key, text, line });
     }
-    Ok(Some(entries))
+    Ok(Some(FileEntries { entries, removed }))
+}
+
+/// What [`read_entries`] found: the keys, and the removed ones the file still holds.
+#[derive(Debug, Default)]
+pub(crate) struct FileEntries {
+    pub entries: Vec<FileEntry>,
+    pub removed: Vec<RemovedKey>,
+}
+
+/// A key of an earlier version in the file (see [`super::keys::REMOVED_KEYS`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemovedKey {
+    /// Its name.
+    pub name: &'static str,
+    /// Why it is gone.
+    pub why: &'static str,
+    /// Its line in the file.
+    pub line: usize,
 }
 
 /// The file's text, or `None` when it does not exist. Only a regular file (or a symlink to

@@ -44,12 +44,6 @@ pub enum Key {
     CallTimeoutS,
     /// `probe_timeout_s`
     ProbeTimeoutS,
-    /// `max_parallel`
-    MaxParallel,
-    /// `llm_retry_count`
-    LlmRetryCount,
-    /// `llm_retry_delay_ms`
-    LlmRetryDelayMs,
     /// `reask`
     Reask,
     /// `record_stats`
@@ -80,7 +74,7 @@ pub struct KeySpec {
 }
 
 /// The registry, in [`Key`] order (a test holds that).
-pub static KEYS: [KeySpec; 19] = [
+pub static KEYS: [KeySpec; 16] = [
     KeySpec {
         key: Key::Provider,
         name: "provider",
@@ -303,51 +297,6 @@ pub static KEYS: [KeySpec; 19] = [
         read: |settings| Value::Integer(settings.probe_timeout_s),
     },
     KeySpec {
-        key: Key::MaxParallel,
-        name: "max_parallel",
-        doc: "how many requests may be in flight against the endpoint at once",
-        accepted: "a whole number from 1 to 256",
-        default: "1",
-        environment: "SLMCODE_MAX_PARALLEL",
-        flag: "--max-parallel",
-        secret: false,
-        apply: |settings, text| {
-            settings.max_parallel = narrow(parse::integer(text, 1, 256)?);
-            Ok(())
-        },
-        read: |settings| Value::Integer(settings.max_parallel.into()),
-    },
-    KeySpec {
-        key: Key::LlmRetryCount,
-        name: "llm_retry_count",
-        doc: "fixed-delay retries of the ordinary (unstructured) path; structured requests never use them",
-        accepted: "a whole number from 0 to 10",
-        default: "2",
-        environment: "SLMCODE_LLM_RETRY_COUNT",
-        flag: "--llm-retry-count",
-        secret: false,
-        apply: |settings, text| {
-            settings.llm_retry_count = narrow(parse::integer(text, 0, 10)?);
-            Ok(())
-        },
-        read: |settings| Value::Integer(settings.llm_retry_count.into()),
-    },
-    KeySpec {
-        key: Key::LlmRetryDelayMs,
-        name: "llm_retry_delay_ms",
-        doc: "the delay between those retries, in milliseconds",
-        accepted: "a whole number of milliseconds from 0 to 600000",
-        default: "1000",
-        environment: "SLMCODE_LLM_RETRY_DELAY_MS",
-        flag: "--llm-retry-delay-ms",
-        secret: false,
-        apply: |settings, text| {
-            settings.llm_retry_delay_ms = parse::integer(text, 0, 600_000)?;
-            Ok(())
-        },
-        read: |settings| Value::Integer(settings.llm_retry_delay_ms),
-    },
-    KeySpec {
         key: Key::Reask,
         name: "reask",
         doc: "how many failure-matched repair prompts one structured call may send",
@@ -390,7 +339,7 @@ fn narrow(number: u64) -> u32 {
 
 impl Key {
     /// Every key, in registry order.
-    pub const ALL: [Key; 19] = [
+    pub const ALL: [Key; 16] = [
         Key::Provider,
         Key::Endpoint,
         Key::Model,
@@ -405,9 +354,6 @@ impl Key {
         Key::TimeoutS,
         Key::CallTimeoutS,
         Key::ProbeTimeoutS,
-        Key::MaxParallel,
-        Key::LlmRetryCount,
-        Key::LlmRetryDelayMs,
         Key::Reask,
         Key::RecordStats,
     ];
@@ -523,14 +469,52 @@ fn edit_distance(left: &str, right: &str) -> usize {
     previous[right.len()]
 }
 
+/// Keys earlier versions had and this one does not, with why: a `config.toml` that still holds
+/// one is read with a warning (the value is ignored), never refused.
+/// - `max_parallel` limited nothing: local engines queue concurrent requests themselves
+///   (llama-server's slots, `OLLAMA_NUM_PARALLEL`, vLLM's scheduler), and a caller that runs
+///   several calls decides its own concurrency;
+/// - `llm_retry_count` and `llm_retry_delay_ms` configured the fixed-delay retry of an
+///   "ordinary path" slmcode does not have: every request is retried by the retry policy only.
+pub const REMOVED_KEYS: [(&str, &str); 3] = [
+    (
+        "max_parallel",
+        "slmcode never limited concurrency; the server queues parallel requests itself",
+    ),
+    (
+        "llm_retry_count",
+        "every request is retried by the retry policy (3 attempts, jittered backoff)",
+    ),
+    (
+        "llm_retry_delay_ms",
+        "every request is retried by the retry policy (3 attempts, jittered backoff)",
+    ),
+];
+
+/// Why `name` is no longer a key, when it is one of [`REMOVED_KEYS`].
+pub fn removed_key(name: &str) -> Option<(&'static str, &'static str)> {
+    REMOVED_KEYS
+        .iter()
+        .copied()
+        .find(|(removed, _)| *removed == name)
+}
+
 /// A name that is not a key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown key `{given}`{}", match suggestion { Some(key) => format!("; did you mean `{key}`?"), None => String::new() })]
+#[error("{}", unknown_key_message(given, *suggestion))]
 pub struct UnknownKey {
     /// The name as given.
     pub given: String,
     /// The nearest valid key, when one is near.
     pub suggestion: Option<Key>,
+}
+
+fn unknown_key_message(given: &str, suggestion: Option<Key>) -> String {
+    match (removed_key(given), suggestion) {
+        (Some((name, why)), _) => format!("`{name}` is no longer a setting: {why}"),
+        (None, Some(key)) => format!("unknown key `{given}`; did you mean `{key}`?"),
+        (None, None) => format!("unknown key `{given}`"),
+    }
 }
 
 /// A value a key does not accept. The message names the key, the reason and the accepted

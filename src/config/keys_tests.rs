@@ -149,9 +149,6 @@ fn integer_values_and_their_ranges() {
         (Key::MaxTokens, "1", "1000000"),
         (Key::TimeoutS, "1", "86400"),
         (Key::ProbeTimeoutS, "1", "3600"),
-        (Key::MaxParallel, "1", "256"),
-        (Key::LlmRetryCount, "0", "10"),
-        (Key::LlmRetryDelayMs, "0", "600000"),
         (Key::Reask, "0", "5"),
     ] {
         assert_eq!(normalised(key, low), low, "{key}");

@@ -67,12 +67,6 @@ pub struct Settings {
     pub call_timeout_s: u64,
     /// The whole probe's deadline, in seconds.
     pub probe_timeout_s: u64,
-    /// How many requests may be in flight against the endpoint at once.
-    pub max_parallel: u32,
-    /// The provider's own fixed-delay retry count, for the ordinary (unstructured) path only.
-    pub llm_retry_count: u32,
-    /// The delay between those retries, in milliseconds.
-    pub llm_retry_delay_ms: u64,
     /// How many failure-matched repair prompts a structured call may send.
     pub reask: u32,
     /// Whether repair statistics are counted and persisted.
@@ -96,9 +90,6 @@ impl Default for Settings {
             timeout_s: 120,
             call_timeout_s: 300,
             probe_timeout_s: 20,
-            max_parallel: 1,
-            llm_retry_count: 2,
-            llm_retry_delay_ms: 1000,
             reask: 1,
             record_stats: true,
         }

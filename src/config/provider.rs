@@ -88,21 +88,6 @@ impl Provider {
     pub const fn is_hosted(self) -> bool {
         matches!(self, Provider::OpenAi | Provider::Azure)
     }
-
-    /// Whether the server is likely to run one generation at a time, so that parallel requests
-    /// only queue (and time out) behind each other. llama-server, LM Studio, Ollama and oMLX
-    /// serve a local model with few slots; an unknown server is assumed to be one of them.
-    /// vLLM and SGLang batch continuously, and hosted APIs scale.
-    pub const fn serialises_requests(self) -> bool {
-        matches!(
-            self,
-            Provider::LlamaCpp
-                | Provider::LmStudio
-                | Provider::Ollama
-                | Provider::Omlx
-                | Provider::OpenAiCompatible
-        )
-    }
 }
 
 impl fmt::Display for Provider {

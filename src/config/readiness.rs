@@ -44,12 +44,8 @@ pub const MIN_CALL_TIMEOUT_S: u64 = 60;
 /// The longest deadline worth waiting for one call: past it a harness step is better failed
 /// and retried with another model or setting.
 pub const MAX_CALL_TIMEOUT_S: u64 = 900;
-/// The most parallel requests for a server that batches (vLLM, SGLang) or a hosted API.
-pub const MAX_PARALLEL_BATCHING: u32 = 8;
 /// The most re-asks per structured call: each one is a full generation on a slow model.
 pub const MAX_REASK: u32 = 1;
-/// The most fixed-delay retries of the ordinary path.
-pub const MAX_LLM_RETRY_COUNT: u32 = 2;
 
 /// One row of the checks table: what is checked, what it is worth, what passes.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
@@ -65,12 +61,12 @@ pub struct CheckSpec {
 }
 
 /// Every check, in the order the table shows them. The points add up to 100.
-pub static CHECKS: [CheckSpec; 13] = [
+pub static CHECKS: [CheckSpec; 12] = [
     CheckSpec {
         name: "structured_decoding",
         points: 15,
         passes_when: "auto",
-        why: "off sends every request unconstrained and leaves it all to repair",
+        why: "off sends every request unconstrained and leaves it all to repair; --fix keeps a deliberate off (the troubleshooting switch)",
     },
     CheckSpec {
         name: "model",
@@ -103,16 +99,10 @@ pub static CHECKS: [CheckSpec; 13] = [
         why: "the probe's first request may wait for a cold load, but the probe must never be the slow path",
     },
     CheckSpec {
-        name: "max_parallel",
-        points: 5,
-        passes_when: "1 for llamacpp, lmstudio, ollama, omlx, openai-compatible; at most 8 otherwise",
-        why: "a server that runs one generation at a time only queues parallel requests into timeouts",
-    },
-    CheckSpec {
-        name: "retries",
-        points: 5,
-        passes_when: "reask at most 1, llm_retry_count at most 2, and 0 when max_parallel > 1",
-        why: "each re-ask is a full generation; fixed-delay retries from parallel requests hit a recovering server in lockstep",
+        name: "reask",
+        points: 10,
+        passes_when: "at most 1",
+        why: "each re-ask is a full generation on a slow model; one fixes most failures, more mostly repeat them",
     },
     CheckSpec {
         name: "max_tokens",
@@ -197,7 +187,6 @@ impl Assessment {
 /// Scores `resolved`.
 pub fn assess(resolved: &Resolved) -> Assessment {
     let settings = &resolved.settings;
-    let target_parallel = recommended_parallel(settings);
     let checks: Vec<Check> = CHECKS
         .iter()
         .map(|spec| {
@@ -223,8 +212,7 @@ pub fn assess(resolved: &Resolved) -> Assessment {
                     MIN_PROBE_TIMEOUT_S,
                     MAX_PROBE_TIMEOUT_S,
                 ),
-                "max_parallel" => max_parallel(settings, target_parallel),
-                "retries" => retries(settings, target_parallel),
+                "reask" => reask(settings),
                 "max_tokens" => in_range(
                     Key::MaxTokens,
                     settings.max_tokens.into(),
@@ -281,20 +269,24 @@ fn change(key: Key, settings: &Settings, after: Value) -> Change {
     }
 }
 
+/// `off` is never switched back: it is the troubleshooting switch (compare a model's answers
+/// with and without constrained decoding), so a user who set it meant it. It costs the points,
+/// and the advice says why and how to leave it.
 fn structured_decoding(settings: &Settings) -> Outcome {
     let passed = settings.structured_decoding == StructuredDecoding::Auto;
     Outcome {
         passed,
         current: settings.structured_decoding.as_str().to_owned(),
         recommended: "auto".to_owned(),
-        changes: vec![change(
-            Key::StructuredDecoding,
-            settings,
-            Value::Text("auto".to_owned()),
-        )],
-        advice: None,
+        changes: Vec::new(),
+        advice: Some(STRUCTURED_DECODING_OFF_ADVICE.to_owned()),
     }
 }
+
+/// What readiness says about `structured_decoding = off`, which `--fix` keeps.
+pub const STRUCTURED_DECODING_OFF_ADVICE: &str = "off is kept (it is the switch for comparing \
+     against prompt-only JSON), but it costs these points: every request goes unconstrained and \
+     relies on repair; `slmcode config set structured_decoding auto` when you are done comparing";
 
 fn model(settings: &Settings) -> Outcome {
     Outcome {
@@ -356,67 +348,16 @@ fn exactly(key: Key, settings: &Settings, wanted: Value) -> Outcome {
     }
 }
 
-fn recommended_parallel(settings: &Settings) -> u32 {
-    if settings.provider.serialises_requests() {
-        1
-    } else {
-        settings.max_parallel.min(MAX_PARALLEL_BATCHING)
-    }
-}
-
-fn max_parallel(settings: &Settings, target: u32) -> Outcome {
-    let recommended = if settings.provider.serialises_requests() {
-        format!("1 ({} serialises requests)", settings.provider)
-    } else {
-        format!("1 to {MAX_PARALLEL_BATCHING}")
-    };
+fn reask(settings: &Settings) -> Outcome {
     Outcome {
-        passed: settings.max_parallel == target,
-        current: settings.max_parallel.to_string(),
-        recommended,
+        passed: settings.reask <= MAX_REASK,
+        current: settings.reask.to_string(),
+        recommended: format!("at most {MAX_REASK}"),
         changes: vec![change(
-            Key::MaxParallel,
-            settings,
-            Value::Integer(target.into()),
-        )],
-        advice: None,
-    }
-}
-
-fn retries(settings: &Settings, target_parallel: u32) -> Outcome {
-    let retry_limit = if target_parallel > 1 {
-        0
-    } else {
-        MAX_LLM_RETRY_COUNT
-    };
-    let passes = |parallel: u32| {
-        settings.reask <= MAX_REASK
-            && settings.llm_retry_count <= MAX_LLM_RETRY_COUNT
-            && (parallel <= 1 || settings.llm_retry_count == 0)
-    };
-    let mut changes = Vec::new();
-    if settings.reask > MAX_REASK {
-        changes.push(change(
             Key::Reask,
             settings,
             Value::Integer(MAX_REASK.into()),
-        ));
-    }
-    if settings.llm_retry_count > retry_limit {
-        changes.push(change(
-            Key::LlmRetryCount,
-            settings,
-            Value::Integer(retry_limit.into()),
-        ));
-    }
-    Outcome {
-        passed: passes(settings.max_parallel),
-        current: format!(
-            "reask {}, llm_retry_count {}, max_parallel {}",
-            settings.reask, settings.llm_retry_count, settings.max_parallel
-        ),
-        recommended: format!("reask <= {MAX_REASK}, llm_retry_count <= {retry_limit}"),
-        changes,
+        )],
         advice: None,
     }
 }

@@ -147,51 +147,9 @@ fn numeric_checks_recommend_the_nearest_passing_value() {
 }
 
 #[test]
-fn a_serialising_server_gets_one_request_at_a_time() {
-    let assessment = assess(&resolved(&format!("{READY}max_parallel = 4\n"), &[]));
-    // Four parallel requests with fixed-delay retries also fail the retries check; fixing
-    // max_parallel fixes both, so only max_parallel changes.
-    assert_eq!(failing(&assessment), ["max_parallel", "retries"]);
-    let parallel = check(&assessment, "max_parallel");
-    assert_eq!(parallel.recommended, "1 (llamacpp serialises requests)");
-    let changes: Vec<_> = assessment.changes().map(|change| change.key).collect();
-    assert_eq!(changes, [Key::MaxParallel]);
-}
-
-#[test]
-fn a_batching_server_may_run_parallel_requests_without_fixed_retries() {
-    let file = "provider = \"vllm\"\nendpoint = \"http://127.0.0.1:8000/v1\"\nmodel = \"m\"\n\
-                max_parallel = 4\n";
-    let assessment = assess(&resolved(file, &[]));
-    assert_eq!(failing(&assessment), ["retries"]);
-    let retries = check(&assessment, "retries");
-    assert_eq!(
-        retries.current,
-        "reask 1, llm_retry_count 2, max_parallel 4"
-    );
-    assert_eq!(retries.recommended, "reask <= 1, llm_retry_count <= 0");
-    assert_eq!(
-        retries.changes,
-        [Change {
-            key: Key::LlmRetryCount,
-            before: Value::Integer(2),
-            after: Value::Integer(0)
-        }]
-    );
-    let capped = assess(&resolved(
-        &format!("{file}max_parallel = 64\n").replace("max_parallel = 4\n", ""),
-        &[],
-    ));
-    assert_eq!(
-        check(&capped, "max_parallel").changes[0].after,
-        Value::Integer(8)
-    );
-}
-
-#[test]
-fn too_many_reasks_fail_the_retries_check() {
+fn too_many_reasks_fail_the_reask_check() {
     let assessment = assess(&resolved(&format!("{READY}reask = 3\n"), &[]));
-    assert_eq!(failing(&assessment), ["retries"]);
+    assert_eq!(failing(&assessment), ["reask"]);
     let changes: Vec<_> = assessment.changes().cloned().collect();
     assert_eq!(
         changes,
@@ -204,22 +162,26 @@ fn too_many_reasks_fail_the_retries_check() {
 }
 
 #[test]
-fn structured_decoding_off_and_a_warm_temperature_are_fixable() {
+fn a_deliberate_structured_decoding_off_is_kept_and_costs_its_points() {
     let file = format!("{READY}structured_decoding = \"none\"\ntemperature = 0.7\n");
     let assessment = assess(&resolved(&file, &[]));
     assert_eq!(failing(&assessment), ["structured_decoding", "temperature"]);
     assert_eq!(assessment.score, 75);
+    // Only the temperature is changed: off is the troubleshooting switch, never switched back.
     let changes: Vec<_> = assessment
         .changes()
         .map(|change| (change.key, change.before.display(), change.after.display()))
         .collect();
     assert_eq!(
         changes,
-        [
-            (Key::StructuredDecoding, "off".to_owned(), "auto".to_owned()),
-            (Key::Temperature, "0.7".to_owned(), "0".to_owned()),
-        ]
+        [(Key::Temperature, "0.7".to_owned(), "0".to_owned())]
     );
+    let off = check(&assessment, "structured_decoding");
+    assert_eq!((off.points, off.max_points), (0, 15));
+    let advice = off.advice.as_deref().unwrap();
+    assert!(advice.starts_with("off is kept"), "{advice}");
+    assert!(advice.contains("costs these points"), "{advice}");
+    assert!(advice.contains("relies on repair"), "{advice}");
     // 0.2 is the documented limit: it passes.
     let limit = assess(&resolved(&format!("{READY}temperature = 0.2\n"), &[]));
     assert_eq!(limit.score, 100);
@@ -253,13 +215,13 @@ fn the_measured_sampling_defaults_are_scored() {
 #[test]
 fn applying_every_change_passes_every_fixable_check() {
     let file = "provider = \"ollama\"\nstructured_decoding = \"off\"\nmax_tokens = 100\n\
-                temperature = 1.5\ntimeout_s = 5\nprobe_timeout_s = 2000\nmax_parallel = 16\n\
-                llm_retry_count = 9\nreask = 5\ncall_timeout_s = 5000\n\
+                temperature = 1.5\ntimeout_s = 5\nprobe_timeout_s = 2000\n\
+                reask = 5\ncall_timeout_s = 5000\n\
                 anti_repetition = \"off\"\ngrammar_whitespace = \"pretty\"\n";
     let before = resolved(file, &[]);
     let assessment = assess(&before);
     // Only the key check passes: ollama needs none.
-    assert_eq!(failing(&assessment).len(), 12, "{assessment:#?}");
+    assert_eq!(failing(&assessment).len(), 11, "{assessment:#?}");
     assert_eq!(assessment.score, 5);
     let mut after = before.clone();
     for change in assessment.changes() {
@@ -269,6 +231,10 @@ fn applying_every_change_passes_every_fixable_check() {
             .unwrap();
     }
     let fixed = assess(&after);
-    assert_eq!(failing(&fixed), ["model", "endpoint"]);
-    assert_eq!(fixed.score, 80);
+    // A deliberate `off` is kept: the user turns it back on.
+    assert_eq!(
+        failing(&fixed),
+        ["structured_decoding", "model", "endpoint"]
+    );
+    assert_eq!(fixed.score, 65);
 }

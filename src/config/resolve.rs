@@ -162,6 +162,13 @@ pub enum ConfigWarning {
         /// The variable's name.
         variable: String,
     },
+    /// The file holds a key an earlier version had (its value is ignored).
+    RemovedKeyInFile {
+        /// The file.
+        path: PathBuf,
+        /// The key, its line and why it is gone.
+        removed: file::RemovedKey,
+    },
 }
 
 impl fmt::Display for ConfigWarning {
@@ -183,6 +190,16 @@ impl fmt::Display for ConfigWarning {
             ConfigWarning::KeyVariableUnset { variable } => {
                 write!(f, "api_key_env names {variable}, which is not set")
             }
+            ConfigWarning::RemovedKeyInFile { path, removed } => write!(
+                f,
+                "{} line {}: `{}` is no longer a setting and is ignored ({}); `slmcode config \
+                 unset {}` removes it",
+                path.display(),
+                removed.line,
+                removed.name,
+                removed.why,
+                removed.name
+            ),
         }
     }
 }
@@ -241,12 +258,13 @@ pub fn resolve(environment: &Environment, overrides: &Overrides) -> Result<Resol
         .join(CONFIG_FILE_NAME);
     let entries = file::read_entries(&config_path)?;
     let config_exists = entries.is_some();
+    let file::FileEntries { entries, removed } = entries.unwrap_or_default();
     let mut settings = Settings::default();
     let mut sources = Sources::default();
     let mut given: Vec<(Key, String)> = Vec::new();
     let mut literal_key: Option<(Secret, Source)> = None;
 
-    for entry in entries.unwrap_or_default() {
+    for entry in entries {
         let source = Source::File {
             path: config_path.clone(),
             line: entry.line,
@@ -301,7 +319,13 @@ pub fn resolve(environment: &Environment, overrides: &Overrides) -> Result<Resol
         }
     }
 
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<ConfigWarning> = removed
+        .into_iter()
+        .map(|removed| ConfigWarning::RemovedKeyInFile {
+            path: config_path.clone(),
+            removed,
+        })
+        .collect();
     if overrides.get(Key::ApiKey).is_none() {
         let (key, source) =
             resolve_api_key(environment, &settings, literal_key.clone(), &mut warnings)?;

@@ -69,9 +69,6 @@ fn layered_values(key: Key) -> [&'static str; 3] {
         Key::TimeoutS => ["10", "20", "30"],
         Key::CallTimeoutS => ["40", "50", "60"],
         Key::ProbeTimeoutS => ["11", "21", "31"],
-        Key::MaxParallel => ["2", "3", "4"],
-        Key::LlmRetryCount => ["3", "4", "5"],
-        Key::LlmRetryDelayMs => ["10", "20", "30"],
         Key::Reask => ["2", "3", "4"],
         Key::RecordStats => ["false", "true", "false"],
         Key::ApiKey => unreachable!("the key has its own chain"),
@@ -376,11 +373,11 @@ fn toml_types_read_as_their_text() {
 #[test]
 fn bad_variables_and_flags_name_themselves() {
     let dir = directory(None);
-    let env = environment(dir.path(), &[("SLMCODE_MAX_PARALLEL", "0")]);
+    let env = environment(dir.path(), &[("SLMCODE_REASK", "9")]);
     assert_eq!(
         resolve(&env, &Overrides::new()).unwrap_err().to_string(),
-        "environment variable SLMCODE_MAX_PARALLEL: invalid value `0` for max_parallel: out of \
-         range; expected a whole number from 1 to 256"
+        "environment variable SLMCODE_REASK: invalid value `9` for reask: out of range; \
+         expected a whole number from 0 to 5"
     );
     let env = environment(dir.path(), &[]);
     assert_eq!(
@@ -406,4 +403,42 @@ fn nothing_secret_shows_in_debug_output() {
     for secret in ["sk-in-file", "sk-in-env", "sk-in-flag"] {
         assert!(!shown.contains(secret), "{shown}");
     }
+}
+
+#[test]
+fn a_removed_key_in_the_file_is_ignored_with_a_warning() {
+    let dir = directory(Some(
+        "max_parallel = 4\nllm_retry_count = 2\nllm_retry_delay_ms = 500\nreask = 0\n",
+    ));
+    let resolved = resolve(&environment(dir.path(), &[]), &Overrides::new()).unwrap();
+    // The rest of the file applies.
+    assert_eq!(resolved.settings.reask, 0);
+    let warnings: Vec<String> = resolved.warnings.iter().map(ToString::to_string).collect();
+    let path = dir.path().join("config.toml");
+    assert_eq!(
+        warnings,
+        [
+            format!(
+                "{} line 1: `max_parallel` is no longer a setting and is ignored (slmcode never \
+                 limited concurrency; the server queues parallel requests itself); `slmcode \
+                 config unset max_parallel` removes it",
+                path.display()
+            ),
+            format!(
+                "{} line 2: `llm_retry_count` is no longer a setting and is ignored (every request \
+                 is retried by the retry policy (3 attempts, jittered backoff)); `slmcode config \
+                 unset llm_retry_count` removes it",
+                path.display()
+            ),
+            format!(
+                "{} line 3: `llm_retry_delay_ms` is no longer a setting and is ignored (every \
+                 request is retried by the retry policy (3 attempts, jittered backoff)); `slmcode \
+                 config unset llm_retry_delay_ms` removes it",
+                path.display()
+            ),
+        ]
+    );
+    // Anything else unknown is still refused.
+    let typo = directory(Some("max_paralel = 4\n"));
+    assert!(resolve(&environment(typo.path(), &[]), &Overrides::new()).is_err());
 }

@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use crate::util::{Run, Slm};
 
 const KEY_LIST: &str = "provider, endpoint, model, api_key_env, api_key, structured_decoding, \
-                        max_tokens, temperature, anti_repetition, grammar_whitespace, schema_in_prompt, timeout_s, call_timeout_s, probe_timeout_s, max_parallel, \
-                        llm_retry_count, llm_retry_delay_ms, reask, record_stats";
+                        max_tokens, temperature, anti_repetition, grammar_whitespace, schema_in_prompt, timeout_s, call_timeout_s, probe_timeout_s, \
+                        reask, record_stats";
 
 fn config_file(slm: &Slm) -> PathBuf {
     slm.config_dir().join("config.toml")
@@ -329,9 +329,6 @@ schema_in_prompt     false     default
 timeout_s            120       default
 call_timeout_s       300       default
 probe_timeout_s      20        default
-max_parallel         1         default
-llm_retry_count      2         default
-llm_retry_delay_ms   1000      default
 reask                1         default
 record_stats         true      default
 "
@@ -345,14 +342,14 @@ record_stats         true      default
     assert_eq!(report["config_path"], json!(path));
     assert_eq!(report["config_exists"], true);
     let settings = report["settings"].as_array().unwrap();
-    assert_eq!(settings.len(), 19);
+    assert_eq!(settings.len(), 16);
     assert_eq!(
         settings[0],
         json!({"key": "provider", "value": "llamacpp", "source": {"kind": "file", "path": path, "line": 1}})
     );
     assert_eq!(settings[7]["value"], 0.1);
     assert_eq!(
-        settings[18],
+        settings[15],
         json!({"key": "record_stats", "value": true, "source": {"kind": "default"}})
     );
     assert_eq!(

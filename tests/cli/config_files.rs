@@ -174,7 +174,7 @@ fn a_link_to_a_regular_file_is_written_through_and_keeps_its_mode() {
 }
 
 /// A different key and value for each process.
-const PARALLEL_SETTINGS: [(&str, &str); 18] = [
+const PARALLEL_SETTINGS: [(&str, &str); 15] = [
     ("provider", "llamacpp"),
     ("endpoint", "http://127.0.0.1:8080/v1"),
     ("model", "qwen2.5-coder:7b"),
@@ -188,9 +188,6 @@ const PARALLEL_SETTINGS: [(&str, &str); 18] = [
     ("timeout_s", "200"),
     ("call_timeout_s", "400"),
     ("probe_timeout_s", "30"),
-    ("max_parallel", "2"),
-    ("llm_retry_count", "1"),
-    ("llm_retry_delay_ms", "500"),
     ("reask", "2"),
     ("record_stats", "false"),
 ];
@@ -357,4 +354,42 @@ fn config_path_and_doctor_name_the_directory_slmcode_config_dir_gives() {
             config_file(&slm).display()
         )
     );
+}
+
+#[test]
+fn a_removed_key_is_ignored_with_a_warning_and_named_as_removed() {
+    let slm = Slm::new();
+    let original = "max_parallel = 4 # from an older slmcode\nmax_tokens = 4096\n";
+    let path = config_file(&slm);
+    std::fs::write(&path, original).unwrap();
+    // Every command still works: the old key is ignored, and the warning says so and why.
+    let run = slm.run(["config", "get", "max_tokens"], "");
+    run.code(0);
+    assert_eq!(run.stdout, "4096\n");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "warning: {} line 1: `max_parallel` is no longer a setting and is ignored (slmcode \
+             never limited concurrency; the server queues parallel requests itself); `slmcode \
+             config unset max_parallel` removes it\n",
+            path.display()
+        )
+    );
+    slm.run(["readiness"], "").code(0);
+    // Setting it is refused with the reason, not a guess at the nearest key.
+    let set = slm.run(["config", "set", "llm_retry_count", "3"], "");
+    set.code(2);
+    assert!(
+        set.stderr.starts_with(
+            "error: `llm_retry_count` is no longer a setting: every request is retried by the \
+             retry policy"
+        ),
+        "{}",
+        set.stderr
+    );
+    assert_eq!(read_config(&slm), original);
+    // What the warning says to run removes it, and the warning with it.
+    slm.run(["config", "unset", "max_parallel"], "").code(0);
+    assert_eq!(read_config(&slm), "max_tokens = 4096\n");
+    assert_eq!(slm.run(["config", "get", "max_tokens"], "").stderr, "");
 }

@@ -141,7 +141,7 @@ fn a_dead_port_fails_with_the_endpoint_exit_code_and_a_remedy() {
     assert!(run.stdout.contains("reachable     FAIL"), "{}", run.stdout);
     assert!(
         run.stderr.contains(&format!(
-            "reachable: start the server at {endpoint} or fix the endpoint"
+            "reachable: nothing listens at {endpoint}: start the server"
         )),
         "{}",
         run.stderr

@@ -8,6 +8,7 @@ mod doctor;
 #[path = "../support/emulator.rs"]
 mod emulator;
 mod examples;
+mod faults;
 mod generate;
 mod generate_tools;
 mod hostile;

@@ -87,8 +87,33 @@ fn a_dead_endpoint_exits_6_and_degrades_to_prompt_only() {
         "{}",
         run.stderr
     );
-    // Nothing unsuccessful is cached.
-    assert!(!slm.config_dir().join("capabilities.json").exists());
+    // Refused: nobody listens, and the hint says to start the server.
+    assert!(
+        run.stderr.contains(&format!(
+            "hint: nothing listens at http://127.0.0.1:{port}/v1: start the server"
+        )),
+        "{}",
+        run.stderr
+    );
+    // The failure is remembered for a minute: the next run does not probe, and says so.
+    let cache: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(slm.config_dir().join("capabilities.json")).unwrap())
+            .unwrap();
+    let entry = &cache["entries"][0];
+    assert_eq!(entry["probed"], false);
+    assert_eq!(entry["failed_probe"]["refused"], true);
+    let again = slm.run(["probe", "--json"], "");
+    again.code(6);
+    assert_eq!(again.json()["source"], "cache");
+    assert!(
+        again.stderr.contains("not probed again until"),
+        "{}",
+        again.stderr
+    );
+    // --refresh probes afresh.
+    let refreshed = slm.run(["probe", "--json", "--refresh"], "");
+    refreshed.code(6);
+    assert_eq!(refreshed.json()["source"], "probe");
 }
 
 #[test]

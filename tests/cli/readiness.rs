@@ -25,20 +25,19 @@ fn the_defaults_score_80_with_advice_for_what_is_missing() {
     assert_eq!(
         run.stdout,
         "\
-check                current                                     recommended                                points
-structured_decoding  auto                                        auto                                       15/15
-model                (unset)                                     set                                        0/10
-endpoint             (unset: the provider's default)             set                                        0/10
-timeout_s            120                                         120 to 600                                 5/5
-call_timeout_s       300                                         60 to 900                                  5/5
-probe_timeout_s      20                                          20 to 60                                   5/5
-max_parallel         1                                           1 (openai-compatible serialises requests)  5/5
-retries              reask 1, llm_retry_count 2, max_parallel 1  reask <= 1, llm_retry_count <= 2           5/5
-max_tokens           2048                                        2048 to 8192                               10/10
-temperature          0                                           at most 0.2                                10/10
-anti_repetition      always                                      always                                     10/10
-grammar_whitespace   compact                                     compact                                    5/5
-api_key              none (not needed by openai-compatible)      from an environment variable               5/5
+check                current                                 recommended                   points
+structured_decoding  auto                                    auto                          15/15
+model                (unset)                                 set                           0/10
+endpoint             (unset: the provider's default)         set                           0/10
+timeout_s            120                                     120 to 600                    5/5
+call_timeout_s       300                                     60 to 900                     5/5
+probe_timeout_s      20                                      20 to 60                      5/5
+reask                1                                       at most 1                     10/10
+max_tokens           2048                                    2048 to 8192                  10/10
+temperature          0                                       at most 0.2                   10/10
+anti_repetition      always                                  always                        10/10
+grammar_whitespace   compact                                 compact                       5/5
+api_key              none (not needed by openai-compatible)  from an environment variable  5/5
 score: 80/100
 "
     );
@@ -68,7 +67,7 @@ fn json_carries_every_check() {
         json!(slm.config_dir().join("config.toml"))
     );
     let checks = report["checks"].as_array().unwrap();
-    assert_eq!(checks.len(), 13);
+    assert_eq!(checks.len(), 12);
     let temperature = checks
         .iter()
         .find(|check| check["name"] == "temperature")
@@ -99,7 +98,6 @@ provider = \"llamacpp\"
 endpoint = \"http://127.0.0.1:8080/v1\"
 model = \"qwen2.5-coder:7b\"
 structured_decoding = \"none\"   # comparing against the floor
-max_parallel = 4
 timeout_s = 30
 
 [other_tool]
@@ -117,29 +115,33 @@ fn fix_writes_what_it_can_keeps_comments_and_says_what_changed() {
         format!(
             "\
 fixed in {}:
-  structured_decoding: off -> auto
   timeout_s: 30 -> 120
-  max_parallel: 4 -> 1
-check                current                                     recommended                       points
-structured_decoding  auto                                        auto                              15/15
-model                qwen2.5-coder:7b                            set                               10/10
-endpoint             http://127.0.0.1:8080/v1                    set                               10/10
-timeout_s            120                                         120 to 600                        5/5
-call_timeout_s       300                                         60 to 900                         5/5
-probe_timeout_s      20                                          20 to 60                          5/5
-max_parallel         1                                           1 (llamacpp serialises requests)  5/5
-retries              reask 1, llm_retry_count 2, max_parallel 1  reask <= 1, llm_retry_count <= 2  5/5
-max_tokens           2048                                        2048 to 8192                      10/10
-temperature          0                                           at most 0.2                       10/10
-anti_repetition      always                                      always                            10/10
-grammar_whitespace   compact                                     compact                           5/5
-api_key              none (not needed by llamacpp)               from an environment variable      5/5
-score: 100/100 (was 70)
+check                current                        recommended                   points
+structured_decoding  off                            auto                          0/15
+model                qwen2.5-coder:7b               set                           10/10
+endpoint             http://127.0.0.1:8080/v1       set                           10/10
+timeout_s            120                            120 to 600                    5/5
+call_timeout_s       300                            60 to 900                     5/5
+probe_timeout_s      20                             20 to 60                      5/5
+reask                1                              at most 1                     10/10
+max_tokens           2048                           2048 to 8192                  10/10
+temperature          0                              at most 0.2                   10/10
+anti_repetition      always                         always                        10/10
+grammar_whitespace   compact                        compact                       5/5
+api_key              none (not needed by llamacpp)  from an environment variable  5/5
+score: 85/100 (was 80)
 ",
             path.display()
         )
     );
-    assert_eq!(run.stderr, "");
+    // A deliberate off is kept, and readiness says what it costs and why.
+    assert_eq!(
+        run.stderr,
+        format!(
+            "structured_decoding: {}\n",
+            slmcode::config::readiness::STRUCTURED_DECODING_OFF_ADVICE
+        )
+    );
     assert_eq!(
         read_config(&slm),
         "\
@@ -147,8 +149,7 @@ score: 100/100 (was 70)
 provider = \"llamacpp\"
 endpoint = \"http://127.0.0.1:8080/v1\"
 model = \"qwen2.5-coder:7b\"
-structured_decoding = \"auto\"   # comparing against the floor
-max_parallel = 1
+structured_decoding = \"none\"   # comparing against the floor
 timeout_s = 120
 
 [other_tool]
@@ -160,9 +161,15 @@ keep = true
     let before = std::fs::read(&path).unwrap();
     let again = slm.run(["readiness", "--fix"], "");
     again.code(0);
-    assert_eq!(again.stderr, "nothing to fix in the config file\n");
     assert!(
-        again.stdout.ends_with("score: 100/100\n"),
+        again
+            .stderr
+            .starts_with("nothing to fix in the config file\nstructured_decoding: off is kept"),
+        "{}",
+        again.stderr
+    );
+    assert!(
+        again.stdout.ends_with("score: 85/100\n"),
         "{}",
         again.stdout
     );
@@ -174,15 +181,13 @@ fn fix_json_reports_before_and_after() {
     let slm = Slm::new();
     write_config(&slm, UNSAFE);
     let report = slm.run(["readiness", "--fix", "--json"], "").code(0).json();
-    assert_eq!(report["score"], 100);
+    assert_eq!(report["score"], 85);
     assert_eq!(
         report["fix"],
         json!({
-            "score_before": 70,
+            "score_before": 80,
             "applied": [
-                {"key": "structured_decoding", "before": "off", "after": "auto"},
                 {"key": "timeout_s", "before": 30, "after": 120},
-                {"key": "max_parallel", "before": 4, "after": 1},
             ],
             "written": true,
             "still_overridden": [],
@@ -267,21 +272,21 @@ fn a_key_in_the_file_costs_points_is_not_moved_and_is_never_printed() {
 #[test]
 fn a_broken_config_is_the_one_failure() {
     let slm = Slm::new();
-    let path = write_config(&slm, "max_parallel = \"many\"\n");
+    let path = write_config(&slm, "reask = \"many\"\n");
     let run = slm.run(["readiness"], "");
     run.code(1);
     assert_eq!(
         run.stderr,
         format!(
-            "error: {} line 1: invalid value `many` for max_parallel: not a whole number; \
-             expected a whole number from 1 to 256\nhint: set a valid value with `slmcode config \
-             set max_parallel VALUE`\n",
+            "error: {} line 1: invalid value `many` for reask: not a whole number; \
+             expected a whole number from 0 to 5\nhint: set a valid value with `slmcode config \
+             set reask VALUE`\n",
             path.display()
         )
     );
     let fix = slm.run(["readiness", "--fix"], "");
     fix.code(1);
-    assert_eq!(read_config(&slm), "max_parallel = \"many\"\n");
+    assert_eq!(read_config(&slm), "reask = \"many\"\n");
 }
 
 #[test]

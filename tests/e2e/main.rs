@@ -27,6 +27,7 @@ mod doctor;
 mod emulator;
 mod generate;
 mod grammar;
+mod loading;
 mod readme;
 #[path = "../support/readme_runner.rs"]
 mod readme_runner;

@@ -123,11 +123,12 @@ fn a_loop_is_cut_off_within_its_first_kilobyte_and_the_servers_slot_is_freed() {
         repetition["end"]
     );
     // The server ends a generation whose client went away: the slot is free long before the
-    // 2048 tokens this answer would have taken (about 35 s at this model's rate).
+    // 2048 tokens this answer would have taken (about 35 s at this model's rate on a quiet
+    // machine; the bound leaves room for a busy one, where those tokens take longer still).
     let closed = Instant::now();
     while slot_busy(&endpoint) {
         assert!(
-            closed.elapsed() < Duration::from_secs(10),
+            closed.elapsed() < Duration::from_secs(25),
             "the slot is still generating after the stream was closed"
         );
         std::thread::sleep(Duration::from_millis(100));
@@ -282,11 +283,12 @@ fn the_call_deadline_is_honoured_with_what_had_arrived() {
     assert!(!json["error"]["raw"].as_str().unwrap().is_empty());
     assert_eq!(json["meta"]["stream_end"], "deadline");
     let elapsed = json["meta"]["elapsed_ms"].as_u64().unwrap();
+    // The story would run for a minute; the bound leaves room for a busy machine.
     assert!(
-        (2000..4000).contains(&elapsed),
+        (2000..10_000).contains(&elapsed),
         "the call took {elapsed} ms for a 2 s deadline"
     );
-    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(started.elapsed() < Duration::from_secs(20));
 }
 
 /// The classes a tool turn fails in, and the re-ask each gets (never "only JSON").

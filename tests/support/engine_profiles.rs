@@ -363,6 +363,20 @@ impl Profile {
         }
     }
 
+    /// llama-server while it loads its model: it binds the port first and answers every
+    /// request with `503 Loading model` until the model is in memory (`set_profile` with
+    /// [`Profile::llama_server`] is the server that finished loading).
+    pub fn loading_llama_server() -> Profile {
+        Profile {
+            fixed_answer: Some((
+                503,
+                json!({"error": {"code": 503, "message": "Loading model", "type": "unavailable_error"}})
+                    .to_string(),
+            )),
+            ..Profile::llama_server()
+        }
+    }
+
     /// A server that accepts everything and enforces nothing.
     pub fn liar() -> Profile {
         Profile::base("liar")

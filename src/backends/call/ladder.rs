@@ -21,8 +21,12 @@
 //! - a permanent rejection (400, 404, 413, 422; a context overflow is its own class) of a
 //!   constrained request, which differs from the plain one only by its constrained field, moves
 //!   to the next rung at once;
-//! - a constrained request that still fails after its retries with a non-4xx error (a 5xx, a
-//!   broken answer) is sent once without the field: if that succeeds, the field was the cause;
+//! - a constrained request that still fails after its retries with a 500 or a broken answer
+//!   (never a 502, 503 or 504: those say the server is loading or overloaded, not that it
+//!   refuses the field) is sent once without the field; if that succeeds, the constrained
+//!   request is sent once more, and only when it fails the same way again is the field the
+//!   cause: the evidence twice in a row. A server that recovered in between answers the
+//!   second constrained request, and nothing is demoted;
 //! - rejections become demotions, recorded in the cache with status, time and body excerpt,
 //!   as soon as a later request on the ladder succeeds. Until then they are only suspected: if
 //!   the plain request fails as well (a wrong model name, a bad key), the server is the
@@ -290,12 +294,17 @@ fn is_rejection(error: &CallError) -> bool {
 }
 
 /// Whether a failure of a constrained request (after its retries) calls for the plain resend:
-/// not a 4xx, and not a rate limit, a cancellation or a context overflow.
+/// a 500 (how llama-cpp-python and early-2025 llama-server say no to a field), or an answer
+/// that is not a chat completion. Never a connection failure, a 502, 503 or 504 (a server
+/// loading or overloaded), a 4xx, a rate limit, a cancellation or a context overflow.
 fn calls_for_plain_resend(error: &CallError) -> bool {
-    matches!(error.class, ErrorClass::Transient | ErrorClass::Unknown)
-        && !error
+    match error.class {
+        ErrorClass::Transient => error.status == Some(500),
+        ErrorClass::Unknown => !error
             .status
-            .is_some_and(|status| (400..500).contains(&status))
+            .is_some_and(|status| (400..500).contains(&status)),
+        _ => false,
+    }
 }
 
 /// One answer as it came: the exchange, the form it was sent with (`None`: plain), and the
@@ -389,6 +398,31 @@ impl<'a> Exchange<'a> {
             ) else {
                 return Err(error);
             };
+            meta.requests += 1;
+            let again =
+                match self.exchange(chat, &wire.constraint, wire.field, options, meta.attempts) {
+                    Ok((streamed, verdict)) => {
+                        self.confirm(meta);
+                        meta.notes = wire.notes;
+                        return Ok(Received {
+                            streamed,
+                            form: Some(form),
+                            verdict,
+                        });
+                    }
+                    Err(again) => again,
+                };
+            if !calls_for_plain_resend(&again) {
+                // Not the same failure twice: no evidence against the field. The plain answer
+                // serves this call; nothing is demoted.
+                self.confirm(meta);
+                meta.notes.clear();
+                return Ok(Received {
+                    streamed: plain,
+                    form: None,
+                    verdict,
+                });
+            }
             self.suspect(form, &error);
             self.confirm(meta);
             self.ladder.advance();

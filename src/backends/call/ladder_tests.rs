@@ -67,6 +67,8 @@ fn only_field_rejections_and_non_4xx_failures_walk_down() {
         retry_after: None,
         attempts: 1,
         tls: None,
+        refused: false,
+        refusing_since: None,
     };
     assert!(is_rejection(&error(ErrorClass::Permanent, Some(400))));
     // A failed TLS handshake (permanent, no status) is no field's fault: it ends the call.
@@ -82,6 +84,13 @@ fn only_field_rejections_and_non_4xx_failures_walk_down() {
         ErrorClass::Transient,
         Some(500)
     )));
+    // Loading, overloaded, a gateway, no connection: transient, never the field's fault.
+    for status in [Some(502), Some(503), Some(504), None] {
+        assert!(
+            !calls_for_plain_resend(&error(ErrorClass::Transient, status)),
+            "{status:?}"
+        );
+    }
     assert!(calls_for_plain_resend(&error(ErrorClass::Unknown, None)));
     assert!(!calls_for_plain_resend(&error(
         ErrorClass::Unknown,

@@ -23,8 +23,7 @@
 //!    truncated object the complete members and the required ones missing.
 //!
 //! Repair statistics are added to the context's stats file when `record_stats` is on. The
-//! only retry is the retry policy's, per request; the provider's own fixed-delay retry
-//! (`llm_retry_count`) is for the ordinary path and is not used here.
+//! only retry is the retry policy's, per request.
 
 mod context;
 pub mod evolve;

@@ -32,7 +32,7 @@ use slmcode::schema::{self, Mechanism, ValidationError};
 use super::exit::{CliError, CommandResult, Exit};
 use super::input::{Source, load_schema_file};
 use super::printer::Printer;
-use super::probe::{negotiate, options, target_from, tls_remedy};
+use super::probe::{negotiate, options, refused_remedy, target_from, tls_remedy};
 use super::settings_args::{SettingsArgs, config_error};
 
 #[derive(Debug, clap::Args)]
@@ -461,6 +461,9 @@ fn fail(
 fn endpoint_hint(error: &CallError, target: &Target) -> String {
     if let Some(tls) = &error.tls {
         return tls_remedy(tls, target);
+    }
+    if error.refused {
+        return refused_remedy(target);
     }
     match error.class {
         ErrorClass::ContextOverflow => {

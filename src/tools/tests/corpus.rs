@@ -181,3 +181,24 @@ fn check(
     }
     Ok(())
 }
+
+/// Built here, not kept in the corpus file: that file is also a corpus of texts that never loop.
+#[test]
+fn a_call_that_loops_until_the_budget_runs_out_is_a_loop_not_prose() {
+    let tools = fixture("coding_agent.json");
+    let text = format!(
+        "{{\"name\": \"edit_file\", \"arguments\": {{\"path\": \"a.rs\", \"edits\": [{}{{\"old_text\": \"x\", \"new_",
+        "{\"old_text\": \"x\", \"new_text\": \"y\"}, ".repeat(12)
+    );
+    let options = ExtractOptions {
+        finish_reason_length: true,
+        ..ExtractOptions::default()
+    };
+    match extract(&text, &tools, &options) {
+        Err(ExtractError::NoCall { class, message }) => {
+            assert_eq!(class.as_str(), "repetition", "{message}");
+            assert!(message.contains("the answer loops"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -1,5 +1,7 @@
-//! Endpoint failures: retried or returned per their class, and never demotions, except where the
-//! same request without the constrained field succeeds (llama-cpp-python's 500).
+//! Endpoint failures: retried or returned per their class, and never demotions, except where a
+//! 500 with the constrained field, a success without it and a 500 with it again right after
+//! say the field is the cause (llama-cpp-python's 500). A server that is loading (503) is
+//! waited for within the call's deadline.
 
 use super::emulator::{Fault, Profile};
 use super::*;
@@ -71,7 +73,7 @@ fn a_context_overflow_is_returned_at_once() {
 }
 
 #[test]
-fn transient_failures_that_outlast_the_retries_are_returned_when_plain_fails_too() {
+fn a_502_that_outlasts_the_retries_is_returned_without_a_plain_resend() {
     let world = World::new(Profile::openai(), Provider::OpenAi);
     world.cached(&[WireForm::JsonSchemaStrict]);
     let busy = || Fault::Status(502, "bad gateway".to_owned(), None);
@@ -79,17 +81,91 @@ fn transient_failures_that_outlast_the_retries_are_returned_when_plain_fails_too
     let (error, meta) = endpoint(world.call(&scope_request()).unwrap_err());
     assert_eq!(error.class, ErrorClass::Transient);
     assert_eq!(error.attempts, 3);
-    // Three attempts with the field, one without: the server, not the field, is at fault.
+    // A gateway that fails says nothing about the field: no request without it.
     assert_eq!(
         forms_sent(&world.emulator),
         [
             "json_schema_strict",
             "json_schema_strict",
             "json_schema_strict",
-            "plain"
         ]
     );
-    assert_eq!((meta.requests, meta.retry_count), (4, 2));
+    assert_eq!((meta.requests, meta.retry_count), (3, 2));
+    assert!(world.entry().demotions.is_empty());
+}
+
+/// llama-server's answer while it loads the model (it binds its port first).
+fn loading() -> Fault {
+    Fault::Status(
+        503,
+        r#"{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}"#.to_owned(),
+        None,
+    )
+}
+
+#[test]
+fn a_server_that_is_loading_for_a_while_is_waited_for_and_nothing_is_demoted() {
+    let world = World::new(Profile::llama_server(), Provider::LlamaCpp);
+    world.cached(&[WireForm::JsonSchemaStrict, WireForm::JsonSchema]);
+    // More 503s than the policy's 3 attempts: the server said it is loading, so the call
+    // waits within its deadline instead of sending a plain request that demotes the field.
+    world.emulator.faults((0..6).map(|_| loading()));
+    let outcome = world.call(&scope_request()).unwrap();
+    assert_eq!(forms_sent(&world.emulator), ["json_schema_strict"; 7]);
+    assert_eq!(outcome.meta.wire_form, Some(WireForm::JsonSchemaStrict));
+    assert_eq!((outcome.meta.requests, outcome.meta.retry_count), (7, 6));
+    assert!(outcome.meta.demotions.is_empty());
+    let entry = world.entry();
+    assert!(entry.demotions.is_empty(), "{entry:?}");
+    assert_eq!(entry.mechanism, Mechanism::JsonSchema);
+    let waits = world.waits();
+    assert_eq!(waits.len(), 6);
+    assert!(
+        waits
+            .iter()
+            .all(|wait| *wait <= crate::backends::retry::LOADING_POLL),
+        "{waits:?}"
+    );
+}
+
+#[test]
+fn a_500_that_is_gone_when_the_constrained_request_is_sent_again_demotes_nothing() {
+    let world = World::new(Profile::openai(), Provider::OpenAi);
+    world.cached(&[WireForm::JsonSchemaStrict, WireForm::JsonObject]);
+    let crash = || Fault::Status(500, "{\"error\": \"internal\"}".to_owned(), None);
+    // Three 500s with the field, then the server is fine: the plain request and the
+    // constrained one after it both succeed.
+    world.emulator.faults([crash(), crash(), crash()]);
+    let outcome = world.call(&scope_request()).unwrap();
+    assert_eq!(
+        forms_sent(&world.emulator),
+        [
+            "json_schema_strict",
+            "json_schema_strict",
+            "json_schema_strict",
+            "plain",
+            "json_schema_strict",
+        ]
+    );
+    assert_eq!(outcome.meta.wire_form, Some(WireForm::JsonSchemaStrict));
+    assert!(outcome.meta.demotions.is_empty());
+    assert!(world.entry().demotions.is_empty());
+
+    // The second constrained request fails otherwise (a gateway): still no evidence against
+    // the field. The plain answer serves the call.
+    world.emulator.faults([
+        crash(),
+        crash(),
+        crash(),
+        Fault::Delay(Duration::ZERO),
+        Fault::Status(502, "bad gateway".to_owned(), None),
+    ]);
+    world.emulator.answers([FENCED_SCOPE]);
+    let outcome = world.call(&scope_request()).unwrap();
+    assert_eq!(forms_sent(&world.emulator).len(), 5 + 5);
+    assert_eq!(outcome.meta.wire_form, None);
+    assert_eq!(value(&outcome)["in_scope"], Value::Bool(true));
+    assert!(outcome.meta.demotions.is_empty());
     assert!(world.entry().demotions.is_empty());
 }
 
@@ -110,15 +186,18 @@ fn llama_cpp_python_500_on_json_schema_is_demoted_through_the_plain_resend() {
             "json_schema_strict",
             "json_schema_strict",
             "plain",
+            // The evidence twice in a row: the field fails again right after plain succeeded.
+            "json_schema_strict",
             "json_schema",
             "json_schema",
             "json_schema",
             "plain",
+            "json_schema",
             "grammar",
         ]
     );
     assert_eq!(outcome.meta.mechanism, Mechanism::GbnfGrammar);
-    assert_eq!((outcome.meta.requests, outcome.meta.retry_count), (9, 4));
+    assert_eq!((outcome.meta.requests, outcome.meta.retry_count), (11, 4));
     assert_eq!(outcome.meta.repair_rung, Some(crate::repair::Rung::None));
     let entry = world.entry();
     assert_eq!(
