@@ -89,6 +89,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand --timeout 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds'
             cand --color 'When to colour messages on stderr'
             cand --pretty 'Print the value indented'
+            cand --verbose 'End with one line on stderr: how often the answer was asked for again and why, and what degraded (`Retries: 1 (prose) · Degraded: json_schema_strict → json_object (400)`)'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'

@@ -89,6 +89,7 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l color -d 'W
 always\t''
 never\t''"
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l pretty -d 'Print the value indented'
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l verbose -d 'End with one line on stderr: how often the answer was asked for again and why, and what degraded (`Retries: 1 (prose) · Degraded: json_schema_strict → json_object (400)`)'
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -91,6 +91,7 @@ fn json_output_has_the_value_and_the_meta() {
     assert_eq!(meta["attempts"], 1);
     assert_eq!(meta["reasks"], json!([]));
     assert_eq!(meta["retry_count"], 0);
+    assert_eq!(meta["transport_retries"], 0);
     assert_eq!(meta["requests"], 1);
     assert_eq!(meta["degrade_reason"], Value::Null);
     assert_eq!(meta["finish_reason"], "stop");
@@ -569,6 +570,57 @@ fn the_call_timeout_flag_ends_a_slow_call_with_exit_6_class_canceled_and_the_par
     assert!(
         run.stderr
             .contains("hint: the model did not finish within the call's deadline of 1 s"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn verbose_ends_with_the_retries_and_what_degraded() {
+    // First try, constrained: nothing to report but that.
+    let emulator = Emulator::start(Profile::llama_server());
+    let slm = slm_for(&emulator, "llamacpp");
+    let run = slm.run(scope(&["--verbose"]), "");
+    run.code(0);
+    assert_eq!(run.stderr, "Retries: 0 · Degraded: no\n");
+
+    // A re-ask after prose, unconstrained by the user's choice.
+    let emulator = Emulator::start(Profile::llama_server());
+    let mut slm = slm_for(&emulator, "llamacpp");
+    slm.env("SLMCODE_STRUCTURED_DECODING", "off");
+    emulator.answers([
+        "I cannot answer that.",
+        "{\"reason\": \"fits\", \"in_scope\": true}",
+    ]);
+    let run = slm.run(scope(&["--verbose"]), "");
+    run.code(0);
+    assert!(
+        run.stderr
+            .ends_with("Retries: 1 (prose) · Degraded: structured_decoding_off\n"),
+        "{}",
+        run.stderr
+    );
+
+    // A demotion, and a failure: the footer comes with the error too.
+    let emulator = Emulator::start(Profile::no_strict());
+    let slm = slm_for(&emulator, "openai-compatible");
+    let run = slm.run(scope(&["--mechanism", "json_schema", "--verbose"]), "");
+    run.code(0);
+    assert!(
+        run.stderr
+            .ends_with("Retries: 0 · Degraded: json_schema_strict → json_schema (400)\n"),
+        "{}",
+        run.stderr
+    );
+    let emulator = Emulator::start(Profile::llama_server());
+    let mut slm = slm_for(&emulator, "llamacpp");
+    slm.env("SLMCODE_STRUCTURED_DECODING", "off");
+    emulator.answers(["No.", "Still no."]);
+    let run = slm.run(scope(&["--verbose"]), "");
+    run.code(3);
+    assert!(
+        run.stderr
+            .contains("Retries: 1 (prose) · Degraded: structured_decoding_off\n"),
         "{}",
         run.stderr
     );

@@ -480,7 +480,7 @@ impl<'a> Exchange<'a> {
         );
         self.jitter = jitter;
         meta.requests += sent;
-        meta.retry_count += sent.saturating_sub(1);
+        meta.transport_retries += sent.saturating_sub(1);
         result
     }
 

@@ -100,6 +100,7 @@ pub fn structured_call(
         attempts: 0,
         reasks: Vec::new(),
         retry_count: 0,
+        transport_retries: 0,
         requests: 0,
         degrade_reason: None,
         finish_reason: None,
@@ -289,6 +290,7 @@ pub fn structured_call(
         }
     }
     meta.warnings.extend(context.remember_refusals());
+    meta.retry_count = meta.reasks.len() as u32;
     meta.degrade_reason = degrade_reason(&meta);
     meta.elapsed_ms = started.elapsed().as_millis() as u64;
     match result {

@@ -147,8 +147,11 @@ pub struct CallMeta {
     pub attempts: u32,
     /// The re-asks, in order.
     pub reasks: Vec<Reask>,
-    /// Transport retries (the same request again after a transient failure or a rate limit).
+    /// Re-asks of the answer (as seed 004 counts them): `reasks.len()`.
     pub retry_count: u32,
+    /// Transport retries, reported apart: the same request again after a transient failure,
+    /// a rate limit or an idle stream.
+    pub transport_retries: u32,
     /// Every HTTP request sent: answers, retries, rejected rungs, plain resends.
     pub requests: u32,
     /// Why the value is not a first-try constrained answer; null when it is.

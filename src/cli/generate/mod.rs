@@ -12,6 +12,7 @@
 //! With `--tools FILE` the request is a tool turn ([`tools`]): it asks for a call (or under
 //! `--tool-choice auto`, a call or an answer) and prints `{"tool_calls": [...], "content"}`.
 
+mod footer;
 mod tools;
 
 use std::path::PathBuf;
@@ -22,7 +23,7 @@ use serde_json::{Map, Value};
 use slmcode::agents::{self, RoleSpec};
 use slmcode::backends::call::{
     Answer, CallContext, CallFailure, CallMeta, CallProgress, DegradeReason, RequestError,
-    SchemaViolation, StructuredRequest, structured_call,
+    SchemaViolation, StructuredOutcome, StructuredRequest, structured_call,
 };
 use slmcode::backends::{CallError, ErrorClass, Target};
 use slmcode::config::{self, Environment, Key, Resolved};
@@ -112,6 +113,11 @@ pub struct Args {
     #[arg(long)]
     pretty: bool,
 
+    /// End with one line on stderr: how often the answer was asked for again and why, and
+    /// what degraded (`Retries: 1 (prose) · Degraded: json_schema_strict → json_object (400)`).
+    #[arg(long)]
+    verbose: bool,
+
     #[command(flatten)]
     settings: SettingsArgs,
 }
@@ -185,112 +191,122 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         .with_progress(move |progress| shown.set_message(progress_line(progress)));
     let result = structured_call(&resolved.settings, &request, &context);
     spinner.finish_and_clear();
-    match result {
-        Ok(outcome) => {
-            warn_meta(&outcome.meta, schema_file, printer);
-            if args.tools.is_some() {
-                tools::print(&outcome, args.pretty, printer)?;
-                if !printer.json()
-                    && let Some(note) = degraded_note(&outcome.meta)
-                {
-                    printer.note(&note);
+    let footer = args
+        .verbose
+        .then(|| meta_of(&result).map(footer::footer))
+        .flatten();
+    let finished = (|| -> CommandResult {
+        match result {
+            Ok(outcome) => {
+                warn_meta(&outcome.meta, schema_file, printer);
+                if args.tools.is_some() {
+                    tools::print(&outcome, args.pretty, printer)?;
+                    if !printer.json()
+                        && let Some(note) = degraded_note(&outcome.meta)
+                    {
+                        printer.note(&note);
+                    }
+                    return Ok(Exit::Success);
                 }
-                return Ok(Exit::Success);
-            }
-            let Answer::Value(value) = &outcome.answer else {
-                return Err(CliError::new(
-                    Exit::Failure,
-                    anyhow!("the model answered with tool calls, but no --tools were given"),
-                ));
-            };
-            if printer.json() {
-                printer.json_value(&Generated {
-                    value,
-                    meta: &outcome.meta,
-                })?;
-            } else {
-                let text = if args.pretty {
-                    repair::to_pretty(value)
-                } else {
-                    repair::to_compact(value)
+                let Answer::Value(value) = &outcome.answer else {
+                    return Err(CliError::new(
+                        Exit::Failure,
+                        anyhow!("the model answered with tool calls, but no --tools were given"),
+                    ));
                 };
-                printer.line(&text)?;
-                if let Some(note) = degraded_note(&outcome.meta) {
-                    printer.note(&note);
-                }
-            }
-            Ok(Exit::Success)
-        }
-        Err(CallFailure::Request(error)) => Err(request_error(error)),
-        Err(CallFailure::Endpoint { error, meta }) => {
-            warn_meta(&meta, schema_file, printer);
-            let hint = endpoint_hint(&error, &context.target);
-            let detail = FailureDetail {
-                kind: Exit::Endpoint.name(),
-                exit_code: Exit::Endpoint as u8,
-                message: error.to_string(),
-                causes: Vec::new(),
-                hint: Some(hint.clone()),
-                class: error.class.as_str(),
-                status: error.status,
-                errors: &[],
-                raw: None,
-                raw_cut: false,
-                partial: None,
-                missing_required: &[],
-            };
-            fail(detail, &meta, Exit::Endpoint, printer)
-        }
-        Err(CallFailure::DeadlineExceeded(exceeded)) => {
-            warn_meta(&exceeded.meta, schema_file, printer);
-            let detail = FailureDetail {
-                kind: Exit::Endpoint.name(),
-                exit_code: Exit::Endpoint as u8,
-                message: exceeded.to_string(),
-                causes: Vec::new(),
-                hint: Some(format!(
-                    "the model did not finish within the call's deadline of {} s: raise --call-timeout (setting call_timeout_s), or lower --max-tokens",
-                    exceeded.deadline.as_secs()
-                )),
-                class: ErrorClass::Canceled.as_str(),
-                status: None,
-                errors: &[],
-                raw: Some(&exceeded.raw),
-                raw_cut: exceeded.raw_cut,
-                partial: exceeded.partial.as_ref(),
-                missing_required: &exceeded.missing_required,
-            };
-            fail(detail, &exceeded.meta, Exit::Endpoint, printer)
-        }
-        Err(CallFailure::SchemaViolation(violation)) => {
-            warn_meta(&violation.meta, schema_file, printer);
-            let exit = Exit::for_failure(violation.class);
-            let detail = FailureDetail {
-                kind: exit.name(),
-                exit_code: exit as u8,
-                message: violation.to_string(),
-                causes: Vec::new(),
-                hint: Some(if args.tools.is_some() {
-                    tools::hint(&violation)
+                if printer.json() {
+                    printer.json_value(&Generated {
+                        value,
+                        meta: &outcome.meta,
+                    })?;
                 } else {
-                    violation_hint(&violation)
-                }),
-                class: violation.class.as_str(),
-                status: None,
-                errors: &violation.errors,
-                raw: Some(&violation.raw),
-                raw_cut: violation.raw_cut,
-                partial: violation.partial.as_ref(),
-                missing_required: &violation.missing_required,
-            };
-            if !printer.json() {
-                for error in &violation.errors {
-                    printer.note(&format!("  {error}"));
+                    let text = if args.pretty {
+                        repair::to_pretty(value)
+                    } else {
+                        repair::to_compact(value)
+                    };
+                    printer.line(&text)?;
+                    if let Some(note) = degraded_note(&outcome.meta) {
+                        printer.note(&note);
+                    }
                 }
+                Ok(Exit::Success)
             }
-            fail(detail, &violation.meta, exit, printer)
+            Err(CallFailure::Request(error)) => Err(request_error(error)),
+            Err(CallFailure::Endpoint { error, meta }) => {
+                warn_meta(&meta, schema_file, printer);
+                let hint = endpoint_hint(&error, &context.target);
+                let detail = FailureDetail {
+                    kind: Exit::Endpoint.name(),
+                    exit_code: Exit::Endpoint as u8,
+                    message: error.to_string(),
+                    causes: Vec::new(),
+                    hint: Some(hint.clone()),
+                    class: error.class.as_str(),
+                    status: error.status,
+                    errors: &[],
+                    raw: None,
+                    raw_cut: false,
+                    partial: None,
+                    missing_required: &[],
+                };
+                fail(detail, &meta, Exit::Endpoint, printer)
+            }
+            Err(CallFailure::DeadlineExceeded(exceeded)) => {
+                warn_meta(&exceeded.meta, schema_file, printer);
+                let detail = FailureDetail {
+                    kind: Exit::Endpoint.name(),
+                    exit_code: Exit::Endpoint as u8,
+                    message: exceeded.to_string(),
+                    causes: Vec::new(),
+                    hint: Some(format!(
+                        "the model did not finish within the call's deadline of {} s: raise --call-timeout (setting call_timeout_s), or lower --max-tokens",
+                        exceeded.deadline.as_secs()
+                    )),
+                    class: ErrorClass::Canceled.as_str(),
+                    status: None,
+                    errors: &[],
+                    raw: Some(&exceeded.raw),
+                    raw_cut: exceeded.raw_cut,
+                    partial: exceeded.partial.as_ref(),
+                    missing_required: &exceeded.missing_required,
+                };
+                fail(detail, &exceeded.meta, Exit::Endpoint, printer)
+            }
+            Err(CallFailure::SchemaViolation(violation)) => {
+                warn_meta(&violation.meta, schema_file, printer);
+                let exit = Exit::for_failure(violation.class);
+                let detail = FailureDetail {
+                    kind: exit.name(),
+                    exit_code: exit as u8,
+                    message: violation.to_string(),
+                    causes: Vec::new(),
+                    hint: Some(if args.tools.is_some() {
+                        tools::hint(&violation)
+                    } else {
+                        violation_hint(&violation)
+                    }),
+                    class: violation.class.as_str(),
+                    status: None,
+                    errors: &violation.errors,
+                    raw: Some(&violation.raw),
+                    raw_cut: violation.raw_cut,
+                    partial: violation.partial.as_ref(),
+                    missing_required: &violation.missing_required,
+                };
+                if !printer.json() {
+                    for error in &violation.errors {
+                        printer.note(&format!("  {error}"));
+                    }
+                }
+                fail(detail, &violation.meta, exit, printer)
+            }
         }
+    })();
+    if let Some(footer) = footer {
+        printer.note(&footer);
     }
+    finished
 }
 
 /// Settings from the flags (`--max-tokens` and `--reask` are settings for one run), the
@@ -529,6 +545,17 @@ fn warn_meta(meta: &CallMeta, schema_file: bool, printer: &Printer) {
             "the {} wire form leaves out {note} (validation still checks it)",
             meta.mechanism
         ));
+    }
+}
+
+/// The call's meta, whatever the outcome (none for a request refused before anything was sent).
+fn meta_of(result: &Result<StructuredOutcome, CallFailure>) -> Option<&CallMeta> {
+    match result {
+        Ok(outcome) => Some(&outcome.meta),
+        Err(CallFailure::Endpoint { meta, .. }) => Some(meta),
+        Err(CallFailure::DeadlineExceeded(exceeded)) => Some(&exceeded.meta),
+        Err(CallFailure::SchemaViolation(violation)) => Some(&violation.meta),
+        Err(CallFailure::Request(_)) => None,
     }
 }
 

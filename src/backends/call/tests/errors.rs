@@ -31,7 +31,10 @@ fn a_503_then_ok_is_retried_once_and_demotes_nothing() {
         forms_sent(&world.emulator),
         ["json_schema_strict", "json_schema_strict"]
     );
-    assert_eq!((outcome.meta.requests, outcome.meta.retry_count), (2, 1));
+    assert_eq!(
+        (outcome.meta.requests, outcome.meta.transport_retries),
+        (2, 1)
+    );
     assert!(outcome.meta.demotions.is_empty());
     assert!(world.entry().demotions.is_empty());
     let waits = world.waits();
@@ -50,7 +53,7 @@ fn a_429_with_retry_after_waits_as_told() {
     )]);
     let outcome = world.call(&scope_request()).unwrap();
     assert_eq!(world.waits(), [Duration::from_secs(1)]);
-    assert_eq!(outcome.meta.retry_count, 1);
+    assert_eq!(outcome.meta.transport_retries, 1);
     assert!(world.entry().demotions.is_empty());
 }
 
@@ -90,7 +93,7 @@ fn a_502_that_outlasts_the_retries_is_returned_without_a_plain_resend() {
             "json_schema_strict",
         ]
     );
-    assert_eq!((meta.requests, meta.retry_count), (3, 2));
+    assert_eq!((meta.requests, meta.transport_retries), (3, 2));
     assert!(world.entry().demotions.is_empty());
 }
 
@@ -113,7 +116,10 @@ fn a_server_that_is_loading_for_a_while_is_waited_for_and_nothing_is_demoted() {
     let outcome = world.call(&scope_request()).unwrap();
     assert_eq!(forms_sent(&world.emulator), ["json_schema_strict"; 7]);
     assert_eq!(outcome.meta.wire_form, Some(WireForm::JsonSchemaStrict));
-    assert_eq!((outcome.meta.requests, outcome.meta.retry_count), (7, 6));
+    assert_eq!(
+        (outcome.meta.requests, outcome.meta.transport_retries),
+        (7, 6)
+    );
     assert!(outcome.meta.demotions.is_empty());
     let entry = world.entry();
     assert!(entry.demotions.is_empty(), "{entry:?}");
@@ -197,7 +203,10 @@ fn llama_cpp_python_500_on_json_schema_is_demoted_through_the_plain_resend() {
         ]
     );
     assert_eq!(outcome.meta.mechanism, Mechanism::GbnfGrammar);
-    assert_eq!((outcome.meta.requests, outcome.meta.retry_count), (11, 4));
+    assert_eq!(
+        (outcome.meta.requests, outcome.meta.transport_retries),
+        (11, 4)
+    );
     assert_eq!(outcome.meta.repair_rung, Some(crate::repair::Rung::None));
     let entry = world.entry();
     assert_eq!(

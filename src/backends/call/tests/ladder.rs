@@ -39,7 +39,15 @@ fn a_strict_json_schema_server_gets_the_contract_strict_with_its_prompt_and_stop
     assert_eq!(meta.mechanism, Mechanism::JsonSchema);
     assert_eq!(meta.wire_form, Some(WireForm::JsonSchemaStrict));
     assert_eq!(meta.repair_rung, Some(crate::repair::Rung::None));
-    assert_eq!((meta.attempts, meta.requests, meta.retry_count), (1, 1, 0));
+    assert_eq!(
+        (
+            meta.attempts,
+            meta.requests,
+            meta.retry_count,
+            meta.transport_retries
+        ),
+        (1, 1, 0, 0)
+    );
     assert_eq!(meta.degrade_reason, None);
     assert!(meta.demotions.is_empty());
     assert_eq!(meta.tokens.unwrap().prompt_tokens, Some(20));

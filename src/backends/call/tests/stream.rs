@@ -110,6 +110,11 @@ fn a_loop_is_cut_off_early_the_connection_closed_and_the_re_ask_breaks_it() {
     );
     let meta = &outcome.meta;
     assert_eq!(meta.attempts, 2);
+    assert_eq!(
+        (meta.retry_count, meta.transport_retries),
+        (1, 0),
+        "one re-ask"
+    );
     assert_eq!(meta.reasks[0].class, FailureClass::Repetition);
     assert_eq!(meta.reasks[0].action, Action::AntiRepetition);
     assert_eq!(meta.reasks[0].max_tokens, 4000, "never a larger budget");
@@ -216,7 +221,7 @@ fn a_stalled_stream_is_an_idle_timeout_that_is_retried_within_the_deadline() {
         ]);
     let outcome = world.call(&scope_request()).unwrap();
     assert_eq!(value(&outcome)["reason"], "ok");
-    assert_eq!(outcome.meta.retry_count, 1);
+    assert_eq!(outcome.meta.transport_retries, 1);
     assert_eq!(outcome.meta.requests, 2);
 }
 
