@@ -63,7 +63,8 @@ struct Report {
     /// The capabilities cache file.
     cache_path: Option<String>,
     /// Repair statistics from `repair-stats.json` in the config directory: `{version, total,
-    /// outcomes: {name: count}, rungs: {rung: count}, changed: {rung: count}}`.
+    /// outcomes: {name: count}, rungs: {rung: count}, changed: {rung: count}, calls: {as_is |
+    /// repaired | reasked | failed: count}}`.
     repair: Stats,
     /// Warnings (no endpoint, a corrupt cache, unreadable repair stats).
     warnings: Vec<String>,
@@ -193,6 +194,15 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         // Answers that never parsed or validated stopped on no rung: nothing to list then.
         if !rungs.is_empty() {
             printer.line(&format!("rungs:      {}", rungs.join(", ")))?;
+        }
+        // `generate` calls: how many were fixed by repair, and how many needed a re-ask.
+        if !repair.calls.is_empty() {
+            let calls: Vec<String> = repair
+                .calls
+                .iter()
+                .map(|(ending, count)| format!("{ending} {count}"))
+                .collect();
+            printer.line(&format!("calls:      {}", calls.join(", ")))?;
         }
     }
     Ok(Exit::Success)

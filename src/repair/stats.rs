@@ -42,6 +42,36 @@ pub struct Stats {
     /// Per rung, how often it changed something (successes and failures alike).
     #[serde(default)]
     pub changed: BTreeMap<String, u64>,
+    /// Structured calls by how they ended ([`CallEnding`]): valid as the first answer came,
+    /// fixed by repair, fixed by a re-ask, or failed. Only the call path records these; absent
+    /// from the file until it does.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub calls: BTreeMap<String, u64>,
+}
+
+/// How one structured call got its answer, for [`Stats::record_call`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallEnding {
+    /// The first answer was valid as it came.
+    AsIs,
+    /// The first answer needed the repair ladder.
+    Repaired,
+    /// A re-ask gave the answer (whatever the repair it needed).
+    Reasked,
+    /// No valid answer.
+    Failed,
+}
+
+impl CallEnding {
+    /// The counter's name: `as_is`, `repaired`, `reasked`, `failed`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CallEnding::AsIs => "as_is",
+            CallEnding::Repaired => "repaired",
+            CallEnding::Reasked => "reasked",
+            CallEnding::Failed => "failed",
+        }
+    }
 }
 
 fn format_version() -> u32 {
@@ -120,6 +150,11 @@ impl Stats {
         }
     }
 
+    /// Counts how one structured call ended.
+    pub fn record_call(&mut self, ending: CallEnding) {
+        bump(&mut self.calls, ending.as_str(), 1);
+    }
+
     /// Adds `other`'s counts to these (saturating, like [`Stats::record`]).
     pub fn merge(&mut self, other: &Stats) {
         self.total = self.total.saturating_add(other.total);
@@ -127,6 +162,7 @@ impl Stats {
             (&mut self.outcomes, &other.outcomes),
             (&mut self.rungs, &other.rungs),
             (&mut self.changed, &other.changed),
+            (&mut self.calls, &other.calls),
         ] {
             for (name, count) in theirs {
                 bump(mine, name, *count);

@@ -69,6 +69,7 @@ fn prints_the_validated_value_and_updates_the_stats() {
         .code(0)
         .json();
     assert_eq!(status["repair"]["total"], 2);
+    assert_eq!(status["repair"]["calls"], json!({"as_is": 2}));
 }
 
 #[test]
@@ -599,6 +600,15 @@ fn verbose_ends_with_the_retries_and_what_degraded() {
             .ends_with("Retries: 1 (prose) · Degraded: structured_decoding_off\n"),
         "{}",
         run.stderr
+    );
+    // The stats tell an answer a re-ask fixed from one repair fixed.
+    assert_eq!(stats(&slm)["calls"], json!({"reasked": 1}));
+    let status = slm.run(["status", "--offline"], "");
+    status.code(0);
+    assert!(
+        status.stdout.ends_with("calls:      reasked 1\n"),
+        "{}",
+        status.stdout
     );
 
     // A demotion, and a failure: the footer comes with the error too.

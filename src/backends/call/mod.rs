@@ -39,7 +39,7 @@ mod tests;
 use std::time::{Duration, Instant};
 
 use crate::config::{AntiRepetition, Settings};
-use crate::repair::{self, FailureClass, RepairOptions, Rung, Stats};
+use crate::repair::{self, CallEnding, FailureClass, RepairOptions, Rung, Stats};
 use crate::schema::Mechanism;
 
 use super::capabilities::WireForm;
@@ -276,6 +276,12 @@ pub fn structured_call(
             }
         }
     };
+    stats.record_call(match (&result, meta.reasks.is_empty(), meta.repair_rung) {
+        (Err(_), _, _) => CallEnding::Failed,
+        (Ok(_), false, _) => CallEnding::Reasked,
+        (Ok(_), true, Some(Rung::None)) => CallEnding::AsIs,
+        (Ok(_), true, _) => CallEnding::Repaired,
+    });
     if settings.record_stats
         && let Some(path) = &context.stats_file
     {
