@@ -6,10 +6,10 @@
 //! Rungs run in a fixed order ([`Rung::ALL`]), each building on the ones before it:
 //! `none think fence extract trailing_comma quotes comments unicode_spaces unquoted smart_quotes
 //! non_finite missing_commas empty_elements inner_quotes escapes python_bools control_chars
-//! close_braces coerce`. A result names the first rung after which the document parsed (and, with a schema,
+//! close_quote close_braces coerce`. A result names the first rung after which the document parsed (and, with a schema,
 //! validated) and lists every rung that changed something.
 //!
-//! It is implemented as one pass, not nineteen: valid input is parsed by `serde_json` (rung
+//! It is implemented as one pass, not twenty: valid input is parsed by `serde_json` (rung
 //! `none`; a leading byte-order mark is ignored first); anything else goes to a string-aware,
 //! non-recursive tolerant parser (`repair::parse`, private) that records, for each deviation from JSON it
 //! accepts, the rung that fixes it. The parser's decisions do not depend on which rungs are
@@ -40,7 +40,9 @@
 //!   with [`drop_deep`], since `serde_json` drops recursively. Schema validation of a value
 //!   deeper than 128 levels (deeper than `serde_json` itself parses) runs on a helper thread
 //!   with a stack sized for it.
-//! - Text: the input is a `&str`; the CLI replaces invalid UTF-8 with U+FFFD and says so.
+//! - Text: the input is a `&str`; the CLI replaces invalid UTF-8 with U+FFFD and says so. Input
+//!   that is mostly not text (at least a quarter of its characters control bytes or U+FFFD,
+//!   as random bytes are) is `malformed`, whatever braces a search would find in it.
 //! - A document is an object or an array. A top-level scalar is accepted only when the whole
 //!   input is valid JSON (rung `none`).
 //! - Classes: besides the four of the design (`empty`, `prose`, `truncated`, `wrong_shape`),
@@ -70,6 +72,8 @@ mod write;
 
 #[cfg(test)]
 mod corpus_tests;
+#[cfg(test)]
+mod corpus_tests_breadth;
 #[cfg(test)]
 mod corpus_tests_gaps;
 #[cfg(test)]
@@ -219,6 +223,9 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
     };
     if text.trim().is_empty() || locate::gap(bytes, 0, bytes.len()) != locate::Gap::Text {
         return Err(Failed::empty("the input is empty"));
+    }
+    if scan::mostly_binary(bytes) {
+        return Err(Failed::binary());
     }
     let mut start = 0;
     match locate::reasoning(text) {

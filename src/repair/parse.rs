@@ -135,7 +135,7 @@ pub(super) struct Parser<'a> {
     pub(super) numbers: NumberTexts,
     pub(super) number_budget: usize,
     /// The first fix of a rung the caller did not allow, and where it was.
-    needs: Option<(Rung, usize)>,
+    pub(super) needs: Option<(Rung, usize)>,
     /// The top-level value, once it is complete.
     finished: Option<Value>,
     /// The text was cut where prose starts, so its end is a marker, like a closing fence: a

@@ -48,6 +48,10 @@ pub enum Rung {
     PythonBools,
     /// Raw control characters (newline, tab, ...) inside strings were escaped.
     ControlChars,
+    /// A string's missing closing quote was supplied: the text ends inside the string, but
+    /// with exactly the closers the open containers need (`{"a": "b}`), so the model forgot the
+    /// quote; it was not cut off.
+    CloseQuote,
     /// Missing `}` or `]` were supplied after a complete final value (at the end of the text,
     /// before a closing fence or chat token, or before prose on a later line), or a mismatched
     /// closer was matched to its opener.
@@ -58,7 +62,7 @@ pub enum Rung {
 
 impl Rung {
     /// Every rung, in ladder order.
-    pub const ALL: [Rung; 19] = [
+    pub const ALL: [Rung; 20] = [
         Rung::None,
         Rung::Think,
         Rung::Fence,
@@ -76,6 +80,7 @@ impl Rung {
         Rung::Escapes,
         Rung::PythonBools,
         Rung::ControlChars,
+        Rung::CloseQuote,
         Rung::CloseBraces,
         Rung::Coerce,
     ];
@@ -100,6 +105,7 @@ impl Rung {
             Rung::Escapes => "escapes",
             Rung::PythonBools => "python_bools",
             Rung::ControlChars => "control_chars",
+            Rung::CloseQuote => "close_quote",
             Rung::CloseBraces => "close_braces",
             Rung::Coerce => "coerce",
         }

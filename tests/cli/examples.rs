@@ -58,13 +58,13 @@ fn the_tool_loop_runs_a_call_sends_its_result_under_its_id_and_prints_the_answer
     let assistant = &messages[messages.len() - 2];
     assert_eq!(assistant["role"], "assistant");
     assert_eq!(assistant["tool_calls"][0]["id"], "call_7");
-    assert_eq!(
-        assistant["tool_calls"][0]["function"]["name"],
-        "read_file"
-    );
+    assert_eq!(assistant["tool_calls"][0]["function"]["name"], "read_file");
     let result = &messages[messages.len() - 1];
     assert_eq!(result["role"], "tool");
     assert_eq!(result["tool_call_id"], "call_7");
     assert_eq!(result["content"], "[package]\nname = \"demo\"\n");
-    assert_eq!(bodies[1]["tools"], bodies[0]["tools"], "the tools on every turn");
+    assert_eq!(
+        bodies[1]["tools"], bodies[0]["tools"],
+        "the tools on every turn"
+    );
 }
