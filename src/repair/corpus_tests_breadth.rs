@@ -52,9 +52,50 @@ pub(super) const CLOSE_QUOTE: &[Case] = &[
 ];
 
 #[test]
+fn literals_in_any_case_and_non_finite_spellings() {
+    check(LITERAL_CASES);
+}
+
+#[test]
 fn a_missing_closing_quote_is_supplied_and_a_cut_string_stays_truncated() {
     check(CLOSE_QUOTE);
 }
 
+/// Literals in another case and non-finite spellings: `TRUE`, `Null` (`python_bools`);
+/// `nan`, `inf`, `-Infinity` in any case (`non_finite`, null). Inside strings they stay content;
+/// lower-case `none` is a word, not Python's `None`.
+pub(super) const LITERAL_CASES: &[Case] = &[
+    ok(
+        r#"{"a": TRUE, "b": FALSE, "c": Null}"#,
+        r#"{"a": true, "b": false, "c": null}"#,
+        "python_bools",
+    ),
+    ok("[TRUE, fAlSe, NULL]", "[true, false, null]", "python_bools"),
+    ok(r#"{"a": nan}"#, r#"{"a": null}"#, "non_finite"),
+    ok(
+        "[nan, NAN, inf, -inf, INFINITY, -infinity]",
+        "[null, null, null, null, null, null]",
+        "non_finite",
+    ),
+    ok(
+        r#"{"a": "TRUE", "b": "nan"}"#,
+        r#"{"a": "TRUE", "b": "nan"}"#,
+        "",
+    ),
+    ok(r#"{"a": none}"#, r#"{"a": "none"}"#, "unquoted"),
+    ok(r#"{"a": nano}"#, r#"{"a": "nano"}"#, "unquoted"),
+    ok(
+        r#"{"a": TRUE "b": 1}"#,
+        r#"{"a": true, "b": 1}"#,
+        "missing_commas python_bools",
+    ),
+    fails(r#"{"a": TRU"#, "truncated"),
+    fails("[1, inf", "truncated"),
+    fails("[1, -in", "truncated"),
+    fails(r#"{"a": -INF"#, "truncated"),
+    ok("[1, nan", "[1, null]", "non_finite close_braces"),
+    fails(r#"{"x": [infinite]}"#, "malformed"),
+];
+
 /// Every table of this module, for `corpus_tests::every_row`.
-pub(super) const ALL_BREADTH: &[&[Case]] = &[CLOSE_QUOTE];
+pub(super) const ALL_BREADTH: &[&[Case]] = &[CLOSE_QUOTE, LITERAL_CASES];

@@ -33,7 +33,8 @@ pub enum Rung {
     Unquoted,
     /// Typographic quotes used as string delimiters became `"`.
     SmartQuotes,
-    /// `NaN`, `Infinity`, `-Infinity`, `undefined` and out-of-range numbers became `null`.
+    /// `NaN`, `Infinity`, `-Infinity`, `inf`, `undefined` (in any case) and out-of-range
+    /// numbers became `null`.
     NonFinite,
     /// A missing `,` between two members or two elements was inserted.
     MissingCommas,
@@ -44,7 +45,8 @@ pub enum Rung {
     /// Unknown escapes kept their backslash, lone surrogates became U+FFFD, `\'` became `'`,
     /// and a whole document written with escaped quotes (`{\"a\": 1}`) was unescaped.
     Escapes,
-    /// Python's `True`, `False` and `None` outside strings became `true`, `false`, `null`.
+    /// Python's `True`, `False` and `None`, and `true`, `false`, `null` in any other case
+    /// (`TRUE`, `Null`), outside strings became `true`, `false`, `null`.
     PythonBools,
     /// Raw control characters (newline, tab, ...) inside strings were escaped.
     ControlChars,

@@ -88,9 +88,13 @@ pub(super) const LITERALS: [&str; 9] = [
 /// Whether `word` is a proper prefix of a literal: a document that ends there was cut inside a
 /// literal.
 pub(super) fn is_literal_prefix(word: &str) -> bool {
+    let lower = word.to_ascii_lowercase();
     LITERALS
         .iter()
-        .any(|literal| literal.len() > word.len() && literal.starts_with(word))
+        .chain(&["nan", "inf", "infinity"])
+        .any(|literal| {
+            literal.len() > word.len() && (literal.starts_with(word) || literal.starts_with(&lower))
+        })
 }
 
 /// The word (identifier bytes) starting at `at`.

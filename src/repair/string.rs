@@ -233,10 +233,7 @@ impl Parser<'_> {
             b'"' | b'\'' | b'{' | b'[' | b'-' | b'0'..=b'9' => true,
             0xE2 => smart_quote(bytes, at).is_some(),
             byte if is_word_start(byte) => {
-                let word = scan::word_at(bytes, at);
-                scan::LITERALS
-                    .iter()
-                    .any(|literal| literal.as_bytes() == word)
+                super::scalar::literal(scan::word_at(bytes, at)).is_some()
             }
             _ => false,
         }
