@@ -57,6 +57,11 @@ fn literals_in_any_case_and_non_finite_spellings() {
 }
 
 #[test]
+fn strings_without_commas_and_ellipsis_placeholders() {
+    check(COMMAS_AND_ELLIPSES);
+}
+
+#[test]
 fn a_missing_closing_quote_is_supplied_and_a_cut_string_stays_truncated() {
     check(CLOSE_QUOTE);
 }
@@ -97,5 +102,45 @@ pub(super) const LITERAL_CASES: &[Case] = &[
     fails(r#"{"x": [infinite]}"#, "malformed"),
 ];
 
+/// Strings that lack the commas between them (`missing_commas`), and ellipsis placeholders
+/// for more elements or members, dropped like empty elements (`empty_elements`: nothing is
+/// invented). A text that ends at or inside the ellipsis is cut off.
+pub(super) const COMMAS_AND_ELLIPSES: &[Case] = &[
+    ok(r#"["x" "y" "z"]"#, r#"["x", "y", "z"]"#, "missing_commas"),
+    ok(
+        "[\"a\" \"b\" \"c\" \"d\" \"e\"]",
+        r#"["a", "b", "c", "d", "e"]"#,
+        "missing_commas",
+    ),
+    ok(r#"["x" "y", "z"]"#, r#"["x", "y", "z"]"#, "missing_commas"),
+    // A quote inside a string followed by a word is still content.
+    ok(
+        r#"["He said "hi" to me"]"#,
+        r#"["He said \"hi\" to me"]"#,
+        "inner_quotes",
+    ),
+    ok("[1, 2, 3, ...]", "[1, 2, 3]", "empty_elements"),
+    ok("[1, 2, 3, …]", "[1, 2, 3]", "empty_elements"),
+    ok("[1, ..., 5]", "[1, 5]", "empty_elements"),
+    ok(r#"["a", "b", ...]"#, r#"["a", "b"]"#, "empty_elements"),
+    ok(r#"{"a": 2, ...}"#, r#"{"a": 2}"#, "empty_elements"),
+    ok(
+        r#"{"a": 2, ..., "z": 26}"#,
+        r#"{"a": 2, "z": 26}"#,
+        "empty_elements",
+    ),
+    ok(
+        "{\"steps\": [\"read\", \"plan\", ...], /* ... */ \"n\": 2}",
+        r#"{"steps": ["read", "plan"], "n": 2}"#,
+        "comments empty_elements",
+    ),
+    ok(r#"{"a": "x ... y"}"#, r#"{"a": "x ... y"}"#, ""),
+    fails("[1, 2, ...", "truncated"),
+    fails("[1, 2, ..", "truncated"),
+    fails(r#"{"a": 1, ..."#, "truncated"),
+    fails("[1, 2, .... 3]", "malformed"),
+    fails("[1, ... 2]", "malformed"),
+];
+
 /// Every table of this module, for `corpus_tests::every_row`.
-pub(super) const ALL_BREADTH: &[&[Case]] = &[CLOSE_QUOTE, LITERAL_CASES];
+pub(super) const ALL_BREADTH: &[&[Case]] = &[CLOSE_QUOTE, LITERAL_CASES, COMMAS_AND_ELLIPSES];

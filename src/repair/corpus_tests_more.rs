@@ -103,7 +103,7 @@ const FAILURES: &[Case] = &[
     fails(r#"{"a": 12px}"#, "malformed"),
     fails(r#"{"a": .5}"#, "malformed"),
     fails(r#"{"a": +1}"#, "malformed"),
-    fails("{\"a\": [1, 2, ...]}", "malformed"),
+    fails("{\"a\": [1, 2, ..x]}", "malformed"),
     fails("```json\n{the config}\n```", "malformed"),
 ];
 

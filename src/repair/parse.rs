@@ -289,6 +289,9 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 Ok(false)
             }
+            b'.' | 0xE2 if self.in_array() && ellipsis(self.bytes, self.pos).is_some() => {
+                self.ellipsis(expect, Expect::FirstValue)
+            }
             b']' | b'}' if self.in_array() => {
                 if *expect == Expect::Value {
                     self.fix(Rung::TrailingComma, self.pos)?;
@@ -326,6 +329,9 @@ impl<'a> Parser<'a> {
                 self.fix(Rung::EmptyElements, self.pos)?;
                 self.pos += 1;
                 return Ok(false);
+            }
+            b'.' | 0xE2 if ellipsis(self.bytes, self.pos).is_some() => {
+                return self.ellipsis(expect, Expect::FirstKey);
             }
             b'"' => self.string(None, Role::Key)?,
             b'\'' => {
@@ -391,6 +397,29 @@ impl<'a> Parser<'a> {
                 Ok(false)
             }
         }
+    }
+
+    /// An ellipsis (`...` or `…`) standing for more elements or members (`[1, 2, ...]`,
+    /// `{"a": 1, ...}`) is dropped with the comma after it, like an empty element: nothing is
+    /// invented. Before the closer the parser expects what it does after an opener (`first`),
+    /// so the comma before the ellipsis is not a trailing comma.
+    fn ellipsis(&mut self, expect: &mut Expect, first: Expect) -> Result<bool, Stop> {
+        let Some(length) = ellipsis(self.bytes, self.pos) else {
+            return Err(self.broken(self.pos, "a value"));
+        };
+        if length == 0 {
+            return Err(Stop::Cut(Cut::InLiteral, self.pos));
+        }
+        self.fix(Rung::EmptyElements, self.pos)?;
+        self.pos += length;
+        let next = skip_space(self.bytes, self.pos);
+        match self.bytes.get(next) {
+            Some(b',') => self.pos = next + 1,
+            Some(b']' | b'}') => *expect = first,
+            None => {}
+            Some(_) => return Err(self.broken(next, "',' or a closing bracket")),
+        }
+        Ok(false)
     }
 
     fn unquoted_key(&mut self) -> Result<String, Stop> {
@@ -557,5 +586,18 @@ impl<'a> Parser<'a> {
             Some(offset) => self.pos + offset + 1,
             None => self.bytes.len(),
         };
+    }
+}
+
+/// The length of the ellipsis (`...` or `…`) at `at`; `Some(0)` when the text ends inside one.
+pub(super) fn ellipsis(bytes: &[u8], at: usize) -> Option<usize> {
+    let rest = &bytes[at..];
+    if rest.starts_with(b"...") && rest.get(3) != Some(&b'.') || rest.starts_with("…".as_bytes())
+    {
+        Some(3)
+    } else if rest.len() < 3 && b"...".starts_with(rest) {
+        Some(0)
+    } else {
+        None
     }
 }

@@ -36,9 +36,10 @@ pub enum Rung {
     /// `NaN`, `Infinity`, `-Infinity`, `inf`, `undefined` (in any case) and out-of-range
     /// numbers became `null`.
     NonFinite,
-    /// A missing `,` between two members or two elements was inserted.
+    /// A missing `,` between two members or two elements (`["x" "y" "z"]`) was inserted.
     MissingCommas,
-    /// An empty element or member (`[1,,2]`, `{,"a":1}`) was dropped.
+    /// An empty element or member (`[1,,2]`, `{,"a":1}`), or an ellipsis placeholder for more
+    /// (`[1, 2, ...]`, `{"a": 1, …}`), was dropped.
     EmptyElements,
     /// A `"` inside a string that is plainly content (`"He said "hi" to me"`) was escaped.
     InnerQuotes,

@@ -266,6 +266,9 @@ impl Parser<'_> {
         };
         match byte {
             b',' | b'/' | b'#' => true,
+            b'.' | 0xE2 if super::parse::ellipsis(bytes, at).is_some_and(|length| length > 0) => {
+                true
+            }
             b'}' if role == Role::ObjectValue => true,
             b']' if role == Role::ArrayValue => true,
             _ if is_end_marker(bytes, at) => true,
@@ -289,11 +292,21 @@ impl Parser<'_> {
             }
             (Role::ObjectValue, byte) if is_key_byte(byte) => self.starts_key(at),
             (Role::ArrayValue, b'"') => {
-                let Some(close) = same_line_quote(bytes, at + 1, b'"') else {
-                    return false;
-                };
-                let after = skip_blank(bytes, close + 1);
-                matches!(bytes.get(after), None | Some(b',' | b']'))
+                // A run of strings that lack their commas (`["x" "y" "z"]`) ends the way a
+                // list does; past a few, it is taken for one.
+                let mut next = at;
+                for _ in 0..STRING_RUN {
+                    let Some(close) = same_line_quote(bytes, next + 1, b'"') else {
+                        return false;
+                    };
+                    next = skip_blank(bytes, close + 1);
+                    match bytes.get(next) {
+                        None | Some(b',' | b']') => return true,
+                        Some(b'"') if next > close + 1 => {}
+                        Some(_) => return false,
+                    }
+                }
+                true
             }
             (Role::ArrayValue, b'{' | b'[' | b'-' | b'0'..=b'9') => true,
             _ => false,
@@ -342,6 +355,9 @@ impl Parser<'_> {
         (braces == 0 && brackets == 0 && !self.stack.is_empty()).then_some(end)
     }
 }
+
+/// How many strings without commas between them `continues_list` looks through.
+const STRING_RUN: usize = 8;
 
 /// The next unescaped `quote` on the same line, from `at`.
 fn same_line_quote(bytes: &[u8], mut at: usize, quote: u8) -> Option<usize> {
