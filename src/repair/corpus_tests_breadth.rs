@@ -62,6 +62,11 @@ fn strings_without_commas_and_ellipsis_placeholders() {
 }
 
 #[test]
+fn a_key_without_a_value_is_dropped() {
+    check(MISSING_VALUES);
+}
+
+#[test]
 fn a_missing_closing_quote_is_supplied_and_a_cut_string_stays_truncated() {
     check(CLOSE_QUOTE);
 }
@@ -142,5 +147,46 @@ pub(super) const COMMAS_AND_ELLIPSES: &[Case] = &[
     fails("[1, ... 2]", "malformed"),
 ];
 
+/// A key with no value is dropped with its key (`empty_elements`: nothing is invented, so a
+/// schema that requires it re-asks); a text cut after the `:` stays truncated.
+pub(super) const MISSING_VALUES: &[Case] = &[
+    ok(r#"{"a":, "b": 2}"#, r#"{"b": 2}"#, "empty_elements"),
+    ok(
+        r#"{"key1": 1, "key3": }"#,
+        r#"{"key1": 1}"#,
+        "empty_elements",
+    ),
+    ok(r#"{"a": }"#, "{}", "empty_elements"),
+    ok(
+        r#"[{"a": , "b": [1]}]"#,
+        r#"[{"b": [1]}]"#,
+        "empty_elements",
+    ),
+    ok(r#"{"a": ","}"#, r#"{"a": ","}"#, ""),
+    fails(r#"{"a": "#, "truncated"),
+    fails(r#"{"a": , "#, "truncated"),
+    fails(r#"{"a": ]"#, "malformed"),
+    // A missing `:` between a quoted key and its value on its line (`missing_commas`).
+    ok(
+        r#"{"a": 1, "b" 2}"#,
+        r#"{"a": 1, "b": 2}"#,
+        "missing_commas",
+    ),
+    ok(
+        r#"{"a": 1, "b" "x", "c" [true]}"#,
+        r#"{"a": 1, "b": "x", "c": [true]}"#,
+        "missing_commas",
+    ),
+    fails(r#"{"a": 1, "b" +2}"#, "malformed"),
+    fails("{\"a\": 1, \"b\"\n2}", "malformed"),
+    fails(r#"{"a" 1}"#, "prose"),
+    fails(r#"{"a": 1, "b" 2"#, "truncated"),
+];
+
 /// Every table of this module, for `corpus_tests::every_row`.
-pub(super) const ALL_BREADTH: &[&[Case]] = &[CLOSE_QUOTE, LITERAL_CASES, COMMAS_AND_ELLIPSES];
+pub(super) const ALL_BREADTH: &[&[Case]] = &[
+    CLOSE_QUOTE,
+    LITERAL_CASES,
+    COMMAS_AND_ELLIPSES,
+    MISSING_VALUES,
+];

@@ -94,10 +94,12 @@ const FAILURES: &[Case] = &[
     fails("<|im_start|>assistant\nNo JSON today<|im_end|>", "prose"),
     fails("```python\nprint('hi')\n```", "prose"),
     fails("The answer is 42.", "prose"),
-    fails(r#"{"a": }"#, "malformed"),
+    // Issue 14 turned `{"a": }` around: a key with no value is dropped (corpus_tests_breadth).
+    fails(r#"{"a": ]"#, "malformed"),
     fails(r#"{"a": 1 2}"#, "malformed"),
     fails(r#"{"a": [1, 2 x]}"#, "malformed"),
-    fails(r#"{"a": 1, "b" 2}"#, "malformed"),
+    // Issue 14 turned `"b" 2` around: the missing `:` is supplied (corpus_tests_breadth).
+    fails("{\"a\": 1, \"b\"\n 2}", "malformed"),
     fails(r#"{"a" 1}"#, "prose"),
     fails(r#"{"a": 01}"#, "malformed"),
     fails(r#"{"a": 12px}"#, "malformed"),
@@ -433,7 +435,7 @@ fn truncation_wins_over_coercion() {
 
 #[test]
 fn messages_say_where() {
-    let failure = repair("{\n  \"a\": }", &RepairOptions::new()).unwrap_err();
+    let failure = repair("{\n  \"a\": ]", &RepairOptions::new()).unwrap_err();
     assert_eq!(
         failure.message,
         "the JSON document is malformed: expected a value (line 2, column 8)"

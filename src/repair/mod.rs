@@ -42,11 +42,12 @@
 //!   with a stack sized for it.
 //! - Text: the input is a `&str`; the CLI replaces invalid UTF-8 with U+FFFD and says so. Input
 //!   that is mostly not text (at least a quarter of its characters control bytes or U+FFFD,
-//!   as random bytes are) is `malformed`, whatever braces a search would find in it.
+//!   as random bytes are) is `malformed`, whatever braces a search would find in it (checked
+//!   only when the value was carved out of other text, or none was found: no cost otherwise).
 //! - A document is an object or an array. A top-level scalar is accepted only when the whole
 //!   input is valid JSON (rung `none`).
 //! - Classes: besides the four of the design (`empty`, `prose`, `truncated`, `wrong_shape`),
-//!   `malformed` is JSON that no rung repairs (`{"a": }`, garbage inside an open object, too
+//!   `malformed` is JSON that no rung repairs (`{"a": ]`, garbage inside an open object, too
 //!   deep). A caller re-asks it like prose: "output only one JSON object".
 //! - The fixes beyond the seed's rungs are documented on [`Rung`], the exact list of coercions
 //!   on [`CoercionKind`].
@@ -224,9 +225,6 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
     if text.trim().is_empty() || locate::gap(bytes, 0, bytes.len()) != locate::Gap::Text {
         return Err(Failed::empty("the input is empty"));
     }
-    if scan::mostly_binary(bytes) {
-        return Err(Failed::binary());
-    }
     let mut start = 0;
     match locate::reasoning(text) {
         locate::Reasoning::Absent => {}
@@ -292,6 +290,10 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
             Ok(value) => {
                 let before = locate::gap(bytes, start, candidate);
                 if let Some(rung) = locate::Gap::rung(before, attempt.after) {
+                    // A value found in the middle of binary data is not an answer.
+                    if scan::mostly_binary(bytes) {
+                        return Err(Failed::binary());
+                    }
                     gate(&mut changed, rung, candidate)?;
                 }
                 return Ok(Found {
@@ -313,8 +315,12 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
                 }
                 from = at.max(candidate + 1);
             }
+            Err(_) if scan::mostly_binary(bytes) => return Err(Failed::binary()),
             Err(stop) => return Err(Failed::from_stop(stop, changed, attempt.partial)),
         }
+    }
+    if scan::mostly_binary(bytes) {
+        return Err(Failed::binary());
     }
     Err(first_failure.unwrap_or_else(Failed::prose))
 }

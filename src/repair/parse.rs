@@ -224,6 +224,12 @@ impl<'a> Parser<'a> {
                         expect = Expect::Value;
                         false
                     }
+                    At::Byte(_) if self.value_on_the_key_line() => {
+                        // `"b" 2`: the `:` is missing between a key and its value.
+                        self.fix(Rung::MissingCommas, self.pos)?;
+                        expect = Expect::Value;
+                        false
+                    }
                     At::Byte(_) => return Err(self.broken(self.pos, "':' after the key")),
                     At::End | At::Marker => return Err(Stop::Cut(Cut::AfterKey, self.pos)),
                 },
@@ -297,6 +303,21 @@ impl<'a> Parser<'a> {
                     self.fix(Rung::TrailingComma, self.pos)?;
                 }
                 self.close(byte, expect)
+            }
+            b',' | b'}' if *expect == Expect::Value && !self.stack.is_empty() => {
+                // A key with no value (`{"a": , "b": 1}`, `{"a": }`): the member is dropped
+                // like an empty one; nothing is invented for it.
+                self.fix(Rung::EmptyElements, self.pos)?;
+                if let Some(Frame::Object(_, pending)) = self.stack.last_mut() {
+                    *pending = None;
+                }
+                if byte == b',' {
+                    self.pos += 1;
+                    *expect = Expect::Key;
+                } else {
+                    *expect = Expect::FirstKey;
+                }
+                Ok(false)
             }
             _ if self.stack.is_empty() => Err(self.broken(self.pos, "'{' or '['")),
             _ => {
@@ -397,6 +418,19 @@ impl<'a> Parser<'a> {
                 Ok(false)
             }
         }
+    }
+
+    /// Whether a value plainly starts at `self.pos`, after spaces (no line break) that follow
+    /// the key: then only the `:` between them is missing.
+    fn value_on_the_key_line(&self) -> bool {
+        let bytes = self.bytes;
+        let mut before = self.pos;
+        while before > 0 && matches!(bytes[before - 1], b' ' | b'\t') {
+            before -= 1;
+        }
+        before < self.pos
+            && matches!(bytes[before - 1], b'"' | b'\'')
+            && self.starts_value(self.pos)
     }
 
     /// An ellipsis (`...` or `…`) standing for more elements or members (`[1, 2, ...]`,

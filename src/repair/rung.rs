@@ -36,9 +36,11 @@ pub enum Rung {
     /// `NaN`, `Infinity`, `-Infinity`, `inf`, `undefined` (in any case) and out-of-range
     /// numbers became `null`.
     NonFinite,
-    /// A missing `,` between two members or two elements (`["x" "y" "z"]`) was inserted.
+    /// A missing `,` between two members or two elements (`["x" "y" "z"]`), or a missing `:`
+    /// between a quoted key and its value on the same line (`{"a": 1, "b" 2}`), was inserted.
     MissingCommas,
-    /// An empty element or member (`[1,,2]`, `{,"a":1}`), or an ellipsis placeholder for more
+    /// An empty element or member (`[1,,2]`, `{,"a":1}`, a key with no value: `{"a": }`), or an
+    /// ellipsis placeholder for more
     /// (`[1, 2, ...]`, `{"a": 1, …}`), was dropped.
     EmptyElements,
     /// A `"` inside a string that is plainly content (`"He said "hi" to me"`) was escaped.
