@@ -290,8 +290,13 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
             Ok(value) => {
                 let before = locate::gap(bytes, start, candidate);
                 if let Some(rung) = locate::Gap::rung(before, attempt.after) {
-                    // A value found in the middle of binary data is not an answer.
-                    if scan::mostly_binary(bytes) {
+                    // A value found in the middle of binary data is not an answer. The text
+                    // before the value and the text's last bytes tell (random bytes are
+                    // binary everywhere) without a pass over a long answer.
+                    let tail = bytes.len().saturating_sub(BINARY_TAIL).max(candidate);
+                    if scan::mostly_binary(&bytes[start..candidate])
+                        || scan::mostly_binary(&bytes[tail..])
+                    {
                         return Err(Failed::binary());
                     }
                     gate(&mut changed, rung, candidate)?;
@@ -324,6 +329,9 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
     }
     Err(first_failure.unwrap_or_else(Failed::prose))
 }
+
+/// How many of the text's last bytes the binary check reads when a value was found.
+const BINARY_TAIL: usize = 256;
 
 /// Whether the document that starts at `start` runs past byte `mark` (decided with every rung
 /// allowed, so the answer does not depend on the caller's rungs).

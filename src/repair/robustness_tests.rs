@@ -198,6 +198,9 @@ fn ten_megabytes_of_random_bytes_are_malformed_not_braces_found_somewhere() {
     let planted = format!("{noise}{{\"a\": 1}}{noise}");
     let failure = repair(&planted, &RepairOptions::new()).unwrap_err();
     assert_eq!(failure.class, FailureClass::Malformed);
+    let first = format!("{{\"a\": 1}}{noise}");
+    let failure = repair(&first, &RepairOptions::new()).unwrap_err();
+    assert_eq!(failure.class, FailureClass::Malformed);
 
     // The other side: an answer with a few raw control characters and invalid bytes in its
     // strings is text, and repairs.
