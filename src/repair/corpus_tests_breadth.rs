@@ -67,6 +67,11 @@ fn a_key_without_a_value_is_dropped() {
 }
 
 #[test]
+fn number_like_words_after_a_key_are_kept_as_text() {
+    check(NUMBER_LIKE_WORDS);
+}
+
+#[test]
 fn a_missing_closing_quote_is_supplied_and_a_cut_string_stays_truncated() {
     check(CLOSE_QUOTE);
 }
@@ -181,6 +186,32 @@ pub(super) const MISSING_VALUES: &[Case] = &[
     fails("{\"a\": 1, \"b\"\n2}", "malformed"),
     fails(r#"{"a" 1}"#, "prose"),
     fails(r#"{"a": 1, "b" 2"#, "truncated"),
+];
+
+/// A token after a key that starts like a number and goes on (versions, UUIDs, leading zeros,
+/// units) is a bare value kept as its text (`unquoted`); nothing is guessed, so a schema that
+/// wants a number makes it a re-ask. In an array it stays malformed, and an incomplete number
+/// (`1.`, `1e`, `-`) before a closer stays malformed too.
+pub(super) const NUMBER_LIKE_WORDS: &[Case] = &[
+    ok(
+        r#"{"version": 0.0.1}"#,
+        r#"{"version": "0.0.1"}"#,
+        "unquoted",
+    ),
+    ok(r#"{"zip": 0789}"#, r#"{"zip": "0789"}"#, "unquoted"),
+    ok(
+        r#"{"id": 123e4567-e89b-12d3-a456-426614174000, "n": 1}"#,
+        r#"{"id": "123e4567-e89b-12d3-a456-426614174000", "n": 1}"#,
+        "unquoted",
+    ),
+    ok(r#"{"w": 12px}"#, r#"{"w": "12px"}"#, "unquoted"),
+    ok(r#"{"n": 1_000}"#, r#"{"n": "1_000"}"#, "unquoted"),
+    ok(r#"{"n": 12.5}"#, r#"{"n": 12.5}"#, ""),
+    fails(r#"{"version": 0.0.1"#, "truncated"),
+    fails("[0.0.1]", "malformed"),
+    fails(r#"{"a": 1.}"#, "malformed"),
+    fails(r#"{"a": 1e}"#, "malformed"),
+    fails(r#"{"a": -}"#, "malformed"),
 ];
 
 /// Every table of this module, for `corpus_tests::every_row`.

@@ -29,7 +29,8 @@ pub enum Rung {
     /// Unicode spaces between tokens (no-break, em, ideographic, zero-width, a byte-order mark
     /// inside the text) were skipped like JSON whitespace; inside a string they are content.
     UnicodeSpaces,
-    /// Identifier keys (`{name: 1}`) and bare one-word values (`{"a": ok}`) were quoted.
+    /// Identifier keys (`{name: 1}`) and bare one-word values (`{"a": ok}`, and after a key
+    /// number-like tokens such as `0.0.1`, `0789` or a UUID, kept as their text) were quoted.
     Unquoted,
     /// Typographic quotes used as string delimiters became `"`.
     SmartQuotes,

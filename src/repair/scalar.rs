@@ -175,6 +175,15 @@ impl Parser<'_> {
             Some(_) if scan::skip_blank(bytes, end) == bytes.len() && !self.ends_at_marker => {
                 return Err(Stop::Cut(Cut::InNumber, start));
             }
+            // After a key, a token that starts like a number and goes on (`0.0.1`, `0789`,
+            // `12px`, a UUID) is a bare value, kept as its text: nothing is guessed.
+            Some(&byte)
+                if (scan::is_word_byte(byte) || byte == b'.' || byte == b'-')
+                    && self.role() == Role::ObjectValue =>
+            {
+                self.pos = start;
+                return self.bare_word();
+            }
             Some(&byte) if scan::is_word_byte(byte) || byte == b'.' => {
                 return Err(self.broken(end, "a number"));
             }
