@@ -145,6 +145,18 @@ pub(super) const COMMAS_AND_ELLIPSES: &[Case] = &[
         "comments empty_elements",
     ),
     ok(r#"{"a": "x ... y"}"#, r#"{"a": "x ... y"}"#, ""),
+    // A quoted value that runs past an inner quote: the quote is content when a word follows
+    // it (`inner_quotes`); `["hello,"world"]` is one string, since the comma sits inside it.
+    ok(
+        r#"{"key": "v"alue"}"#,
+        r#"{"key": "v\"alue"}"#,
+        "inner_quotes",
+    ),
+    ok(
+        r#"["hello,"world"]"#,
+        r#"["hello,\"world"]"#,
+        "inner_quotes",
+    ),
     fails("[1, 2, ...", "truncated"),
     fails("[1, 2, ..", "truncated"),
     fails(r#"{"a": 1, ..."#, "truncated"),
