@@ -62,6 +62,7 @@ mod escaped;
 mod locate;
 mod outcome;
 mod parse;
+mod placeholders;
 mod prose;
 mod repetition;
 mod rung;

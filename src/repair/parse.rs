@@ -18,6 +18,7 @@
 
 use serde_json::{Map, Value};
 
+use super::placeholders::ellipsis;
 use super::rung::{Rung, RungSet};
 use super::scan::{is_end_marker, is_key_byte, skip_blank, skip_space, smart_quote, unicode_space};
 use super::write::drop_deep;
@@ -82,7 +83,7 @@ pub(super) enum Role {
 
 /// What the parser expects next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Expect {
+pub(super) enum Expect {
     /// A value: at the top, after a `:`, or after a `,` in an array.
     Value,
     /// Right after `[`: a value or `]`.
@@ -420,42 +421,6 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Whether a value plainly starts at `self.pos`, after spaces (no line break) that follow
-    /// the key: then only the `:` between them is missing.
-    fn value_on_the_key_line(&self) -> bool {
-        let bytes = self.bytes;
-        let mut before = self.pos;
-        while before > 0 && matches!(bytes[before - 1], b' ' | b'\t') {
-            before -= 1;
-        }
-        before < self.pos
-            && matches!(bytes[before - 1], b'"' | b'\'')
-            && self.starts_value(self.pos)
-    }
-
-    /// An ellipsis (`...` or `…`) standing for more elements or members (`[1, 2, ...]`,
-    /// `{"a": 1, ...}`) is dropped with the comma after it, like an empty element: nothing is
-    /// invented. Before the closer the parser expects what it does after an opener (`first`),
-    /// so the comma before the ellipsis is not a trailing comma.
-    fn ellipsis(&mut self, expect: &mut Expect, first: Expect) -> Result<bool, Stop> {
-        let Some(length) = ellipsis(self.bytes, self.pos) else {
-            return Err(self.broken(self.pos, "a value"));
-        };
-        if length == 0 {
-            return Err(Stop::Cut(Cut::InLiteral, self.pos));
-        }
-        self.fix(Rung::EmptyElements, self.pos)?;
-        self.pos += length;
-        let next = skip_space(self.bytes, self.pos);
-        match self.bytes.get(next) {
-            Some(b',') => self.pos = next + 1,
-            Some(b']' | b'}') => *expect = first,
-            None => {}
-            Some(_) => return Err(self.broken(next, "',' or a closing bracket")),
-        }
-        Ok(false)
-    }
-
     fn unquoted_key(&mut self) -> Result<String, Stop> {
         let bytes = self.bytes;
         let start = self.pos;
@@ -620,18 +585,5 @@ impl<'a> Parser<'a> {
             Some(offset) => self.pos + offset + 1,
             None => self.bytes.len(),
         };
-    }
-}
-
-/// The length of the ellipsis (`...` or `…`) at `at`; `Some(0)` when the text ends inside one.
-pub(super) fn ellipsis(bytes: &[u8], at: usize) -> Option<usize> {
-    let rest = &bytes[at..];
-    if rest.starts_with(b"...") && rest.get(3) != Some(&b'.') || rest.starts_with("…".as_bytes())
-    {
-        Some(3)
-    } else if rest.len() < 3 && b"...".starts_with(rest) {
-        Some(0)
-    } else {
-        None
     }
 }

@@ -266,7 +266,9 @@ impl Parser<'_> {
         };
         match byte {
             b',' | b'/' | b'#' => true,
-            b'.' | 0xE2 if super::parse::ellipsis(bytes, at).is_some_and(|length| length > 0) => {
+            b'.' | 0xE2
+                if super::placeholders::ellipsis(bytes, at).is_some_and(|length| length > 0) =>
+            {
                 true
             }
             b'}' if role == Role::ObjectValue => true,
