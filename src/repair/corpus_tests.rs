@@ -51,6 +51,12 @@ pub(super) fn every_row() -> impl Iterator<Item = &'static Case> {
         .chain(super::corpus_tests_models::MODEL_OUTPUTS)
         .chain(super::corpus_tests_models_cut::CUTS_AND_EDGES)
         .chain(super::corpus_tests_models_more::MORE_MODEL_OUTPUTS)
+        .chain(
+            super::corpus_tests_breadth::ALL_BREADTH
+                .iter()
+                .copied()
+                .flatten(),
+        )
 }
 
 fn rungs(names: &str) -> Vec<Rung> {
@@ -468,6 +474,12 @@ fn the_corpus_covers_every_rung_but_coerce_and_has_150_rows() {
         .chain(super::corpus_tests_loose::LOOSER)
         .chain(super::corpus_tests_more::ALL_MORE.iter().copied().flatten())
         .chain(super::corpus_tests_gaps::ALL_GAPS.iter().copied().flatten())
+        .chain(
+            super::corpus_tests_breadth::ALL_BREADTH
+                .iter()
+                .copied()
+                .flatten(),
+        )
         .collect();
     assert!(all.len() >= 150, "{} rows", all.len());
     for rung in Rung::ALL {

@@ -94,16 +94,19 @@ const FAILURES: &[Case] = &[
     fails("<|im_start|>assistant\nNo JSON today<|im_end|>", "prose"),
     fails("```python\nprint('hi')\n```", "prose"),
     fails("The answer is 42.", "prose"),
-    fails(r#"{"a": }"#, "malformed"),
+    // Issue 14 turned `{"a": }` around: a key with no value is dropped (corpus_tests_breadth).
+    fails(r#"{"a": ]"#, "malformed"),
     fails(r#"{"a": 1 2}"#, "malformed"),
     fails(r#"{"a": [1, 2 x]}"#, "malformed"),
-    fails(r#"{"a": 1, "b" 2}"#, "malformed"),
+    // Issue 14 turned `"b" 2` around: the missing `:` is supplied (corpus_tests_breadth).
+    fails("{\"a\": 1, \"b\"\n 2}", "malformed"),
     fails(r#"{"a" 1}"#, "prose"),
-    fails(r#"{"a": 01}"#, "malformed"),
-    fails(r#"{"a": 12px}"#, "malformed"),
+    // Issue 14 turned these around: kept as their text (corpus_tests_breadth).
+    fails(r#"[01]"#, "malformed"),
+    fails(r#"[12px]"#, "malformed"),
     fails(r#"{"a": .5}"#, "malformed"),
     fails(r#"{"a": +1}"#, "malformed"),
-    fails("{\"a\": [1, 2, ...]}", "malformed"),
+    fails("{\"a\": [1, 2, ..x]}", "malformed"),
     fails("```json\n{the config}\n```", "malformed"),
 ];
 
@@ -433,7 +436,7 @@ fn truncation_wins_over_coercion() {
 
 #[test]
 fn messages_say_where() {
-    let failure = repair("{\n  \"a\": }", &RepairOptions::new()).unwrap_err();
+    let failure = repair("{\n  \"a\": ]", &RepairOptions::new()).unwrap_err();
     assert_eq!(
         failure.message,
         "the JSON document is malformed: expected a value (line 2, column 8)"

@@ -168,17 +168,14 @@ fn opens_value(bytes: &[u8], at: usize, budget: u32) -> bool {
         b']' | b'"' | b'\'' | b'0'..=b'9' => true,
         b'-' => bytes
             .get(next + 1)
-            .is_none_or(|after| after.is_ascii_digit() || *after == b'I'),
+            .is_none_or(|after| after.is_ascii_digit() || matches!(after, b'I' | b'i')),
         b'{' | b'[' => budget == 0 || opens_value(bytes, next, budget - 1),
         0xE2 => smart_quote(bytes, next).is_some(),
         _ if is_word_start(byte) => {
             let word = word_at(bytes, next);
             let cut_inside = next + word.len() == bytes.len()
                 && std::str::from_utf8(word).is_ok_and(super::scan::is_literal_prefix);
-            cut_inside
-                || super::scan::LITERALS
-                    .iter()
-                    .any(|literal| literal.as_bytes() == word)
+            cut_inside || super::scalar::literal(word).is_some()
         }
         _ => false,
     }

@@ -6,10 +6,10 @@
 //! Rungs run in a fixed order ([`Rung::ALL`]), each building on the ones before it:
 //! `none think fence extract trailing_comma quotes comments unicode_spaces unquoted smart_quotes
 //! non_finite missing_commas empty_elements inner_quotes escapes python_bools control_chars
-//! close_braces coerce`. A result names the first rung after which the document parsed (and, with a schema,
+//! close_quote close_braces coerce`. A result names the first rung after which the document parsed (and, with a schema,
 //! validated) and lists every rung that changed something.
 //!
-//! It is implemented as one pass, not nineteen: valid input is parsed by `serde_json` (rung
+//! It is implemented as one pass, not twenty: valid input is parsed by `serde_json` (rung
 //! `none`; a leading byte-order mark is ignored first); anything else goes to a string-aware,
 //! non-recursive tolerant parser (`repair::parse`, private) that records, for each deviation from JSON it
 //! accepts, the rung that fixes it. The parser's decisions do not depend on which rungs are
@@ -40,11 +40,14 @@
 //!   with [`drop_deep`], since `serde_json` drops recursively. Schema validation of a value
 //!   deeper than 128 levels (deeper than `serde_json` itself parses) runs on a helper thread
 //!   with a stack sized for it.
-//! - Text: the input is a `&str`; the CLI replaces invalid UTF-8 with U+FFFD and says so.
+//! - Text: the input is a `&str`; the CLI replaces invalid UTF-8 with U+FFFD and says so. Input
+//!   that is mostly not text (at least a quarter of its characters control bytes or U+FFFD,
+//!   as random bytes are) is `malformed`, whatever braces a search would find in it (checked
+//!   only when the value was carved out of other text, or none was found: no cost otherwise).
 //! - A document is an object or an array. A top-level scalar is accepted only when the whole
 //!   input is valid JSON (rung `none`).
 //! - Classes: besides the four of the design (`empty`, `prose`, `truncated`, `wrong_shape`),
-//!   `malformed` is JSON that no rung repairs (`{"a": }`, garbage inside an open object, too
+//!   `malformed` is JSON that no rung repairs (`{"a": ]`, garbage inside an open object, too
 //!   deep). A caller re-asks it like prose: "output only one JSON object".
 //! - The fixes beyond the seed's rungs are documented on [`Rung`], the exact list of coercions
 //!   on [`CoercionKind`].
@@ -59,6 +62,7 @@ mod escaped;
 mod locate;
 mod outcome;
 mod parse;
+mod placeholders;
 mod prose;
 mod repetition;
 mod rung;
@@ -70,6 +74,8 @@ mod write;
 
 #[cfg(test)]
 mod corpus_tests;
+#[cfg(test)]
+mod corpus_tests_breadth;
 #[cfg(test)]
 mod corpus_tests_gaps;
 #[cfg(test)]
@@ -285,6 +291,15 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
             Ok(value) => {
                 let before = locate::gap(bytes, start, candidate);
                 if let Some(rung) = locate::Gap::rung(before, attempt.after) {
+                    // A value found in the middle of binary data is not an answer. The text
+                    // before the value and the text's last bytes tell (random bytes are
+                    // binary everywhere) without a pass over a long answer.
+                    let tail = bytes.len().saturating_sub(BINARY_TAIL).max(candidate);
+                    if scan::mostly_binary(&bytes[start..candidate])
+                        || scan::mostly_binary(&bytes[tail..])
+                    {
+                        return Err(Failed::binary());
+                    }
                     gate(&mut changed, rung, candidate)?;
                 }
                 return Ok(Found {
@@ -306,11 +321,18 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
                 }
                 from = at.max(candidate + 1);
             }
+            Err(_) if scan::mostly_binary(bytes) => return Err(Failed::binary()),
             Err(stop) => return Err(Failed::from_stop(stop, changed, attempt.partial)),
         }
     }
+    if scan::mostly_binary(bytes) {
+        return Err(Failed::binary());
+    }
     Err(first_failure.unwrap_or_else(Failed::prose))
 }
+
+/// How many of the text's last bytes the binary check reads when a value was found.
+const BINARY_TAIL: usize = 256;
 
 /// Whether the document that starts at `start` runs past byte `mark` (decided with every rung
 /// allowed, so the answer does not depend on the caller's rungs).

@@ -145,6 +145,15 @@ impl Failed {
         Failed::new(FailureClass::Empty, what.to_owned(), None)
     }
 
+    pub(super) fn binary() -> Failed {
+        Failed::new(
+            FailureClass::Malformed,
+            "the input is mostly not text (control bytes or invalid UTF-8): no answer to repair"
+                .to_owned(),
+            None,
+        )
+    }
+
     pub(super) fn prose() -> Failed {
         Failed::new(
             FailureClass::Prose,

@@ -18,6 +18,7 @@
 
 use serde_json::{Map, Value};
 
+use super::placeholders::ellipsis;
 use super::rung::{Rung, RungSet};
 use super::scan::{is_end_marker, is_key_byte, skip_blank, skip_space, smart_quote, unicode_space};
 use super::write::drop_deep;
@@ -82,7 +83,7 @@ pub(super) enum Role {
 
 /// What the parser expects next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Expect {
+pub(super) enum Expect {
     /// A value: at the top, after a `:`, or after a `,` in an array.
     Value,
     /// Right after `[`: a value or `]`.
@@ -135,7 +136,7 @@ pub(super) struct Parser<'a> {
     pub(super) numbers: NumberTexts,
     pub(super) number_budget: usize,
     /// The first fix of a rung the caller did not allow, and where it was.
-    needs: Option<(Rung, usize)>,
+    pub(super) needs: Option<(Rung, usize)>,
     /// The top-level value, once it is complete.
     finished: Option<Value>,
     /// The text was cut where prose starts, so its end is a marker, like a closing fence: a
@@ -224,6 +225,12 @@ impl<'a> Parser<'a> {
                         expect = Expect::Value;
                         false
                     }
+                    At::Byte(_) if self.value_on_the_key_line() => {
+                        // `"b" 2`: the `:` is missing between a key and its value.
+                        self.fix(Rung::MissingCommas, self.pos)?;
+                        expect = Expect::Value;
+                        false
+                    }
                     At::Byte(_) => return Err(self.broken(self.pos, "':' after the key")),
                     At::End | At::Marker => return Err(Stop::Cut(Cut::AfterKey, self.pos)),
                 },
@@ -289,11 +296,29 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 Ok(false)
             }
+            b'.' | 0xE2 if self.in_array() && ellipsis(self.bytes, self.pos).is_some() => {
+                self.ellipsis(expect, Expect::FirstValue)
+            }
             b']' | b'}' if self.in_array() => {
                 if *expect == Expect::Value {
                     self.fix(Rung::TrailingComma, self.pos)?;
                 }
                 self.close(byte, expect)
+            }
+            b',' | b'}' if *expect == Expect::Value && !self.stack.is_empty() => {
+                // A key with no value (`{"a": , "b": 1}`, `{"a": }`): the member is dropped
+                // like an empty one; nothing is invented for it.
+                self.fix(Rung::EmptyElements, self.pos)?;
+                if let Some(Frame::Object(_, pending)) = self.stack.last_mut() {
+                    *pending = None;
+                }
+                if byte == b',' {
+                    self.pos += 1;
+                    *expect = Expect::Key;
+                } else {
+                    *expect = Expect::FirstKey;
+                }
+                Ok(false)
             }
             _ if self.stack.is_empty() => Err(self.broken(self.pos, "'{' or '['")),
             _ => {
@@ -326,6 +351,9 @@ impl<'a> Parser<'a> {
                 self.fix(Rung::EmptyElements, self.pos)?;
                 self.pos += 1;
                 return Ok(false);
+            }
+            b'.' | 0xE2 if ellipsis(self.bytes, self.pos).is_some() => {
+                return self.ellipsis(expect, Expect::FirstKey);
             }
             b'"' => self.string(None, Role::Key)?,
             b'\'' => {

@@ -79,14 +79,14 @@ fn with_trailing_commas(value: &Value, out: &mut String) {
 
 /// Whether `got` agrees with `original` everywhere a prefix of `original`'s text could reach:
 /// containers hold a prefix of the original's elements or members, all equal but the last,
-/// which agrees in turn.
-fn agrees_with_prefix(got: &Value, original: &Value) -> bool {
+/// which agrees in turn; with `cut_string`, that last value may be a string cut short.
+fn agrees_with_prefix(got: &Value, original: &Value, cut_string: bool) -> bool {
     match (got, original) {
         (Value::Array(got), Value::Array(original)) => {
             got.len() <= original.len()
                 && got.iter().zip(original).enumerate().all(|(index, (a, b))| {
                     if index + 1 == got.len() {
-                        agrees_with_prefix(a, b)
+                        agrees_with_prefix(a, b, cut_string)
                     } else {
                         a == b
                     }
@@ -97,12 +97,13 @@ fn agrees_with_prefix(got: &Value, original: &Value) -> bool {
                 && got.iter().zip(original).enumerate().all(|(index, (a, b))| {
                     a.0 == b.0
                         && if index + 1 == got.len() {
-                            agrees_with_prefix(a.1, b.1)
+                            agrees_with_prefix(a.1, b.1, cut_string)
                         } else {
                             a.1 == b.1
                         }
                 })
         }
+        (Value::String(got), Value::String(original)) if cut_string => original.starts_with(got),
         _ => got == original,
     }
 }
@@ -167,8 +168,13 @@ proptest! {
         for (cut, _) in text.char_indices().skip(1) {
             let prefix = &text[..cut];
             match repair(prefix, &RepairOptions::new()) {
+                // A cut that lands in a string right after the closers the containers need
+                // reads as a forgotten quote (`close_quote`): the one case no reader can tell
+                // apart; then the last string is a prefix of the original's.
                 Ok(repaired) => prop_assert!(
-                    agrees_with_prefix(&repaired.value, &value),
+                    agrees_with_prefix(&repaired.value, &value, false)
+                        || (repaired.rungs_changed.contains(&Rung::CloseQuote)
+                            && agrees_with_prefix(&repaired.value, &value, true)),
                     "{:?} became {} but the original is {}", prefix, repaired.value, value
                 ),
                 Err(failure) => prop_assert_eq!(

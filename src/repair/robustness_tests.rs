@@ -172,6 +172,44 @@ fn deep_values_validate_against_recursive_schemas() {
 }
 
 #[test]
+fn ten_megabytes_of_random_bytes_are_malformed_not_braces_found_somewhere() {
+    // A fixed xorshift stream: the same "random" bytes on every run.
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let bytes: Vec<u8> = (0..10 * 1024 * 1024)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect();
+    let text = String::from_utf8_lossy(&bytes);
+    let failure = repair(&text, &RepairOptions::new()).unwrap_err();
+    assert_eq!(
+        failure.class,
+        FailureClass::Malformed,
+        "{}",
+        failure.message
+    );
+    assert!(failure.message.contains("not text"), "{}", failure.message);
+
+    // Braces planted in the noise do not make it an answer either.
+    let noise: String = text.chars().take(4096).collect();
+    let planted = format!("{noise}{{\"a\": 1}}{noise}");
+    let failure = repair(&planted, &RepairOptions::new()).unwrap_err();
+    assert_eq!(failure.class, FailureClass::Malformed);
+    let first = format!("{{\"a\": 1}}{noise}");
+    let failure = repair(&first, &RepairOptions::new()).unwrap_err();
+    assert_eq!(failure.class, FailureClass::Malformed);
+
+    // The other side: an answer with a few raw control characters and invalid bytes in its
+    // strings is text, and repairs.
+    let answer = "{\"a\": \"x\u{1}y\u{fffd}\u{fffd}\", \"b\": \"\u{0}\u{7f}\u{2}\u{3}\u{4}\u{5}\u{6}\u{fffd} and words enough to be text\"}";
+    let repaired = repair(answer, &RepairOptions::new()).unwrap();
+    assert_eq!(repaired.rung, Rung::ControlChars);
+}
+
+#[test]
 fn nul_bytes_and_control_characters() {
     let result = repair("{\"a\": \"x\u{0}y\"}", &RepairOptions::new()).unwrap();
     assert_eq!(result.value, json!({"a": "x\u{0}y"}));

@@ -29,25 +29,35 @@ pub enum Rung {
     /// Unicode spaces between tokens (no-break, em, ideographic, zero-width, a byte-order mark
     /// inside the text) were skipped like JSON whitespace; inside a string they are content.
     UnicodeSpaces,
-    /// Identifier keys (`{name: 1}`) and bare one-word values (`{"a": ok}`) were quoted.
+    /// Identifier keys (`{name: 1}`) and bare one-word values (`{"a": ok}`, and after a key
+    /// number-like tokens such as `0.0.1`, `0789` or a UUID, kept as their text) were quoted.
     Unquoted,
     /// Typographic quotes used as string delimiters became `"`.
     SmartQuotes,
-    /// `NaN`, `Infinity`, `-Infinity`, `undefined` and out-of-range numbers became `null`.
+    /// `NaN`, `Infinity`, `-Infinity`, `inf`, `undefined` (in any case) and out-of-range
+    /// numbers became `null`.
     NonFinite,
-    /// A missing `,` between two members or two elements was inserted.
+    /// A missing `,` between two members or two elements (`["x" "y" "z"]`), or a missing `:`
+    /// between a quoted key and its value on the same line (`{"a": 1, "b" 2}`), was inserted.
     MissingCommas,
-    /// An empty element or member (`[1,,2]`, `{,"a":1}`) was dropped.
+    /// An empty element or member (`[1,,2]`, `{,"a":1}`, a key with no value: `{"a": }`), or an
+    /// ellipsis placeholder for more
+    /// (`[1, 2, ...]`, `{"a": 1, …}`), was dropped.
     EmptyElements,
     /// A `"` inside a string that is plainly content (`"He said "hi" to me"`) was escaped.
     InnerQuotes,
     /// Unknown escapes kept their backslash, lone surrogates became U+FFFD, `\'` became `'`,
     /// and a whole document written with escaped quotes (`{\"a\": 1}`) was unescaped.
     Escapes,
-    /// Python's `True`, `False` and `None` outside strings became `true`, `false`, `null`.
+    /// Python's `True`, `False` and `None`, and `true`, `false`, `null` in any other case
+    /// (`TRUE`, `Null`), outside strings became `true`, `false`, `null`.
     PythonBools,
     /// Raw control characters (newline, tab, ...) inside strings were escaped.
     ControlChars,
+    /// A string's missing closing quote was supplied: the text ends inside the string, but
+    /// with exactly the closers the open containers need (`{"a": "b}`), so the model forgot the
+    /// quote; it was not cut off.
+    CloseQuote,
     /// Missing `}` or `]` were supplied after a complete final value (at the end of the text,
     /// before a closing fence or chat token, or before prose on a later line), or a mismatched
     /// closer was matched to its opener.
@@ -58,7 +68,7 @@ pub enum Rung {
 
 impl Rung {
     /// Every rung, in ladder order.
-    pub const ALL: [Rung; 19] = [
+    pub const ALL: [Rung; 20] = [
         Rung::None,
         Rung::Think,
         Rung::Fence,
@@ -76,6 +86,7 @@ impl Rung {
         Rung::Escapes,
         Rung::PythonBools,
         Rung::ControlChars,
+        Rung::CloseQuote,
         Rung::CloseBraces,
         Rung::Coerce,
     ];
@@ -100,6 +111,7 @@ impl Rung {
             Rung::Escapes => "escapes",
             Rung::PythonBools => "python_bools",
             Rung::ControlChars => "control_chars",
+            Rung::CloseQuote => "close_quote",
             Rung::CloseBraces => "close_braces",
             Rung::Coerce => "coerce",
         }

@@ -30,12 +30,15 @@ impl Parser<'_> {
             {
                 let word = scan::word_at(self.bytes, self.pos + 1);
                 let end = self.pos + 1 + word.len();
-                if word == b"Infinity" {
+                let prefix = word.len() < 8 && b"infinity".starts_with(&word.to_ascii_lowercase());
+                if end == self.bytes.len() && prefix {
+                    Err(Stop::Cut(Cut::InLiteral, self.pos))
+                } else if word.eq_ignore_ascii_case(b"infinity")
+                    || word.eq_ignore_ascii_case(b"inf")
+                {
                     self.fix(Rung::NonFinite, self.pos)?;
                     self.pos = end;
                     Ok(Value::Null)
-                } else if end == self.bytes.len() && b"Infinity".starts_with(word) {
-                    Err(Stop::Cut(Cut::InLiteral, self.pos))
                 } else {
                     Err(self.broken(self.pos, "a value"))
                 }
@@ -59,15 +62,10 @@ impl Parser<'_> {
         let start = self.pos;
         let word = scan::word_at(self.bytes, start);
         let end = start + word.len();
-        let (value, rung) = match word {
-            b"true" => (Value::Bool(true), None),
-            b"false" => (Value::Bool(false), None),
-            b"null" => (Value::Null, None),
-            b"True" => (Value::Bool(true), Some(Rung::PythonBools)),
-            b"False" => (Value::Bool(false), Some(Rung::PythonBools)),
-            b"None" => (Value::Null, Some(Rung::PythonBools)),
-            b"NaN" | b"Infinity" | b"undefined" => (Value::Null, Some(Rung::NonFinite)),
-            _ => {
+        let cut_inside = end == self.bytes.len() && is_literal_prefix(&self.text[start..end]);
+        let (value, rung) = match literal(word).filter(|_| !cut_inside) {
+            Some(found) => found,
+            None => {
                 let word = &self.text[start..end];
                 if end == self.bytes.len() && is_literal_prefix(word) {
                     return Err(Stop::Cut(Cut::InLiteral, start));
@@ -177,6 +175,15 @@ impl Parser<'_> {
             Some(_) if scan::skip_blank(bytes, end) == bytes.len() && !self.ends_at_marker => {
                 return Err(Stop::Cut(Cut::InNumber, start));
             }
+            // After a key, a token that starts like a number and goes on (`0.0.1`, `0789`,
+            // `12px`, a UUID) is a bare value, kept as its text: nothing is guessed.
+            Some(&byte)
+                if (scan::is_word_byte(byte) || byte == b'.' || byte == b'-')
+                    && self.role() == Role::ObjectValue =>
+            {
+                self.pos = start;
+                return self.bare_word();
+            }
             Some(&byte) if scan::is_word_byte(byte) || byte == b'.' => {
                 return Err(self.broken(end, "a number"));
             }
@@ -222,6 +229,31 @@ impl Parser<'_> {
             self.numbers.push((pointer, text.to_owned()));
         }
     }
+}
+
+/// A literal word in any dialect the ladder reads, with the rung that fixes it: JSON's own
+/// (none); Python's `True`/`False`/`None` and `true`/`false`/`null` in any other case
+/// (`TRUE`, `Null`: `python_bools`); `NaN`, `Infinity`, `inf`, `undefined` in any case
+/// (`non_finite`, null). `none` in lower case is not a literal: it may well be the word.
+pub(super) fn literal(word: &[u8]) -> Option<(Value, Option<Rung>)> {
+    let found = match word {
+        b"true" => (Value::Bool(true), None),
+        b"false" => (Value::Bool(false), None),
+        b"null" => (Value::Null, None),
+        b"None" => (Value::Null, Some(Rung::PythonBools)),
+        b"undefined" => (Value::Null, Some(Rung::NonFinite)),
+        _ if word.eq_ignore_ascii_case(b"true") => (Value::Bool(true), Some(Rung::PythonBools)),
+        _ if word.eq_ignore_ascii_case(b"false") => (Value::Bool(false), Some(Rung::PythonBools)),
+        _ if word.eq_ignore_ascii_case(b"null") => (Value::Null, Some(Rung::PythonBools)),
+        _ if [&b"nan"[..], b"inf", b"infinity"]
+            .iter()
+            .any(|name| word.eq_ignore_ascii_case(name)) =>
+        {
+            (Value::Null, Some(Rung::NonFinite))
+        }
+        _ => return None,
+    };
+    Some(found)
 }
 
 /// An integer the way `serde_json` reads it: `u64` when it fits, `i64` when negative and it

@@ -88,9 +88,13 @@ pub(super) const LITERALS: [&str; 9] = [
 /// Whether `word` is a proper prefix of a literal: a document that ends there was cut inside a
 /// literal.
 pub(super) fn is_literal_prefix(word: &str) -> bool {
+    let lower = word.to_ascii_lowercase();
     LITERALS
         .iter()
-        .any(|literal| literal.len() > word.len() && literal.starts_with(word))
+        .chain(&["nan", "inf", "infinity"])
+        .any(|literal| {
+            literal.len() > word.len() && (literal.starts_with(word) || literal.starts_with(&lower))
+        })
 }
 
 /// The word (identifier bytes) starting at `at`.
@@ -225,6 +229,23 @@ pub(super) fn find_in_smart_string(bytes: &[u8], mut at: usize) -> usize {
         at += 1;
     }
     bytes.len()
+}
+
+/// Whether `bytes` is mostly not text: at least 8 characters, and at least a quarter of all,
+/// are control bytes other than whitespace, DEL, or U+FFFD (what invalid UTF-8 became). Random
+/// bytes are about half that; an answer a model wrote, even with a raw control character or an
+/// invalid byte in a string, is nowhere near. Counted in passes the compiler vectorizes.
+pub(super) fn mostly_binary(bytes: &[u8]) -> bool {
+    let characters = bytes.iter().filter(|byte| **byte & 0xC0 != 0x80).count();
+    let control = bytes
+        .iter()
+        .filter(|byte| {
+            (**byte < 0x20 && !matches!(**byte, b'\t' | b'\n' | b'\r')) || **byte == 0x7F
+        })
+        .count();
+    let replaced = memchr::memmem::find_iter(bytes, "\u{fffd}".as_bytes()).count();
+    let bad = control + replaced;
+    bad >= 8 && bad * 4 >= characters
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! content. That one rule keeps apostrophes inside single-quoted text (`'don't'`), lets a model
 //! write `"He said "hi" to me"`, and still closes `"a" "b": 1` where a comma is missing.
 
-use super::parse::{Cut, Parser, Role, Stop};
+use super::parse::{Cut, Frame, Parser, Role, Stop};
 use super::rung::Rung;
 use super::scan::{self, is_end_marker, is_key_byte, is_word_start, skip_blank};
 use super::scan::{SMART_LEN, Smart, find_in_smart_string, find_in_string, smart_quote};
@@ -28,16 +28,39 @@ impl Parser<'_> {
         } else {
             Cut::InString
         };
+        let first = at;
         let mut out = String::new();
         let mut chunk = at;
+        // Where the string's content ends when its closing quote is missing (see
+        // `Parser::unclosed_quote`); the whole text until the string is known to run to the end.
+        let mut limit = bytes.len();
+        let before = (self.changed, self.needs);
         loop {
             at = match smart {
-                None => find_in_string(bytes, at, quote),
-                Some(_) => find_in_smart_string(bytes, at),
+                None => find_in_string(&bytes[..limit], at, quote),
+                Some(_) => find_in_smart_string(&bytes[..limit], at),
             };
+            if at >= limit && limit < bytes.len() {
+                self.fix(Rung::CloseQuote, limit)?;
+                out.push_str(&self.text[chunk.min(limit)..limit]);
+                self.pos = limit;
+                return Ok(out);
+            }
             let Some(&byte) = bytes.get(at) else {
                 if role != Role::Key {
                     self.string_prose = self.prose_in_cut_string(open, smart);
+                    if self.string_prose.is_none()
+                        && let Some(end) = self.unclosed_quote(first)
+                    {
+                        // Read the string again, up to its content's end: the fixes the first
+                        // reading recorded in the closers are not the string's.
+                        (self.changed, self.needs) = before;
+                        limit = end;
+                        at = first;
+                        chunk = first;
+                        out.clear();
+                        continue;
+                    }
                 }
                 return Err(Stop::Cut(cut, open));
             };
@@ -210,10 +233,7 @@ impl Parser<'_> {
             b'"' | b'\'' | b'{' | b'[' | b'-' | b'0'..=b'9' => true,
             0xE2 => smart_quote(bytes, at).is_some(),
             byte if is_word_start(byte) => {
-                let word = scan::word_at(bytes, at);
-                scan::LITERALS
-                    .iter()
-                    .any(|literal| literal.as_bytes() == word)
+                super::scalar::literal(scan::word_at(bytes, at)).is_some()
             }
             _ => false,
         }
@@ -246,6 +266,11 @@ impl Parser<'_> {
         };
         match byte {
             b',' | b'/' | b'#' => true,
+            b'.' | 0xE2
+                if super::placeholders::ellipsis(bytes, at).is_some_and(|length| length > 0) =>
+            {
+                true
+            }
             b'}' if role == Role::ObjectValue => true,
             b']' if role == Role::ArrayValue => true,
             _ if is_end_marker(bytes, at) => true,
@@ -269,17 +294,72 @@ impl Parser<'_> {
             }
             (Role::ObjectValue, byte) if is_key_byte(byte) => self.starts_key(at),
             (Role::ArrayValue, b'"') => {
-                let Some(close) = same_line_quote(bytes, at + 1, b'"') else {
-                    return false;
-                };
-                let after = skip_blank(bytes, close + 1);
-                matches!(bytes.get(after), None | Some(b',' | b']'))
+                // A run of strings that lack their commas (`["x" "y" "z"]`) ends the way a
+                // list does; past a few, it is taken for one.
+                let mut next = at;
+                for _ in 0..STRING_RUN {
+                    let Some(close) = same_line_quote(bytes, next + 1, b'"') else {
+                        return false;
+                    };
+                    next = skip_blank(bytes, close + 1);
+                    match bytes.get(next) {
+                        None | Some(b',' | b']') => return true,
+                        Some(b'"') if next > close + 1 => {}
+                        Some(_) => return false,
+                    }
+                }
+                true
             }
             (Role::ArrayValue, b'{' | b'[' | b'-' | b'0'..=b'9') => true,
             _ => false,
         }
     }
 }
+
+impl Parser<'_> {
+    /// For a string whose content starts at `content` and that runs to the end of the text:
+    /// where its content ends if the text ends with exactly the closers the open containers
+    /// need, innermost first (whitespace between them allowed), and the content before them
+    /// opens no bracket it does not close. Then the model forgot the closing quote
+    /// (`{"a": "b}`, `["x", "y]`); otherwise the text was cut inside the string
+    /// (`{"code": "f() {}` is cut: its `}` closes the `{` in the string).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn unclosed_quote(&self, content: usize) -> Option<usize> {
+        let bytes = self.bytes;
+        let mut end = bytes.len();
+        for frame in &self.stack {
+            while end > content && scan::is_space(bytes[end - 1]) {
+                end -= 1;
+            }
+            let closer = match frame {
+                Frame::Array(_) => b']',
+                Frame::Object(..) => b'}',
+            };
+            if end == content || bytes[end - 1] != closer {
+                return None;
+            }
+            end -= 1;
+        }
+        while end > content && scan::is_space(bytes[end - 1]) {
+            end -= 1;
+        }
+        let (mut braces, mut brackets) = (0usize, 0usize);
+        for &byte in &bytes[content..end] {
+            match byte {
+                b'{' => braces += 1,
+                b'[' => brackets += 1,
+                b'}' => braces = braces.saturating_sub(1),
+                b']' => brackets = brackets.saturating_sub(1),
+                _ => {}
+            }
+        }
+        (braces == 0 && brackets == 0 && !self.stack.is_empty()).then_some(end)
+    }
+}
+
+/// How many strings without commas between them `continues_list` looks through.
+const STRING_RUN: usize = 8;
 
 /// The next unescaped `quote` on the same line, from `at`.
 fn same_line_quote(bytes: &[u8], mut at: usize, quote: u8) -> Option<usize> {

@@ -106,7 +106,7 @@ fn answers_without_json_exit_three() {
             )
         );
     }
-    let run = slm.run(["repair"], "{\"a\": }");
+    let run = slm.run(["repair"], "{\"a\": ]");
     run.code(3);
     assert_eq!(
         run.stderr,
