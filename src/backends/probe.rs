@@ -22,6 +22,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::config::{Provider, Secret};
+use crate::repair::REASONING_TAGS;
 use crate::schema::{Constraint, Validator, validator};
 
 use super::cache::CacheKey;
@@ -86,15 +87,23 @@ pub fn is_enforced(form: WireForm, content: &str) -> bool {
     }
 }
 
-/// A reasoning model's `<think>...</think>` prefix is not part of the constrained answer.
+/// A reasoning model's block before its answer (`<think>`, `<thinking>`, `<reasoning>` or
+/// `<thought>`: every tag the repair ladder knows, [`REASONING_TAGS`]) is not part of the
+/// constrained answer. A block that never closes is left in place: then no answer follows it.
 pub(super) fn strip_reasoning(content: &str) -> &str {
     let trimmed = content.trim_start();
-    match trimmed.strip_prefix("<think>") {
-        Some(rest) => rest
-            .split_once("</think>")
-            .map_or(trimmed, |(_, answer)| answer),
-        None => trimmed,
+    for tag in REASONING_TAGS {
+        if let Some(rest) = trimmed
+            .strip_prefix('<')
+            .and_then(|rest| rest.strip_prefix(tag))
+            .and_then(|rest| rest.strip_prefix('>'))
+        {
+            return rest
+                .split_once(&format!("</{tag}>"))
+                .map_or(trimmed, |(_, answer)| answer);
+        }
     }
+    trimmed
 }
 
 /// The constraint a probe of `form` sends, and the guided field it goes in.
@@ -491,10 +500,16 @@ mod tests {
             WireForm::Grammar,
         ] {
             assert!(is_enforced(form, &good), "{form}");
-            assert!(
-                is_enforced(form, &format!("  <think>hmm</think>\n{good}\n")),
-                "{form}"
-            );
+            for tag in REASONING_TAGS {
+                assert!(
+                    is_enforced(form, &format!("  <{tag}>hmm</{tag}>\n{good}\n")),
+                    "{form} after <{tag}>"
+                );
+                assert!(
+                    !is_enforced(form, &format!("<{tag}>{good}")),
+                    "{form}: an unclosed <{tag}> holds no answer"
+                );
+            }
             assert!(
                 !is_enforced(form, r#"{"ok": true, "marker": "other"}"#),
                 "{form}"
