@@ -73,7 +73,7 @@ pub fn next_action(class: FailureClass) -> Action {
 /// How much of a truncated answer goes back to the model.
 const PARTIAL_LIMIT: usize = 6000;
 
-/// How many validation errors a reset lists.
+/// How many validation errors a re-ask lists (a reset or a tool's bad arguments).
 const ERRORS_LISTED: usize = 12;
 
 /// The smallest budget worth a re-ask that the deadline cuts short: below it an answer cannot
@@ -187,21 +187,27 @@ fn reset_text(failure: &RepairFailure) -> String {
         "Your previous response {what}. Output ONLY a single JSON object matching the schema: \
          no prose, no markdown fences, no commentary."
     );
+    push_problems(&mut text, failure);
+    text
+}
+
+/// The failure's validation errors (at most [`ERRORS_LISTED`]) as lines to fix, or its
+/// one-line message when it has none: what every re-ask of a wrong answer tells the model.
+pub(super) fn push_problems(text: &mut String, failure: &RepairFailure) {
     if failure.errors.is_empty() {
         text.push_str(&format!("\nThe problem: {}", failure.message));
-    } else {
-        text.push_str("\nFix these errors:");
-        for error in failure.errors.iter().take(ERRORS_LISTED) {
-            text.push_str(&format!("\n- {error}"));
-        }
-        if failure.errors.len() > ERRORS_LISTED {
-            text.push_str(&format!(
-                "\n- ... and {} more",
-                failure.errors.len() - ERRORS_LISTED
-            ));
-        }
+        return;
     }
-    text
+    text.push_str("\nFix these errors:");
+    for error in failure.errors.iter().take(ERRORS_LISTED) {
+        text.push_str(&format!("\n- {error}"));
+    }
+    if failure.errors.len() > ERRORS_LISTED {
+        text.push_str(&format!(
+            "\n- ... and {} more",
+            failure.errors.len() - ERRORS_LISTED
+        ));
+    }
 }
 
 /// The partial output back, with the completion nudge.

@@ -10,10 +10,8 @@
 use crate::repair::{FailureClass, RepairFailure};
 use crate::tools::ToolChoice;
 
+use super::super::evolve::push_problems;
 use super::ToolTurn;
-
-/// How many validation errors a re-ask lists.
-const ERRORS_LISTED: usize = 12;
 
 /// How much of a cut-off answer goes back.
 const PARTIAL_LIMIT: usize = 6000;
@@ -44,20 +42,7 @@ pub(crate) fn reset_text(turn: &ToolTurn, failure: &RepairFailure, called: Optio
             let mut text = format!(
                 "The arguments of your previous {tool} call do not satisfy its parameters."
             );
-            if failure.errors.is_empty() {
-                text.push_str(&format!("\nThe problem: {}", failure.message));
-            } else {
-                text.push_str("\nFix these errors:");
-                for error in failure.errors.iter().take(ERRORS_LISTED) {
-                    text.push_str(&format!("\n- {error}"));
-                }
-                if failure.errors.len() > ERRORS_LISTED {
-                    text.push_str(&format!(
-                        "\n- ... and {} more",
-                        failure.errors.len() - ERRORS_LISTED
-                    ));
-                }
-            }
+            push_problems(&mut text, failure);
             text.push_str(&format!("\nCall {tool} again with corrected arguments."));
             text.push_str(&parameters(turn, tool));
             text
