@@ -183,27 +183,39 @@ fn a_violation_of_a_huge_value_is_quoted_in_part() {
     }
 }
 
+/// `/dev/full`, opened for writing: every write to it fails with "no space left".
+fn dev_full() -> Stdio {
+    Stdio::from(
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full"),
+    )
+}
+
+/// `slmcode repair` started with `input` written to its stdin and the given stdout and stderr.
+fn spawn_repair(slm: &Slm, input: &str, stdout: Stdio, stderr: Stdio) -> std::process::Child {
+    let mut child = slm
+        .command(["repair"])
+        .stdin(Stdio::piped())
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child
+}
+
 #[test]
 fn a_stderr_that_cannot_be_written_does_not_cost_the_answer() {
     let slm = Slm::new();
     for (input, code, stdout) in [("{\"a\": 1,}", 0, "{\"a\":1}\n"), ("{\"a\": ", 4, "")] {
-        let full = std::fs::OpenOptions::new()
-            .write(true)
-            .open("/dev/full")
-            .expect("/dev/full");
-        let mut child = slm
-            .command(["repair"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(full))
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
+        let child = spawn_repair(&slm, input, Stdio::piped(), dev_full());
         let output = child.wait_with_output().unwrap();
         assert_eq!(output.status.code(), Some(code), "{input}");
         assert_eq!(String::from_utf8_lossy(&output.stdout), stdout, "{input}");
@@ -213,23 +225,7 @@ fn a_stderr_that_cannot_be_written_does_not_cost_the_answer() {
 #[test]
 fn a_full_stdout_is_an_error_that_names_stdout() {
     let slm = Slm::new();
-    let full = std::fs::OpenOptions::new()
-        .write(true)
-        .open("/dev/full")
-        .expect("/dev/full");
-    let mut child = slm
-        .command(["repair"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::from(full))
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"{\"a\": 1,}")
-        .unwrap();
+    let child = spawn_repair(&slm, "{\"a\": 1,}", dev_full(), Stdio::piped());
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
@@ -260,19 +256,7 @@ fn a_stats_lock_held_by_another_process_is_waited_for_briefly_then_skipped() {
     let slm = Slm::new();
     let lock = std::fs::File::create(slm.config_dir().join("repair-stats.json.lock")).unwrap();
     lock.lock().unwrap();
-    let mut child = slm
-        .command(["repair"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"{\"a\": 1,}")
-        .unwrap();
+    let mut child = spawn_repair(&slm, "{\"a\": 1,}", Stdio::piped(), Stdio::piped());
     // A command that waited for the lock for good would still be running: kill it and fail.
     let started = Instant::now();
     while child.try_wait().unwrap().is_none() {
