@@ -28,7 +28,7 @@ mod gbnf_sample;
 
 // Not every user of the emulator needs every name.
 #[allow(unused_imports)]
-pub use engine_profiles::{BASIC_FIELDS, Field, OPENAI_FIELDS, Profile, Streaming};
+pub use engine_profiles::{BASIC_FIELDS, Field, OPENAI_FIELDS, Profile, Streaming, Thinker};
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -431,6 +431,8 @@ enum Reply {
 /// One chat answer.
 struct Answer {
     model: String,
+    /// The reasoning, returned in this field apart from the content.
+    reasoning: Option<(&'static str, String)>,
     content: Option<String>,
     tool_calls: Option<Value>,
     finish: &'static str,
@@ -446,6 +448,9 @@ impl Answer {
     /// The answer as one chat-completions body.
     fn whole(&self) -> Value {
         let mut message = json!({"role": "assistant", "content": self.content});
+        if let Some((field, reasoning)) = &self.reasoning {
+            message[*field] = json!(reasoning);
+        }
         if let Some(calls) = &self.tool_calls {
             message["tool_calls"] = calls.clone();
         }
@@ -479,16 +484,16 @@ fn stream_answer(
             _ => None,
         }
     };
-    let tokens: Vec<String> = answer
-        .content
-        .as_deref()
-        .unwrap_or("")
-        .chars()
-        .map(String::from)
-        .collect();
+    let split = |text: &str| -> Vec<String> { text.chars().map(String::from).collect() };
+    let thoughts: Vec<String> = answer
+        .reasoning
+        .as_ref()
+        .map(|(_, text)| split(text))
+        .unwrap_or_default();
+    let tokens = split(answer.content.as_deref().unwrap_or(""));
     let mut record = StreamRecord {
         chunks: 0,
-        tokens: tokens.len(),
+        tokens: thoughts.len() + tokens.len(),
         completed: false,
     };
     let result = (|| -> std::io::Result<()> {
@@ -503,6 +508,15 @@ fn stream_answer(
             )
             .as_bytes(),
         )?;
+        for thought in &thoughts {
+            let field = answer
+                .reasoning
+                .as_ref()
+                .map_or("reasoning_content", |(field, _)| field);
+            stream.write_all(chunk(&answer.model, json!({field: thought}), None).as_bytes())?;
+            stream.flush()?;
+            record.chunks += 1;
+        }
         for token in &tokens {
             if let Some(Fault::Stall(after, pause)) = &stall
                 && record.chunks == *after
@@ -747,6 +761,7 @@ fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> Reply {
     if let Some(Scripted::ToolCalls(calls)) = scripted {
         return Reply::Answer(Answer {
             model,
+            reasoning: None,
             content: None,
             tool_calls: Some(calls),
             finish: "tool_calls",
@@ -766,6 +781,29 @@ fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> Reply {
         (None, Some(Scripted::Content(text))) => text,
         (None, _) => "Sure! Here is a short greeting for you:\n```json\n{\"greeting\": \"Hello there!\", \"ok\": True,}\n```\nLet me know if you need anything else.".to_owned(),
     };
+    let thinker = profile
+        .thinker
+        .as_ref()
+        .filter(|thinker| !(thinker.obeys_switch && thinking_off(&body)));
+    let content = match thinker {
+        Some(thinker) => format!("<think>\n{}\n</think>\n{content}", thinker.reasoning),
+        None => content,
+    };
+    // A stop sequence ends the generation wherever it appears, reasoning included.
+    let content = match body.get("stop").and_then(Value::as_array) {
+        Some(stops) if profile.honours_stops => {
+            let first = stops
+                .iter()
+                .filter_map(Value::as_str)
+                .filter_map(|stop| content.find(stop))
+                .min();
+            match first {
+                Some(at) => content[..at].to_owned(),
+                None => content,
+            }
+        }
+        _ => content,
+    };
     let budget = body
         .get("max_tokens")
         .and_then(Value::as_u64)
@@ -777,13 +815,34 @@ fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> Reply {
         (content, "stop")
     };
     let used = content.chars().count();
+    // An engine that parses the reasoning out returns it apart; an unclosed block is all
+    // reasoning and no content.
+    let (reasoning, content) = match thinker.and_then(|thinker| thinker.field) {
+        Some(field) => {
+            let inside = content.strip_prefix("<think>\n").unwrap_or(&content);
+            match inside.split_once("\n</think>\n") {
+                Some((thought, answer)) => (Some((field, thought.to_owned())), answer.to_owned()),
+                None => (Some((field, inside.to_owned())), String::new()),
+            }
+        }
+        None => (None, content),
+    };
     Reply::Answer(Answer {
         model,
+        reasoning,
         content: Some(content),
         tool_calls: None,
         finish,
         completion_tokens: used,
     })
+}
+
+/// Whether a request turns thinking off the way the engines take it.
+fn thinking_off(body: &serde_json::Map<String, Value>) -> bool {
+    body.get("chat_template_kwargs")
+        .and_then(|kwargs| kwargs.get("enable_thinking"))
+        == Some(&Value::Bool(false))
+        || body.get("reasoning_effort").and_then(Value::as_str) == Some("none")
 }
 
 enum Constraint {

@@ -268,7 +268,21 @@ pub fn structured_call(
                 meta.coercions = coercions;
                 break Ok(answer);
             }
-            Err(failed) => {
+            Err(mut failed) => {
+                if failed.failure.class == FailureClass::Empty
+                    && truncated
+                    && meta
+                        .reasoning
+                        .as_ref()
+                        .is_some_and(|reasoning| reasoning.unfinished)
+                {
+                    // Not an empty answer: the budget ran out while the model was still
+                    // thinking. More room is what it needs.
+                    failed.failure.class = FailureClass::Truncated;
+                    failed.failure.message =
+                        "the token budget ran out inside the model's reasoning, before the answer"
+                            .to_owned();
+                }
                 let failure = &failed.failure;
                 meta.rungs_changed = failure.rungs_changed.clone();
                 meta.coercions = failure.coercions.clone();

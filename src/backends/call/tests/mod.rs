@@ -10,6 +10,7 @@ mod errors;
 mod ladder;
 mod reask;
 mod stream;
+mod thinking;
 mod tools;
 mod tools_reask;
 
