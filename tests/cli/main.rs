@@ -26,6 +26,7 @@ mod settings_readme;
 mod status;
 #[path = "../support/tls_server.rs"]
 mod tls_server;
+mod thinking;
 mod tools;
 mod util;
 mod validate;
