@@ -421,7 +421,17 @@ fn probe_form(
             Ok(response) => response,
             Err(error) => return FormResult::Failed(error),
         };
-        let content = response.content.as_deref().unwrap_or("");
+        // A constrained answer with no content and the value in the reasoning field: a server
+        // whose chat template opens a reasoning block filed what the constraint made as
+        // reasoning (the call path reads it the same way).
+        let content = match (response.content.as_deref(), response.reasoning.as_deref()) {
+            (content, Some(reasoning))
+                if content.is_none_or(|content| content.trim().is_empty()) =>
+            {
+                reasoning
+            }
+            (content, _) => content.unwrap_or(""),
+        };
         if is_enforced(form, content) {
             return FormResult::Enforced;
         }

@@ -24,9 +24,9 @@ mod schema;
 mod schema_gbnf;
 mod settings_readme;
 mod status;
+mod thinking;
 #[path = "../support/tls_server.rs"]
 mod tls_server;
-mod thinking;
 mod tools;
 mod util;
 mod validate;

@@ -16,7 +16,8 @@ fn slm_for(emulator: &Emulator, provider: &str) -> Slm {
     slm
 }
 
-const JUDGED: &str = "{\"reason\": \"Docs belong to it.\", \"in_scope\": true}\n## Why\nIt says so.";
+const JUDGED: &str =
+    "{\"reason\": \"Docs belong to it.\", \"in_scope\": true}\n## Why\nIt says so.";
 
 fn generate(slm: &Slm, extra: &[&str]) -> Value {
     let mut args = vec![
@@ -65,7 +66,10 @@ fn thinking_off_from_the_flag_or_the_file_reaches_the_engine() {
     let json = generate(&slm, &["--thinking", "off"]);
     assert_eq!(json["meta"]["reasoning"], Value::Null);
     let body = emulator.chat_bodies().pop().unwrap();
-    assert_eq!(body["chat_template_kwargs"], json!({"enable_thinking": false}));
+    assert_eq!(
+        body["chat_template_kwargs"],
+        json!({"enable_thinking": false})
+    );
     assert_eq!(body["stop"], json!(slmcode::agents::JSON_STOP));
 
     slm.run(["config", "set", "thinking", "on"], "").code(0);
@@ -76,7 +80,10 @@ fn thinking_off_from_the_flag_or_the_file_reaches_the_engine() {
     let json = generate(&slm, &[]);
     assert_eq!(json["meta"]["reasoning"]["text"], Profile::REASONING);
     let body = emulator.chat_bodies().pop().unwrap();
-    assert_eq!(body["chat_template_kwargs"], json!({"enable_thinking": true}));
+    assert_eq!(
+        body["chat_template_kwargs"],
+        json!({"enable_thinking": true})
+    );
 }
 
 #[test]

@@ -768,6 +768,10 @@ fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> Reply {
             completion_tokens: 10,
         });
     }
+    let enforced = matches!(
+        constraint,
+        Some(Constraint::Grammar(_) | Constraint::Schema(_))
+    );
     let content = match (constraint, scripted) {
         (Some(Constraint::Grammar(grammar)), _) => match gbnf_sample::shortest(&grammar) {
             Ok(text) => pad(&text, profile.pad),
@@ -786,6 +790,9 @@ fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> Reply {
         .as_ref()
         .filter(|thinker| !(thinker.obeys_switch && thinking_off(&body)));
     let content = match thinker {
+        Some(thinker) if enforced && thinker.constrained_as_reasoning => {
+            format!("<think>\n{content}")
+        }
         Some(thinker) => format!("<think>\n{}\n</think>\n{content}", thinker.reasoning),
         None => content,
     };

@@ -39,6 +39,11 @@ pub struct Thinker {
     /// Whether the engine's switch turns it off (`chat_template_kwargs.enable_thinking: false`,
     /// `reasoning_effort: "none"`); false: a template that ignores it.
     pub obeys_switch: bool,
+    /// Whether an enforced constraint applies from the first token, inside the open block, so
+    /// the constrained value is all the model writes and the engine files it as reasoning
+    /// (llama.cpp with a template that opens `<think>` and a grammar); false: the block is
+    /// written and closed first, and the constraint shapes what follows.
+    pub constrained_as_reasoning: bool,
 }
 
 /// How a server refuses a field it does not know: the status and body for a field name.
@@ -411,6 +416,7 @@ impl Profile {
                 reasoning: Profile::REASONING.to_owned(),
                 field: None,
                 obeys_switch: true,
+                constrained_as_reasoning: false,
             }),
             honours_stops: true,
             ..Profile::llama_server()
@@ -425,6 +431,7 @@ impl Profile {
                 reasoning: Profile::REASONING.to_owned(),
                 field: Some("reasoning_content"),
                 obeys_switch: true,
+                constrained_as_reasoning: false,
             }),
             honours_stops: true,
             ..Profile::llama_server()
@@ -439,6 +446,7 @@ impl Profile {
                 reasoning: Profile::REASONING.to_owned(),
                 field: Some("reasoning"),
                 obeys_switch: true,
+                constrained_as_reasoning: false,
             }),
             honours_stops: true,
             ..Profile::ollama()

@@ -167,7 +167,13 @@ pub fn structured_call(
         meta.tokens_per_second = generation_rate(&streamed.timing, &response.usage);
         meta.repetition = None;
         add_usage(&mut meta.tokens, response.usage);
-        if received_is_blank(&response)
+        let misfiled = form.and(misfiled_answer(&response));
+        if misfiled.is_some() {
+            meta.reasoning = None;
+            if !meta.warnings.iter().any(|known| known == MISFILED) {
+                meta.warnings.push(MISFILED.to_owned());
+            }
+        } else if received_is_blank(&response)
             && meta
                 .reasoning
                 .as_ref()
@@ -177,7 +183,7 @@ pub fn structured_call(
             meta.warnings.push(ONLY_REASONING.to_owned());
         }
         let native_calls = response.tool_calls;
-        let received_text = response.content.unwrap_or_default();
+        let received_text = misfiled.unwrap_or_else(|| response.content.unwrap_or_default());
         let mut text = received_text.clone();
         let truncated = match (streamed.end, verdict) {
             (StreamEnd::Deadline, _) => {
@@ -391,6 +397,25 @@ const STOPPED_IN_REASONING: &str = "the server's stop sequences ended the answer
 
 /// The warning of an answer with reasoning and no content.
 const ONLY_REASONING: &str = "the answer had reasoning but no content (the reasoning is never read as the answer): give the model more max_tokens to finish thinking, or set thinking = off";
+
+/// The warning of a constrained answer the server returned as reasoning.
+const MISFILED: &str = "the server returned the constrained answer as reasoning (the chat template opens a reasoning block and the constraint applies from the first token): read from the reasoning field; thinking = off puts it in the content";
+
+/// A constrained answer the server filed as reasoning: no content, and a reasoning field that
+/// is one JSON value and nothing else. llama.cpp does this when the chat template opens a
+/// `<think>` block in the prompt and a grammar constrains every token from the first: the model
+/// could write nothing but the constrained value, and the server's reasoning parser, waiting
+/// for `</think>`, files it all as reasoning. Only a constrained answer is read this way; a
+/// model that merely thinks in JSON is never taken at its word.
+fn misfiled_answer(response: &ChatResponse) -> Option<String> {
+    if !received_is_blank(response) {
+        return None;
+    }
+    let reasoning = response.reasoning.as_deref()?.trim();
+    serde_json::from_str::<serde::de::IgnoredAny>(reasoning)
+        .is_ok()
+        .then(|| reasoning.to_owned())
+}
 
 /// Whether an answer has neither text nor tool calls.
 fn received_is_blank(response: &ChatResponse) -> bool {

@@ -129,6 +129,7 @@ fn a_stop_that_ends_the_reasoning_is_asked_again_without_server_stops_not_as_tru
                     reasoning: Profile::REASONING.to_owned(),
                     field,
                     obeys_switch: false,
+                    constrained_as_reasoning: false,
                 }),
                 ..Profile::thinking_llama_server()
             };
@@ -264,6 +265,7 @@ fn json_in_the_reasoning_with_no_content_is_never_taken_as_the_answer() {
             reasoning: "{\"reason\": \"x\", \"in_scope\": true}".to_owned(),
             field: Some("reasoning_content"),
             obeys_switch: true,
+            constrained_as_reasoning: false,
         }),
         ..Profile::reasoning_llama_server()
     };
@@ -300,4 +302,52 @@ fn a_constrained_thinking_server_is_probed_and_answers_through_its_reasoning() {
     assert!(outcome.meta.wire_form.is_some(), "{:?}", outcome.meta);
     assert_eq!(outcome.meta.repair_rung, Some(crate::repair::Rung::Think));
     assert_eq!(reasoning(&outcome.meta).source, ReasoningSource::Inline);
+}
+
+#[test]
+fn a_constrained_value_the_server_files_as_reasoning_is_read_and_said() {
+    // llama.cpp with a template that opens <think>: the grammar shapes every token from the
+    // first, and the server files the value as reasoning. The probe and the call read it.
+    let thinker = Thinker {
+        reasoning: Profile::REASONING.to_owned(),
+        field: Some("reasoning_content"),
+        obeys_switch: true,
+        constrained_as_reasoning: true,
+    };
+    let constrained = World::new(
+        Profile {
+            thinker: Some(thinker),
+            ..Profile::reasoning_llama_server()
+        },
+        Provider::LlamaCpp,
+    );
+    let outcome = constrained.call(&scope_request()).unwrap();
+    assert_eq!(value(&outcome), &json!({"reason": "a", "in_scope": true}));
+    let meta = &outcome.meta;
+    assert!(meta.wire_form.is_some(), "the probe found it enforced");
+    assert_eq!(meta.reasoning, None, "it was the answer, not reasoning");
+    assert!(
+        meta.warnings
+            .iter()
+            .any(|warning| warning.contains("returned the constrained answer as reasoning")),
+        "{:?}",
+        meta.warnings
+    );
+    // Unconstrained, JSON in the reasoning is never the answer.
+    let world = world(
+        Profile {
+            thinker: Some(Thinker {
+                reasoning: "{\"reason\": \"x\", \"in_scope\": true}".to_owned(),
+                field: Some("reasoning_content"),
+                obeys_switch: true,
+                constrained_as_reasoning: true,
+            }),
+            ..Profile::reasoning_llama_server()
+        },
+        Streaming::Events,
+        Provider::LlamaCpp,
+    );
+    world.emulator.answers(["", ""]);
+    let failure = violation(world.call(&scope_request()).unwrap_err());
+    assert_eq!(failure.class, FailureClass::Empty);
 }
