@@ -67,6 +67,7 @@ impl World {
                 .endpoint,
             model: None,
             api_key: None,
+            thinking: crate::config::Thinking::Auto,
         }
     }
 
