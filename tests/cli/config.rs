@@ -351,7 +351,7 @@ record_stats         true      default
     );
     assert_eq!(settings[7]["value"], 0.1);
     assert_eq!(
-        settings[15],
+        settings[16],
         json!({"key": "record_stats", "value": true, "source": {"kind": "default"}})
     );
     assert_eq!(
