@@ -551,7 +551,7 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__generate)
-            opts="-q -h -V --schema --schema-file --role --tools --tool-choice --prompt --system --max-tokens --reask --call-timeout --temperature --anti-repetition --mechanism --seed --pretty --verbose --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            opts="-q -h -V --schema --schema-file --role --tools --tool-choice --prompt --system --max-tokens --reask --call-timeout --temperature --anti-repetition --thinking --mechanism --seed --pretty --verbose --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -602,6 +602,10 @@ _slmcode() {
                     return 0
                     ;;
                 --anti-repetition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --thinking)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -80,6 +80,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand --call-timeout 'The deadline of the whole call in seconds: every answer, retry and re-ask fits in it; when it passes, the call fails (exit 6, class canceled) with what had arrived'
             cand --temperature 'Sampling temperature (0 to 2)'
             cand --anti-repetition 'When requests carry the engine''s anti-repetition sampling: always, reask (only the re-ask after a loop) or off'
+            cand --thinking 'Whether a thinking model reasons before it answers: auto (its chat template decides), off or on (the engine''s switch: chat_template_kwargs.enable_thinking on llama.cpp, vLLM and SGLang, reasoning_effort on Ollama)'
             cand --mechanism 'Force a mechanism for this call: json_schema, guided_json, gbnf_grammar, json_object or prompt_only. Nothing is probed and recorded demotions are ignored; a rejection still walks down to prompt_only (and is recorded)'
             cand --seed 'A sampling seed, for repeatable answers with a temperature above 0'
             cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'

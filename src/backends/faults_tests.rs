@@ -18,6 +18,7 @@ fn target_at(provider: Provider, base_url: &str) -> Target {
         endpoint: normalize_endpoint(provider, base_url).unwrap().endpoint,
         model: None,
         api_key: None,
+        thinking: crate::config::Thinking::Auto,
     }
 }
 

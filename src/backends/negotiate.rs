@@ -87,6 +87,7 @@ impl Target {
             endpoint: normalized.endpoint.with_default_api_version(),
             model: settings.model.clone().filter(|model| !model.is_empty()),
             api_key: settings.api_key.clone(),
+            thinking: settings.thinking,
         };
         Ok((target, normalized.changed.filter(|_| configured)))
     }

@@ -8,10 +8,13 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::config::Provider;
+use crate::config::{Provider, Thinking};
 use crate::schema::Mechanism;
 
 use super::capabilities::{GuidedField, WireForm};
+
+/// The body field llama.cpp, vLLM and SGLang pass to the chat template as variables.
+pub const THINKING_TEMPLATE_FIELD: &str = "chat_template_kwargs";
 
 /// How the key travels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -298,6 +301,46 @@ impl Preset {
             .collect()
     }
 
+    /// The body fields that carry `thinking` to this engine (none under `auto`, and none for
+    /// an engine without a switch: OpenAI's and Azure's APIs refuse fields they do not know,
+    /// LM Studio and oMLX document none). llama.cpp, vLLM and SGLang pass
+    /// `chat_template_kwargs` to the chat template, where Qwen3-style templates read
+    /// `enable_thinking`; an unknown OpenAI-compatible server gets the same, and drops it if
+    /// it refuses it. Ollama's `/v1` maps `reasoning_effort` to its own switch (`none` turns
+    /// thinking off); its `think` field is read only by `/api/chat`.
+    pub fn thinking_fields(&self, thinking: Thinking) -> Map<String, Value> {
+        let mut fields = Map::new();
+        let on = match thinking {
+            Thinking::Auto => return fields,
+            Thinking::Off => false,
+            Thinking::On => true,
+        };
+        match self.provider {
+            Provider::LlamaCpp | Provider::Vllm | Provider::Sglang | Provider::OpenAiCompatible => {
+                fields.insert(
+                    THINKING_TEMPLATE_FIELD.to_owned(),
+                    json!({"enable_thinking": on}),
+                );
+            }
+            Provider::Ollama => {
+                fields.insert(
+                    "reasoning_effort".to_owned(),
+                    json!(if on { "medium" } else { "none" }),
+                );
+            }
+            Provider::OpenAi | Provider::Azure | Provider::LmStudio | Provider::Omlx => {}
+        }
+        fields
+    }
+
+    /// Whether this engine's `stop` sequences may end a reasoning block: on every engine that
+    /// returns a model's reasoning (in the text or in a field of its own) they are matched
+    /// against it too. OpenAI's and Azure's reasoning models never show their reasoning, and
+    /// the stops apply to the visible answer only.
+    pub fn stops_reach_reasoning(&self) -> bool {
+        !matches!(self.provider, Provider::OpenAi | Provider::Azure)
+    }
+
     /// Why `form` is not probed, for the capability matrix.
     pub fn not_probed_reason(&self, form: WireForm) -> String {
         format!(
@@ -343,5 +386,32 @@ mod tests {
             assert!(preset(Provider::OpenAiCompatible).worth_probing(form));
         }
         assert_eq!(preset(Provider::Azure).auth, AuthHeader::AzureApiKey);
+    }
+
+    #[test]
+    fn thinking_goes_to_each_engine_in_its_own_field_and_auto_sends_nothing() {
+        for provider in Provider::ALL {
+            assert!(preset(provider).thinking_fields(Thinking::Auto).is_empty());
+        }
+        for provider in [Provider::LlamaCpp, Provider::Vllm, Provider::Sglang] {
+            assert_eq!(
+                Value::Object(preset(provider).thinking_fields(Thinking::Off)),
+                json!({"chat_template_kwargs": {"enable_thinking": false}}),
+                "{provider}"
+            );
+        }
+        assert_eq!(
+            Value::Object(preset(Provider::LlamaCpp).thinking_fields(Thinking::On)),
+            json!({"chat_template_kwargs": {"enable_thinking": true}})
+        );
+        assert_eq!(
+            Value::Object(preset(Provider::Ollama).thinking_fields(Thinking::Off)),
+            json!({"reasoning_effort": "none"})
+        );
+        assert!(
+            preset(Provider::OpenAi)
+                .thinking_fields(Thinking::Off)
+                .is_empty()
+        );
     }
 }

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::config::{Provider, Secret};
+use crate::config::{Provider, Secret, Thinking};
 use crate::repair::REASONING_TAGS;
 use crate::schema::{Constraint, Validator, validator};
 
@@ -144,6 +144,9 @@ pub struct Target {
     pub model: Option<String>,
     /// The key, if any (sent only in the auth header).
     pub api_key: Option<Secret>,
+    /// The `thinking` setting: the probe asks with the switch the calls will send, so that a
+    /// thinking model is probed as it will answer.
+    pub thinking: Thinking,
 }
 
 impl Target {
@@ -262,8 +265,9 @@ pub fn probe(target: &Target, timeout: Duration) -> ProbeReport {
     }
     for form in forms.iter().copied() {
         let (client, sender, model) = (client.clone(), sender.clone(), target.model.clone());
+        let thinking = target.preset().thinking_fields(target.thinking);
         std::thread::spawn(move || {
-            let result = probe_form(&client, form, model, deadline);
+            let result = probe_form(&client, form, model, &thinking, deadline);
             let _ = sender.send(Job::Form(form, result));
         });
     }
@@ -407,21 +411,45 @@ fn probe_request(model: Option<String>, max_tokens: u32) -> ChatRequest {
     }
 }
 
+/// Probes `form`, with the `thinking` switch the calls send (a switch the server refuses by
+/// name is dropped, for this form and the ones after it, like a call drops it).
 fn probe_form(
     client: &Client,
     form: WireForm,
     model: Option<String>,
+    thinking: &serde_json::Map<String, Value>,
     deadline: Instant,
 ) -> FormResult {
     let (constraint, guided_field) = probe_constraint(form);
     let mut request = probe_request(model, FIRST_BUDGET);
+    request.thinking = thinking.clone();
+    if let Some(accepted) = client.accepted_sampling(&request) {
+        request = accepted;
+    }
     for budget in [FIRST_BUDGET, SECOND_BUDGET] {
         request.max_tokens = Some(budget);
-        let response = match send_within(client, &request, &constraint, guided_field, deadline) {
-            Ok(response) => response,
-            Err(error) => return FormResult::Failed(error),
+        let response = loop {
+            match send_within(client, &request, &constraint, guided_field, deadline) {
+                Ok(response) => break response,
+                Err(error) if client.refuse_sampling(&request, &error) => {
+                    request
+                        .thinking
+                        .retain(|field, _| !error.detail.contains(field.as_str()));
+                }
+                Err(error) => return FormResult::Failed(error),
+            }
         };
-        let content = response.content.as_deref().unwrap_or("");
+        // A constrained answer with no content and the value in the reasoning field: a server
+        // whose chat template opens a reasoning block filed what the constraint made as
+        // reasoning (the call path reads it the same way).
+        let content = match (response.content.as_deref(), response.reasoning.as_deref()) {
+            (content, Some(reasoning))
+                if content.is_none_or(|content| content.trim().is_empty()) =>
+            {
+                reasoning
+            }
+            (content, _) => content.unwrap_or(""),
+        };
         if is_enforced(form, content) {
             return FormResult::Enforced;
         }

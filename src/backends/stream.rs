@@ -233,11 +233,13 @@ impl Assembler {
             }
             _ => {}
         }
-        for field in ["reasoning_content", "reasoning"] {
-            if let Some(text) = delta.get(field).and_then(Value::as_str) {
-                self.reasoning.push_str(text);
-                added.reasoning += text.len();
-            }
+        // The first of the names only: vLLM sends the same text under both of its names.
+        if let Some(text) = ["reasoning_content", "reasoning", "thinking"]
+            .iter()
+            .find_map(|field| delta.get(*field).and_then(Value::as_str))
+        {
+            self.reasoning.push_str(text);
+            added.reasoning += text.len();
         }
         if added.content + added.reasoning > 0 {
             self.text_chunks += 1;

@@ -194,3 +194,24 @@ fn the_generation_rate_needs_two_chunks_and_some_time() {
     };
     assert_eq!(one.chunks_per_second(), None);
 }
+
+#[test]
+fn reasoning_under_any_of_its_names_is_kept_once() {
+    // vLLM sends the same delta under both of its names; Ollama calls it `thinking`.
+    let mut assembler = Assembler::new();
+    assembler
+        .add(&chunk(
+            json!({"reasoning_content": "let me ", "reasoning": "let me "}),
+            None,
+        ))
+        .unwrap();
+    assembler
+        .add(&chunk(json!({"thinking": "see"}), None))
+        .unwrap();
+    assembler
+        .add(&chunk(json!({"content": "{}"}), Some("stop")))
+        .unwrap();
+    let response = assembler.finish();
+    assert_eq!(response.reasoning.as_deref(), Some("let me see"));
+    assert_eq!(response.content.as_deref(), Some("{}"));
+}

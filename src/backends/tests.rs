@@ -24,6 +24,7 @@ fn target(emulator: &Emulator, provider: Provider, model: Option<&str>) -> Targe
             .endpoint,
         model: model.map(str::to_owned),
         api_key: None,
+        thinking: crate::config::Thinking::Auto,
     }
 }
 
@@ -207,6 +208,7 @@ fn an_unreachable_endpoint_degrades_to_prompt_only_within_the_deadline() {
             .endpoint,
         model: None,
         api_key: None,
+        thinking: crate::config::Thinking::Auto,
     };
     let report = probe(&dead, Duration::from_secs(2));
     assert!(!report.probed && !report.reachable);
@@ -519,4 +521,55 @@ fn azure_sends_the_api_key_header_and_the_api_version() {
     assert_eq!(request.query, "api-version=2024-10-21");
     assert_eq!(request.header("api-key"), Some("azure-key-1"));
     assert_eq!(request.header("authorization"), None);
+}
+
+#[test]
+fn the_probe_asks_with_the_thinking_switch_and_drops_it_where_it_is_refused() {
+    let thinking_off = |emulator: &Emulator, provider| Target {
+        thinking: crate::config::Thinking::Off,
+        ..target(emulator, provider, None)
+    };
+    let emulator = Emulator::start(Profile::thinking_llama_server());
+    let report = probe(
+        &thinking_off(&emulator, Provider::LlamaCpp),
+        Duration::from_secs(20),
+    );
+    assert_eq!(outcome(&report, WireForm::Grammar), "supported");
+    let constrained: Vec<serde_json::Value> = emulator
+        .chat_bodies()
+        .into_iter()
+        .filter(|body| body.get("max_tokens") != Some(&json!(16)))
+        .collect();
+    assert!(!constrained.is_empty());
+    for body in &constrained {
+        assert_eq!(
+            body["chat_template_kwargs"],
+            json!({"enable_thinking": false}),
+            "{body}"
+        );
+    }
+
+    // A proxy that refuses the field: the probe finds what it finds without it.
+    let emulator = Emulator::start(Profile::strict_proxy());
+    let report = probe(
+        &thinking_off(&emulator, Provider::OpenAiCompatible),
+        Duration::from_secs(20),
+    );
+    let selected = Capabilities::select(report.outcomes.clone(), &[], report.probed);
+    assert_eq!(selected.mechanism, Mechanism::JsonObject);
+    assert_eq!(outcome(&report, WireForm::JsonObject), "supported");
+    let bodies = emulator.chat_bodies();
+    assert!(
+        bodies
+            .iter()
+            .any(|body| body.get("chat_template_kwargs").is_some()),
+        "the switch was tried"
+    );
+    assert!(
+        bodies
+            .iter()
+            .any(|body| body.get("chat_template_kwargs").is_none()
+                && body["response_format"]["type"] == "json_object"),
+        "and dropped once refused"
+    );
 }

@@ -92,6 +92,10 @@ pub struct ChatRequest {
     /// Engine-specific sampling fields sent as they are (`repeat_penalty`, `dry_multiplier`,
     /// `frequency_penalty`, ...): what the provider's preset says its engine takes.
     pub sampling: Map<String, Value>,
+    /// The fields that carry the `thinking` setting, as the provider's preset names them
+    /// (`chat_template_kwargs`, `reasoning_effort`); each is dropped on its own when the
+    /// server refuses it by name.
+    pub thinking: Map<String, Value>,
 }
 
 /// The JSON body for `request` constrained by `constraint`. `guided_field` says where vLLM
@@ -133,7 +137,7 @@ pub fn build_body(
     if let Some(parallel) = request.parallel_tool_calls {
         body.insert("parallel_tool_calls".to_owned(), json!(parallel));
     }
-    for (field, value) in &request.sampling {
+    for (field, value) in request.sampling.iter().chain(&request.thinking) {
         body.insert(field.clone(), value.clone());
     }
     body.insert("stream".to_owned(), json!(false));
@@ -263,7 +267,7 @@ pub fn parse_chat_response(body: &Value) -> Result<ChatResponse, String> {
         })
         .unwrap_or_default();
     let usage = body.get("usage").map_or_else(Usage::default, parse_usage);
-    let reasoning = ["reasoning_content", "reasoning"]
+    let reasoning = ["reasoning_content", "reasoning", "thinking"]
         .iter()
         .find_map(|field| message.get(*field).and_then(Value::as_str))
         .filter(|text| !text.is_empty())
@@ -369,34 +373,58 @@ impl Client {
         self.streaming.store(false, Ordering::Relaxed);
     }
 
-    /// `request` without the sampling fields this server refused.
+    /// `request` without the sampling and thinking fields this server refused.
     pub(super) fn accepted_sampling(&self, request: &ChatRequest) -> Option<ChatRequest> {
         let refused = self.refused();
-        if !request.sampling.keys().any(|field| refused.contains(field)) {
+        if !request
+            .sampling
+            .keys()
+            .chain(request.thinking.keys())
+            .any(|field| refused.contains(field))
+        {
             return None;
         }
         let mut accepted = request.clone();
         accepted
             .sampling
             .retain(|field, _| !refused.contains(field));
+        accepted
+            .thinking
+            .retain(|field, _| !refused.contains(field));
         Some(accepted)
     }
 
     /// When a rejection names one of the sampling fields of `request`, records them all as
-    /// refused (a server that checks fields and refuses one penalty refuses the others too) and
-    /// says so.
+    /// refused (a server that checks fields and refuses one penalty refuses the others too);
+    /// when it names a thinking field, records that one. Says whether it recorded anything.
     pub(super) fn refuse_sampling(&self, request: &ChatRequest, error: &CallError) -> bool {
-        let names_one = request
-            .sampling
-            .keys()
-            .any(|field| error.detail.contains(field.as_str()));
-        if !matches!(error.status, Some(400 | 422)) || !names_one {
+        if !matches!(error.status, Some(400 | 422)) {
             return false;
         }
-        self.refused_sampling
+        let named = |field: &String| error.detail.contains(field.as_str());
+        let mut newly: Vec<String> = Vec::new();
+        if request.sampling.keys().any(named) {
+            newly.extend(request.sampling.keys().cloned());
+        }
+        newly.extend(
+            request
+                .thinking
+                .keys()
+                .filter(|field| named(field))
+                .cloned(),
+        );
+        if newly.is_empty() {
+            return false;
+        }
+        let mut refused = self
+            .refused_sampling
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .extend(request.sampling.keys().cloned());
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        for field in newly {
+            if !refused.contains(&field) {
+                refused.push(field);
+            }
+        }
         true
     }
 

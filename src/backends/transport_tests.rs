@@ -16,6 +16,7 @@ fn request() -> ChatRequest {
         tool_choice: None,
         parallel_tool_calls: None,
         sampling: Map::new(),
+        thinking: Map::new(),
     }
 }
 
@@ -321,4 +322,50 @@ fn a_tls_failure_is_permanent_and_says_what_it_was() {
         "permanent error: TLS failed: the server on that port does not speak TLS (a plain-HTTP \
          server?)"
     );
+}
+
+#[test]
+fn thinking_fields_ride_along_and_a_refused_one_is_dropped_alone() {
+    let mut chat = request();
+    chat.sampling
+        .insert("repeat_penalty".to_owned(), json!(1.1));
+    chat.thinking.insert(
+        "chat_template_kwargs".to_owned(),
+        json!({"enable_thinking": false}),
+    );
+    let body = build_body(&chat, &Constraint::None, GuidedField::default());
+    assert_eq!(
+        body["chat_template_kwargs"],
+        json!({"enable_thinking": false})
+    );
+    assert_eq!(body["repeat_penalty"], json!(1.1));
+
+    let endpoint = crate::backends::normalize_endpoint(
+        crate::config::Provider::LlamaCpp,
+        "http://127.0.0.1:9/v1",
+    )
+    .unwrap()
+    .endpoint;
+    let client = Client::new(endpoint, AuthHeader::Bearer, None);
+    let refusal = CallError::from_failure(Failure::Status {
+        status: 400,
+        body: r#"{"error": {"message": "unsupported parameter: chat_template_kwargs"}}"#.to_owned(),
+        retry_after: None,
+    });
+    assert!(client.refuse_sampling(&chat, &refusal));
+    let accepted = client.accepted_sampling(&chat).expect("one field dropped");
+    assert!(accepted.thinking.is_empty());
+    assert_eq!(accepted.sampling, chat.sampling, "the penalties stay");
+    assert_eq!(client.refusals().0, ["chat_template_kwargs"]);
+}
+
+#[test]
+fn reasoning_comes_from_whichever_field_the_engine_uses() {
+    for field in ["reasoning_content", "reasoning", "thinking"] {
+        let body = json!({"choices": [{"message": {"content": "{}", field: "hmm"},
+            "finish_reason": "stop"}]});
+        let response = parse_chat_response(&body).unwrap();
+        assert_eq!(response.reasoning.as_deref(), Some("hmm"), "{field}");
+        assert_eq!(response.content.as_deref(), Some("{}"));
+    }
 }

@@ -9,7 +9,7 @@ use std::fmt;
 
 use super::endpoint::redact_userinfo;
 use super::parse;
-use super::values::{AntiRepetition, Secret, StructuredDecoding, Value};
+use super::values::{AntiRepetition, Secret, StructuredDecoding, Thinking, Value};
 use super::{Provider, Settings};
 use crate::schema::Whitespace;
 
@@ -34,6 +34,8 @@ pub enum Key {
     Temperature,
     /// `anti_repetition`
     AntiRepetition,
+    /// `thinking`
+    Thinking,
     /// `grammar_whitespace`
     GrammarWhitespace,
     /// `schema_in_prompt`
@@ -74,7 +76,7 @@ pub struct KeySpec {
 }
 
 /// The registry, in [`Key`] order (a test holds that).
-pub static KEYS: [KeySpec; 16] = [
+pub static KEYS: [KeySpec; 17] = [
     KeySpec {
         key: Key::Provider,
         name: "provider",
@@ -220,6 +222,23 @@ pub static KEYS: [KeySpec; 16] = [
         read: |settings| Value::Text(settings.anti_repetition.as_str().to_owned()),
     },
     KeySpec {
+        key: Key::Thinking,
+        name: "thinking",
+        doc: "whether a thinking model reasons before it answers: auto sends nothing (the chat template decides), off and on send the engine's switch (chat_template_kwargs.enable_thinking on llama.cpp, vLLM and SGLang, reasoning_effort on Ollama)",
+        accepted: "auto, off, on",
+        default: "auto",
+        environment: "SLMCODE_THINKING",
+        flag: "--thinking",
+        secret: false,
+        apply: |settings, text| {
+            settings.thinking = text
+                .parse::<Thinking>()
+                .map_err(|_| "unknown mode".to_owned())?;
+            Ok(())
+        },
+        read: |settings| Value::Text(settings.thinking.as_str().to_owned()),
+    },
+    KeySpec {
         key: Key::GrammarWhitespace,
         name: "grammar_whitespace",
         doc: "the whitespace a derived GBNF grammar allows between tokens: compact (none) or pretty (one line break and an indentation at most)",
@@ -339,7 +358,7 @@ fn narrow(number: u64) -> u32 {
 
 impl Key {
     /// Every key, in registry order.
-    pub const ALL: [Key; 16] = [
+    pub const ALL: [Key; 17] = [
         Key::Provider,
         Key::Endpoint,
         Key::Model,
@@ -349,6 +368,7 @@ impl Key {
         Key::MaxTokens,
         Key::Temperature,
         Key::AntiRepetition,
+        Key::Thinking,
         Key::GrammarWhitespace,
         Key::SchemaInPrompt,
         Key::TimeoutS,

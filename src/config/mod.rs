@@ -33,7 +33,9 @@ pub use provider::{Provider, UnknownProvider};
 pub use resolve::{
     ConfigWarning, Normalisation, Overrides, Resolved, Source, Sources, config_path, resolve,
 };
-pub use values::{AntiRepetition, InvalidStructuredDecoding, Secret, StructuredDecoding, Value};
+pub use values::{
+    AntiRepetition, InvalidStructuredDecoding, Secret, StructuredDecoding, Thinking, Value,
+};
 
 /// Every setting, resolved and typed. [`Settings::default`] holds the defaults.
 #[derive(Clone, Debug, PartialEq)]
@@ -56,6 +58,8 @@ pub struct Settings {
     pub temperature: f64,
     /// When requests carry the engine's anti-repetition sampling.
     pub anti_repetition: AntiRepetition,
+    /// Whether a thinking model is asked to think (where the engine takes the switch).
+    pub thinking: Thinking,
     /// The whitespace a derived grammar allows between tokens (`gbnf_grammar` requests).
     pub grammar_whitespace: Whitespace,
     /// Whether a contract's instructions carry its JSON Schema after the field descriptions.
@@ -85,6 +89,7 @@ impl Default for Settings {
             max_tokens: 2048,
             temperature: 0.0,
             anti_repetition: AntiRepetition::Always,
+            thinking: Thinking::Auto,
             grammar_whitespace: Whitespace::Compact,
             schema_in_prompt: false,
             timeout_s: 120,

@@ -64,6 +64,7 @@ fn layered_values(key: Key) -> [&'static str; 3] {
         Key::MaxTokens => ["100", "200", "300"],
         Key::Temperature => ["0.5", "0.7", "0.9"],
         Key::AntiRepetition => ["off", "reask", "off"],
+        Key::Thinking => ["off", "on", "off"],
         Key::GrammarWhitespace => ["pretty", "pretty", "pretty"],
         Key::SchemaInPrompt => ["true", "false", "true"],
         Key::TimeoutS => ["10", "20", "30"],

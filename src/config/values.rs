@@ -104,6 +104,51 @@ impl FromStr for AntiRepetition {
     }
 }
 
+/// Whether a thinking model is asked to think before it answers, where the engine takes the
+/// switch (`chat_template_kwargs.enable_thinking` on llama.cpp, vLLM and SGLang,
+/// `reasoning_effort` on Ollama's `/v1`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Thinking {
+    /// Nothing is sent: the model thinks or not as its chat template says. Stop sequences are
+    /// applied by slmcode after the reasoning, never by the server.
+    #[default]
+    Auto,
+    /// Asks the engine to skip the reasoning: shorter, faster answers from a thinking model.
+    Off,
+    /// Asks the engine for the reasoning.
+    On,
+}
+
+impl Thinking {
+    /// The spelling stored in the settings file.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Thinking::Auto => "auto",
+            Thinking::Off => "off",
+            Thinking::On => "on",
+        }
+    }
+}
+
+impl fmt::Display for Thinking {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Thinking {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(Thinking::Auto),
+            "off" | "false" | "no" | "0" => Ok(Thinking::Off),
+            "on" | "true" | "yes" | "1" => Ok(Thinking::On),
+            _ => Err(()),
+        }
+    }
+}
+
 /// An API key. It is never shown: `Debug` prints a placeholder, there is no `Display`, and
 /// [`Secret::expose`] is the one way to reach the text (for the request header).
 #[derive(Clone, PartialEq, Eq)]

@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 use crate::util::{Run, Slm};
 
 const KEY_LIST: &str = "provider, endpoint, model, api_key_env, api_key, structured_decoding, \
-                        max_tokens, temperature, anti_repetition, grammar_whitespace, schema_in_prompt, timeout_s, call_timeout_s, probe_timeout_s, \
+                        max_tokens, temperature, anti_repetition, thinking, grammar_whitespace, \
+                        schema_in_prompt, timeout_s, call_timeout_s, probe_timeout_s, \
                         reask, record_stats";
 
 fn config_file(slm: &Slm) -> PathBuf {
@@ -324,6 +325,7 @@ structured_decoding  auto      default
 max_tokens           4096      file {file}:2
 temperature          0.1       env SLMCODE_TEMPERATURE
 anti_repetition      always    default
+thinking             auto      default
 grammar_whitespace   compact   default
 schema_in_prompt     false     default
 timeout_s            120       default
@@ -342,14 +344,14 @@ record_stats         true      default
     assert_eq!(report["config_path"], json!(path));
     assert_eq!(report["config_exists"], true);
     let settings = report["settings"].as_array().unwrap();
-    assert_eq!(settings.len(), 16);
+    assert_eq!(settings.len(), 17);
     assert_eq!(
         settings[0],
         json!({"key": "provider", "value": "llamacpp", "source": {"kind": "file", "path": path, "line": 1}})
     );
     assert_eq!(settings[7]["value"], 0.1);
     assert_eq!(
-        settings[15],
+        settings[16],
         json!({"key": "record_stats", "value": true, "source": {"kind": "default"}})
     );
     assert_eq!(

@@ -24,6 +24,7 @@ mod schema;
 mod schema_gbnf;
 mod settings_readme;
 mod status;
+mod thinking;
 #[path = "../support/tls_server.rs"]
 mod tls_server;
 mod tools;

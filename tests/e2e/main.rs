@@ -7,6 +7,10 @@
 //! `MODEL=smollm2 tests/real-engine/start.sh`; `SLMCODE_E2E_REAL_ENDPOINT`): what only a real
 //! model shows (loops, prose, a deadline that matters).
 //!
+//! `thinking` runs against a third one: the tiny model with a chat template that opens a
+//! `<think>` block unless `enable_thinking` is false (`TEMPLATE=think tests/real-engine/start.sh`;
+//! `SLMCODE_E2E_THINK_ENDPOINT`).
+//!
 //! Without the variables the tests that need them pass without running, so a developer's plain
 //! `cargo test` works on a machine without an engine, and one line on the terminal says how
 //! many were skipped and why. `.ci/run` sets `SLMCODE_REQUIRE_E2E=1`, under which a missing
@@ -32,6 +36,7 @@ mod readme;
 #[path = "../support/readme_runner.rs"]
 mod readme_runner;
 mod real_model;
+mod thinking;
 mod tool_calls;
 mod tools;
 
@@ -55,6 +60,24 @@ pub fn endpoint(test: &str) -> Option<String> {
             skip(
                 test,
                 "SLMCODE_E2E_ENDPOINT is not set: start the tiny model with tests/real-engine/start.sh",
+            );
+            None
+        }
+    }
+}
+
+/// The endpoint of the tiny model served with a chat template that thinks
+/// (`TEMPLATE=think tests/real-engine/start.sh`; `SLMCODE_E2E_THINK_ENDPOINT`), or `None` (after
+/// counting the test as skipped).
+pub fn think_endpoint(test: &str) -> Option<String> {
+    match std::env::var("SLMCODE_E2E_THINK_ENDPOINT") {
+        Ok(endpoint) if !endpoint.trim().is_empty() => {
+            Some(endpoint.trim_end_matches('/').to_owned())
+        }
+        _ => {
+            skip(
+                test,
+                "SLMCODE_E2E_THINK_ENDPOINT is not set: start the thinking template with TEMPLATE=think tests/real-engine/start.sh",
             );
             None
         }

@@ -21,6 +21,8 @@
 //! (`#[path = "../../tests/support/emulator.rs"] mod emulator;`).
 #![allow(dead_code)]
 
+#[path = "emulator_chat.rs"]
+mod chat;
 #[path = "engine_profiles.rs"]
 mod engine_profiles;
 #[path = "gbnf_sample.rs"]
@@ -28,7 +30,7 @@ mod gbnf_sample;
 
 // Not every user of the emulator needs every name.
 #[allow(unused_imports)]
-pub use engine_profiles::{BASIC_FIELDS, Field, OPENAI_FIELDS, Profile, Streaming};
+pub use engine_profiles::{BASIC_FIELDS, Field, OPENAI_FIELDS, Profile, Streaming, Thinker};
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -431,6 +433,8 @@ enum Reply {
 /// One chat answer.
 struct Answer {
     model: String,
+    /// The reasoning, returned in this field apart from the content.
+    reasoning: Option<(&'static str, String)>,
     content: Option<String>,
     tool_calls: Option<Value>,
     finish: &'static str,
@@ -446,6 +450,9 @@ impl Answer {
     /// The answer as one chat-completions body.
     fn whole(&self) -> Value {
         let mut message = json!({"role": "assistant", "content": self.content});
+        if let Some((field, reasoning)) = &self.reasoning {
+            message[*field] = json!(reasoning);
+        }
         if let Some(calls) = &self.tool_calls {
             message["tool_calls"] = calls.clone();
         }
@@ -479,16 +486,16 @@ fn stream_answer(
             _ => None,
         }
     };
-    let tokens: Vec<String> = answer
-        .content
-        .as_deref()
-        .unwrap_or("")
-        .chars()
-        .map(String::from)
-        .collect();
+    let split = |text: &str| -> Vec<String> { text.chars().map(String::from).collect() };
+    let thoughts: Vec<String> = answer
+        .reasoning
+        .as_ref()
+        .map(|(_, text)| split(text))
+        .unwrap_or_default();
+    let tokens = split(answer.content.as_deref().unwrap_or(""));
     let mut record = StreamRecord {
         chunks: 0,
-        tokens: tokens.len(),
+        tokens: thoughts.len() + tokens.len(),
         completed: false,
     };
     let result = (|| -> std::io::Result<()> {
@@ -503,6 +510,15 @@ fn stream_answer(
             )
             .as_bytes(),
         )?;
+        for thought in &thoughts {
+            let field = answer
+                .reasoning
+                .as_ref()
+                .map_or("reasoning_content", |(field, _)| field);
+            stream.write_all(chunk(&answer.model, json!({field: thought}), None).as_bytes())?;
+            stream.flush()?;
+            record.chunks += 1;
+        }
         for token in &tokens {
             if let Some(Fault::Stall(after, pause)) = &stall
                 && record.chunks == *after
@@ -606,242 +622,7 @@ fn route(request: &Recorded, profile: &Profile, shared: &Shared) -> Reply {
         ("GET", "/version") => found(&profile.version),
         ("GET", "/api/version") => found(&profile.ollama_version),
         ("POST", "/api/show") => found(&profile.ollama_show),
-        ("POST", "/v1/chat/completions") => chat(request, profile, shared),
+        ("POST", "/v1/chat/completions") => chat::chat(request, profile, shared),
         _ => not_found(),
-    }
-}
-
-fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> Reply {
-    let delay = *shared.always_delay.lock().unwrap();
-    if let Some(delay) = delay {
-        std::thread::sleep(delay);
-    }
-    // A stall belongs to the stream that answers, not to the request's start.
-    let fault = {
-        let mut faults = shared.faults.lock().unwrap();
-        match faults.front() {
-            Some(Fault::Stall(..)) => None,
-            _ => faults.pop_front(),
-        }
-    };
-    match fault {
-        Some(Fault::Status(status, body, retry_after)) => {
-            return Reply::Whole(
-                status,
-                body,
-                retry_after.map(|value| format!("Retry-After: {value}")),
-            );
-        }
-        Some(Fault::Delay(delay)) => std::thread::sleep(delay),
-        Some(Fault::Oversized(bytes)) => {
-            let filler = "x".repeat(bytes);
-            return Reply::Whole(
-                200,
-                json!({"choices": [{"message": {"content": filler}, "finish_reason": "stop"}]})
-                    .to_string(),
-                None,
-            );
-        }
-        Some(Fault::ContextOverflow) => {
-            return Reply::Whole(profile.overflow.0, profile.overflow.1.clone(), None);
-        }
-        Some(Fault::Stall(..)) | None => {}
-    }
-    let Ok(Value::Object(body)) = serde_json::from_str::<Value>(&request.body) else {
-        return Reply::Whole(
-            400,
-            json!({"error": {"message": "invalid JSON body"}}).to_string(),
-            None,
-        );
-    };
-    if let Some((status, text)) = &profile.bare_tool_choice
-        && let Some(Value::String(choice)) = body.get("tool_choice")
-        && !matches!(choice.as_str(), "none" | "auto" | "required")
-    {
-        return Reply::Whole(*status, text.clone(), None);
-    }
-    if let Some(reject) = profile.reject_unknown
-        && let Some(field) = body
-            .keys()
-            .find(|key| !profile.known_fields.contains(&key.as_str()))
-    {
-        let (status, text) = reject(field);
-        return Reply::Whole(status, text, None);
-    }
-    let response_format = body.get("response_format");
-    let format_type = response_format
-        .and_then(|format| format.get("type"))
-        .and_then(Value::as_str);
-    let strict = response_format
-        .and_then(|format| format.pointer("/json_schema/strict"))
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    // (field present, behaviour, what it constrains to)
-    let mut present: Vec<(&Field, Option<Constraint>)> = Vec::new();
-    if let Some(grammar) = body.get("grammar").and_then(Value::as_str) {
-        present.push((
-            &profile.grammar,
-            Some(Constraint::Grammar(grammar.to_owned())),
-        ));
-    }
-    if let Some(schema) = body.get("json_schema") {
-        present.push((
-            &profile.top_level_json_schema,
-            Some(Constraint::Schema(schema.clone())),
-        ));
-    }
-    if let Some(schema) = body
-        .get("structured_outputs")
-        .and_then(|outputs| outputs.get("json"))
-    {
-        present.push((
-            &profile.structured_outputs,
-            Some(Constraint::Schema(schema.clone())),
-        ));
-    }
-    if let Some(schema) = body.get("guided_json") {
-        present.push((
-            &profile.guided_json,
-            Some(Constraint::Schema(schema.clone())),
-        ));
-    }
-    match format_type {
-        Some("json_schema") => {
-            let schema = response_format
-                .and_then(|format| format.pointer("/json_schema/schema"))
-                .cloned()
-                .unwrap_or(json!({}));
-            if strict {
-                present.push((&profile.strict, None));
-            }
-            present.push((&profile.json_schema, Some(Constraint::Schema(schema))));
-        }
-        Some("json_object") => {
-            let mentions_json = request.body.to_ascii_lowercase().contains("json");
-            if profile.json_word_required && !mentions_json {
-                return Reply::Whole(400, json!({"error": {"message": "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.", "type": "invalid_request_error"}}).to_string(), None);
-            }
-            present.push((&profile.json_object, Some(Constraint::AnyObject)));
-        }
-        _ => {}
-    }
-    for (field, _) in &present {
-        if let Field::Reject(status, text) = field {
-            return Reply::Whole(*status, text.clone(), None);
-        }
-    }
-    let constraint = present
-        .into_iter()
-        .find(|(field, constraint)| **field == Field::Enforce && constraint.is_some())
-        .and_then(|(_, constraint)| constraint);
-    let model = body
-        .get("model")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .unwrap_or_else(|| profile.models[0].clone());
-    let scripted = if matches!(constraint, None | Some(Constraint::AnyObject)) {
-        shared.script.lock().unwrap().pop_front()
-    } else {
-        None
-    };
-    if let Some(Scripted::ToolCalls(calls)) = scripted {
-        return Reply::Answer(Answer {
-            model,
-            content: None,
-            tool_calls: Some(calls),
-            finish: "tool_calls",
-            completion_tokens: 10,
-        });
-    }
-    let content = match (constraint, scripted) {
-        (Some(Constraint::Grammar(grammar)), _) => match gbnf_sample::shortest(&grammar) {
-            Ok(text) => pad(&text, profile.pad),
-            Err(_) => {
-                return Reply::Whole(400, json!({"error": {"code": 400, "message": "Failed to initialize samplers: failed to parse grammar", "type": "invalid_request_error"}}).to_string(), None);
-            }
-        },
-        (Some(Constraint::Schema(schema)), _) => pad(&instance(&schema).to_string(), profile.pad),
-        (Some(Constraint::AnyObject), Some(Scripted::Content(text))) => text,
-        (Some(Constraint::AnyObject), _) => pad(&json!({"answer": "hello"}).to_string(), profile.pad),
-        (None, Some(Scripted::Content(text))) => text,
-        (None, _) => "Sure! Here is a short greeting for you:\n```json\n{\"greeting\": \"Hello there!\", \"ok\": True,}\n```\nLet me know if you need anything else.".to_owned(),
-    };
-    let budget = body
-        .get("max_tokens")
-        .and_then(Value::as_u64)
-        .unwrap_or(u64::MAX) as usize;
-    let tokens = content.chars().count();
-    let (content, finish) = if tokens > budget {
-        (content.chars().take(budget).collect::<String>(), "length")
-    } else {
-        (content, "stop")
-    };
-    let used = content.chars().count();
-    Reply::Answer(Answer {
-        model,
-        content: Some(content),
-        tool_calls: None,
-        finish,
-        completion_tokens: used,
-    })
-}
-
-enum Constraint {
-    Schema(Value),
-    Grammar(String),
-    AnyObject,
-}
-
-/// Spaces after the opening brace, as a padding model would write them.
-fn pad(text: &str, spaces: usize) -> String {
-    match text.strip_prefix('{') {
-        Some(rest) if spaces > 0 => format!("{{{}{rest}", " ".repeat(spaces)),
-        _ => text.to_owned(),
-    }
-}
-
-/// The shortest instance of a (simple) JSON Schema: enums' first value, minimum-length strings,
-/// minimum integers, `minItems` items, every property.
-pub fn instance(schema: &Value) -> Value {
-    if let Some(constant) = schema.get("const") {
-        return constant.clone();
-    }
-    if let Some(first) = schema.get("enum").and_then(|values| values.get(0)) {
-        return first.clone();
-    }
-    for key in ["anyOf", "oneOf"] {
-        if let Some(first) = schema.get(key).and_then(|branches| branches.get(0)) {
-            return instance(first);
-        }
-    }
-    let kind = match schema.get("type") {
-        Some(Value::String(kind)) => kind.as_str(),
-        Some(Value::Array(kinds)) => kinds
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|kind| *kind != "null")
-            .unwrap_or("null"),
-        _ if schema.get("properties").is_some() => "object",
-        _ => "object",
-    };
-    let number = |key: &str| schema.get(key).and_then(Value::as_i64).unwrap_or(0);
-    match kind {
-        "object" => {
-            let mut object = serde_json::Map::new();
-            if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
-                for (name, property) in properties {
-                    object.insert(name.clone(), instance(property));
-                }
-            }
-            Value::Object(object)
-        }
-        "array" => {
-            let item = instance(schema.get("items").unwrap_or(&json!({"type": "string"})));
-            Value::Array(vec![item; number("minItems").max(0) as usize])
-        }
-        "string" => Value::String("a".repeat(number("minLength").max(0) as usize)),
-        "integer" | "number" => json!(number("minimum")),
-        "boolean" => json!(true),
-        _ => Value::Null,
     }
 }

@@ -27,6 +27,25 @@ pub enum Streaming {
     Refused,
 }
 
+/// A model that thinks before it answers: `<think>\n{reasoning}\n</think>\n` and then the
+/// answer, as Qwen3 and the DeepSeek-R1 distills write it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Thinker {
+    /// What it thinks (one token per character, like the answer).
+    pub reasoning: String,
+    /// The field the engine returns the reasoning in (`reasoning_content`, `reasoning`), apart
+    /// from the content; `None`: inline in the content, tags and all.
+    pub field: Option<&'static str>,
+    /// Whether the engine's switch turns it off (`chat_template_kwargs.enable_thinking: false`,
+    /// `reasoning_effort: "none"`); false: a template that ignores it.
+    pub obeys_switch: bool,
+    /// Whether an enforced constraint applies from the first token, inside the open block, so
+    /// the constrained value is all the model writes and the engine files it as reasoning
+    /// (llama.cpp with a template that opens `<think>` and a grammar); false: the block is
+    /// written and closed first, and the constraint shapes what follows.
+    pub constrained_as_reasoning: bool,
+}
+
 /// How a server refuses a field it does not know: the status and body for a field name.
 pub type Refusal = fn(&str) -> (u16, String);
 
@@ -73,6 +92,11 @@ pub struct Profile {
     /// Refuses a `tool_choice` that is a bare tool name (a string other than none, auto and
     /// required) with this status and body, as llama-server does.
     pub bare_tool_choice: Option<(u16, String)>,
+    /// The model thinks before it answers (see [`Thinker`]).
+    pub thinker: Option<Thinker>,
+    /// Whether `stop` is applied, to the whole generation (reasoning included), as every
+    /// engine that returns reasoning does. Off by default: the other profiles predate it.
+    pub honours_stops: bool,
 }
 
 pub const OPENAI_FIELDS: [&str; 22] = [
@@ -160,6 +184,8 @@ impl Profile {
             ),
             fixed_answer: None,
             bare_tool_choice: None,
+            thinker: None,
+            honours_stops: false,
         }
     }
 
@@ -374,6 +400,56 @@ impl Profile {
                     .to_string(),
             )),
             ..Profile::llama_server()
+        }
+    }
+
+    /// What the emulated thinking models think: a heading and a note, which the JSON-only
+    /// stop sequences (`\n## `, `\nNote:`) would end.
+    pub const REASONING: &'static str = "The user asks whether a README is in scope.\n## Plan\nNote: answer with the JSON object only.";
+
+    /// llama-server with a thinking model (a Qwen3-style template that honours
+    /// `enable_thinking`): the reasoning inline in the content (`--reasoning-format none`, or
+    /// a template the server does not parse), `stop` applied to it all.
+    pub fn thinking_llama_server() -> Profile {
+        Profile {
+            thinker: Some(Thinker {
+                reasoning: Profile::REASONING.to_owned(),
+                field: None,
+                obeys_switch: true,
+                constrained_as_reasoning: false,
+            }),
+            honours_stops: true,
+            ..Profile::llama_server()
+        }
+    }
+
+    /// llama-server with a thinking model and `--reasoning-format deepseek`: the reasoning comes
+    /// back in `reasoning_content`, the answer in `content`.
+    pub fn reasoning_llama_server() -> Profile {
+        Profile {
+            thinker: Some(Thinker {
+                reasoning: Profile::REASONING.to_owned(),
+                field: Some("reasoning_content"),
+                obeys_switch: true,
+                constrained_as_reasoning: false,
+            }),
+            honours_stops: true,
+            ..Profile::llama_server()
+        }
+    }
+
+    /// Ollama's `/v1` with a thinking model: the reasoning in `reasoning`; `reasoning_effort:
+    /// "none"` turns it off.
+    pub fn thinking_ollama() -> Profile {
+        Profile {
+            thinker: Some(Thinker {
+                reasoning: Profile::REASONING.to_owned(),
+                field: Some("reasoning"),
+                obeys_switch: true,
+                constrained_as_reasoning: false,
+            }),
+            honours_stops: true,
+            ..Profile::ollama()
         }
     }
 

@@ -499,7 +499,8 @@ impl<'a> Exchange<'a> {
             Watcher::loops_only(options)
         } else {
             Watcher::new(options)
-        };
+        }
+        .with_stops(&self.plan.stop);
         let mut reasoning = RepetitionDetector::new();
         let mut reasoning_loop = None;
         let report = self.context.progress.as_ref();

@@ -46,15 +46,15 @@ use super::capabilities::WireForm;
 use super::errors::{CallError, ErrorClass};
 use super::presets::preset;
 use super::stream::{StreamEnd, StreamLimits, Timing};
-use super::transport::Usage;
+use super::transport::{ChatResponse, Usage};
 
 pub use context::{CallContext, CallProgress, ProgressReport, Sleep};
 pub use evolve::{Action, Allowance, EVOLVE, MIN_REASK_TOKENS, REASK_TEMPERATURE, next_action};
 pub use ladder::ENFORCEMENT_THRESHOLD;
 pub use outcome::{
     Answer, CallFailure, CallMeta, CallOrigin, DeadlineExceeded, DegradeReason, LadderSource,
-    ParsedToolCall, RAW_TEXT_LIMIT, Reask, SchemaViolation, StreamEnding, StructuredOutcome,
-    ToolsMeta,
+    ParsedToolCall, RAW_TEXT_LIMIT, Reask, ReasoningMeta, ReasoningSource, SchemaViolation,
+    StreamEnding, StructuredOutcome, ToolsMeta,
 };
 pub use request::{
     DEFAULT_MAX_TOKENS_CAP, JSON_ONLY, OutputSchema, RequestError, StructuredRequest,
@@ -114,10 +114,12 @@ pub fn structured_call(
         notes: Vec::new(),
         warnings: Vec::new(),
         tools: plan.turn.as_ref().map(|turn| turn.meta(first.is_some(), 0)),
+        reasoning: None,
     };
     let anti_repetition = preset(context.target.provider).anti_repetition_sampling();
     let mut original = plan.request.clone();
     original.model = context.target.model.clone();
+    original.thinking = preset(context.target.provider).thinking_fields(settings.thinking);
     if settings.anti_repetition == AntiRepetition::Always {
         original.sampling = anti_repetition.clone();
     }
@@ -139,6 +141,25 @@ pub fn structured_call(
             verdict,
         } = received;
         let response = streamed.response;
+        meta.reasoning = reasoning_meta(&response);
+        if !chat.stop.is_empty()
+            && response.finish_reason.as_deref() == Some("stop")
+            && response.tool_calls.is_empty()
+            && meta
+                .reasoning
+                .as_ref()
+                .is_some_and(|reasoning| reasoning.unfinished)
+        {
+            // The server's stop sequences ended the answer inside the reasoning (the model
+            // thinks although it was asked not to): not the model's failure, and not a cut
+            // answer worth a larger budget. Asked again with the stops applied after the
+            // reasoning only, once for the rest of the call.
+            add_usage(&mut meta.tokens, response.usage);
+            meta.warnings.push(STOPPED_IN_REASONING.to_owned());
+            original.stop.clear();
+            chat.stop.clear();
+            continue;
+        }
         meta.mechanism = mechanism_of(form);
         meta.wire_form = form;
         meta.finish_reason = response.finish_reason.clone();
@@ -146,8 +167,23 @@ pub fn structured_call(
         meta.tokens_per_second = generation_rate(&streamed.timing, &response.usage);
         meta.repetition = None;
         add_usage(&mut meta.tokens, response.usage);
+        let misfiled = form.and(misfiled_answer(&response));
+        if misfiled.is_some() {
+            meta.reasoning = None;
+            if !meta.warnings.iter().any(|known| known == MISFILED) {
+                meta.warnings.push(MISFILED.to_owned());
+            }
+        } else if received_is_blank(&response)
+            && meta
+                .reasoning
+                .as_ref()
+                .is_some_and(|reasoning| reasoning.source == ReasoningSource::Field)
+            && !meta.warnings.iter().any(|known| known == ONLY_REASONING)
+        {
+            meta.warnings.push(ONLY_REASONING.to_owned());
+        }
         let native_calls = response.tool_calls;
-        let received_text = response.content.unwrap_or_default();
+        let received_text = misfiled.unwrap_or_else(|| response.content.unwrap_or_default());
         let mut text = received_text.clone();
         let truncated = match (streamed.end, verdict) {
             (StreamEnd::Deadline, _) => {
@@ -156,6 +192,11 @@ pub fn structured_call(
             }
             (_, Some(Verdict::Done { end })) => {
                 meta.stream_end = StreamEnding::Done;
+                text.truncate(end);
+                false
+            }
+            (_, Some(Verdict::Stop { end })) => {
+                meta.stream_end = StreamEnding::Stop;
                 text.truncate(end);
                 false
             }
@@ -233,7 +274,21 @@ pub fn structured_call(
                 meta.coercions = coercions;
                 break Ok(answer);
             }
-            Err(failed) => {
+            Err(mut failed) => {
+                if failed.failure.class == FailureClass::Empty
+                    && truncated
+                    && meta
+                        .reasoning
+                        .as_ref()
+                        .is_some_and(|reasoning| reasoning.unfinished)
+                {
+                    // Not an empty answer: the budget ran out while the model was still
+                    // thinking. More room is what it needs.
+                    failed.failure.class = FailureClass::Truncated;
+                    failed.failure.message =
+                        "the token budget ran out inside the model's reasoning, before the answer"
+                            .to_owned();
+                }
                 let failure = &failed.failure;
                 meta.rungs_changed = failure.rungs_changed.clone();
                 meta.coercions = failure.coercions.clone();
@@ -335,6 +390,65 @@ pub fn structured_call(
             })))
         }
     }
+}
+
+/// The warning of an answer whose reasoning was ended by the server's stop sequences.
+const STOPPED_IN_REASONING: &str = "the server's stop sequences ended the answer inside the model's reasoning: asked again with them applied after the reasoning only";
+
+/// The warning of an answer with reasoning and no content.
+const ONLY_REASONING: &str = "the answer had reasoning but no content (the reasoning is never read as the answer): give the model more max_tokens to finish thinking, or set thinking = off";
+
+/// The warning of a constrained answer the server returned as reasoning.
+const MISFILED: &str = "the server returned the constrained answer as reasoning (the chat template opens a reasoning block and the constraint applies from the first token): read from the reasoning field; thinking = off puts it in the content";
+
+/// A constrained answer the server filed as reasoning: no content, and a reasoning field that
+/// is one JSON value and nothing else. llama.cpp does this when the chat template opens a
+/// `<think>` block in the prompt and a grammar constrains every token from the first: the model
+/// could write nothing but the constrained value, and the server's reasoning parser, waiting
+/// for `</think>`, files it all as reasoning. Only a constrained answer is read this way; a
+/// model that merely thinks in JSON is never taken at its word.
+fn misfiled_answer(response: &ChatResponse) -> Option<String> {
+    if !received_is_blank(response) {
+        return None;
+    }
+    let reasoning = response.reasoning.as_deref()?.trim();
+    serde_json::from_str::<serde::de::IgnoredAny>(reasoning)
+        .is_ok()
+        .then(|| reasoning.to_owned())
+}
+
+/// Whether an answer has neither text nor tool calls.
+fn received_is_blank(response: &ChatResponse) -> bool {
+    response.tool_calls.is_empty()
+        && response
+            .content
+            .as_deref()
+            .is_none_or(|content| content.trim().is_empty())
+}
+
+/// The reasoning of `response`, kept apart: the engine's own field, or a leading block of its
+/// text.
+fn reasoning_meta(response: &ChatResponse) -> Option<ReasoningMeta> {
+    let content = response.content.as_deref().unwrap_or("");
+    let (source, text, unfinished) = match &response.reasoning {
+        Some(reasoning) => (
+            ReasoningSource::Field,
+            reasoning.trim(),
+            received_is_blank(response),
+        ),
+        None => (
+            ReasoningSource::Inline,
+            watch::leading_reasoning(content)?,
+            watch::ends_in_reasoning(content),
+        ),
+    };
+    let (text, text_cut) = bounded(text);
+    Some(ReasoningMeta {
+        source,
+        text,
+        text_cut,
+        unfinished,
+    })
 }
 
 /// How the loop ended without a value.

@@ -104,6 +104,9 @@ pub enum StreamEnding {
     Repetition,
     /// The call's deadline passed during the answer.
     Deadline,
+    /// One of the call's stop sequences appeared after the reasoning: the answer ends there
+    /// (slmcode applies them, not the server, unless `thinking = off`).
+    Stop,
 }
 
 impl StreamEnding {
@@ -114,6 +117,7 @@ impl StreamEnding {
             StreamEnding::Done => "done",
             StreamEnding::Repetition => "repetition",
             StreamEnding::Deadline => "deadline",
+            StreamEnding::Stop => "stop",
         }
     }
 }
@@ -178,6 +182,35 @@ pub struct CallMeta {
     pub warnings: Vec<String>,
     /// What the tool turn did; null for a request without a typed tool set.
     pub tools: Option<ToolsMeta>,
+    /// The last answer's reasoning, kept apart from the answer: never validated, never
+    /// repaired. Null when the model did not reason (or the engine did not return it).
+    pub reasoning: Option<ReasoningMeta>,
+}
+
+/// Where a thinking model's reasoning came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasoningSource {
+    /// A field of its own in the answer (`reasoning_content`, `reasoning`, `thinking`): the
+    /// engine separated it, and the answer is the message content.
+    Field,
+    /// A leading block in the text (`<think>...</think>` and the other tags the repair ladder
+    /// knows), skipped before the answer is read.
+    Inline,
+}
+
+/// The reasoning of the last answer (`meta.reasoning`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReasoningMeta {
+    /// Where it came from.
+    pub source: ReasoningSource,
+    /// Its text, cut to [`RAW_TEXT_LIMIT`] characters (an inline block without its tags).
+    pub text: String,
+    /// Whether `text` was cut.
+    pub text_cut: bool,
+    /// Whether the answer ended inside the reasoning (no closing tag; or, from a separate
+    /// field, no content after it).
+    pub unfinished: bool,
 }
 
 /// What the model answered.

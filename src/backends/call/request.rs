@@ -14,10 +14,11 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::agents::{self, Decoding, JSON_STOP, RoleKind, RoleSpec, UnknownRoleContract};
-use crate::config::Settings;
+use crate::config::{Settings, Thinking};
 use crate::schema::{self, Mechanism, SchemaError, UnknownContract, Whitespace};
 use crate::tools::{CompileError, SCHEMA_NAME, ToolChoice, ToolSet};
 
+use super::super::presets::preset;
 use super::turn::ToolTurn;
 
 use super::super::transport::{ChatMessage, ChatRequest};
@@ -235,6 +236,11 @@ pub(super) struct Plan {
     pub request: ChatRequest,
     /// Whether a tool-using role asks without a typed tool set (then nothing is constrained).
     pub tools: bool,
+    /// The stop sequences, applied to the answer after its reasoning (by the watcher). The
+    /// server gets them too only under `thinking = off`, or from a hosted API that never
+    /// shows reasoning: every other engine applies `stop` inside the reasoning as well, where
+    /// a thinking model's headings and notes would end it.
+    pub stop: Vec<String>,
     /// The ceiling of a truncation re-ask's budget.
     pub max_tokens_cap: u32,
     /// How many re-asks may be sent.
@@ -321,12 +327,19 @@ impl Plan {
             model: None,
             max_tokens: Some(budget),
             temperature: Some(settings.temperature),
-            stop,
+            stop: if settings.thinking == Thinking::Off
+                || !preset(settings.provider).stops_reach_reasoning()
+            {
+                stop.clone()
+            } else {
+                Vec::new()
+            },
             seed: request.seed,
             tools: None,
             tool_choice: None,
             parallel_tool_calls: None,
             sampling: serde_json::Map::new(),
+            thinking: serde_json::Map::new(),
         };
         Ok(Plan {
             schema,
@@ -334,6 +347,7 @@ impl Plan {
             strict_ready: strict_ready && turn.is_none(),
             request: chat,
             tools,
+            stop,
             max_tokens_cap: request
                 .max_tokens_cap
                 .unwrap_or(DEFAULT_MAX_TOKENS_CAP)

@@ -15,7 +15,11 @@ fn a_contract_injects_its_prompt_and_the_json_only_stops() {
         schema::contract("plan").unwrap().prompt().trim_end()
     );
     assert_eq!(plan.request.messages[1], ChatMessage::user("Add a cache."));
-    assert_eq!(plan.request.stop, JSON_STOP);
+    assert_eq!(plan.stop, JSON_STOP);
+    assert!(
+        plan.request.stop.is_empty(),
+        "under thinking = auto the server gets no stops: they would cut a reasoning block"
+    );
     assert_eq!(plan.request.max_tokens, Some(2048));
     assert_eq!(plan.max_tokens_cap, DEFAULT_MAX_TOKENS_CAP);
     assert!(plan.strict_ready && !plan.tools);
@@ -60,11 +64,11 @@ fn a_user_schema_is_described_in_the_prompt_and_linted_for_strict() {
 fn roles_decide_stops_tools_and_the_contract() {
     let worker = plan(&StructuredRequest::role(RoleSpec::new("go-worker")).user("go"));
     assert_eq!(worker.name, "worker");
-    assert_eq!(worker.request.stop, JSON_STOP);
+    assert_eq!(worker.stop, JSON_STOP);
     let tooled =
         plan(&StructuredRequest::role(RoleSpec::new("worker").with_tools(["read"])).user("go"));
     assert!(tooled.tools);
-    assert!(tooled.request.stop.is_empty());
+    assert!(tooled.stop.is_empty() && tooled.request.stop.is_empty());
     let error = Plan::resolve(
         &Settings::default(),
         &StructuredRequest::role(RoleSpec::new("describer")).user("x"),
@@ -73,6 +77,33 @@ fn roles_decide_stops_tools_and_the_contract() {
     assert_eq!(
         error.to_string(),
         "role `describer` is free_text and has no contract; give it a schema"
+    );
+}
+
+#[test]
+fn the_server_gets_the_stops_only_when_thinking_is_off() {
+    let request = StructuredRequest::contract("plan").user("Add a cache.");
+    for (thinking, on_the_wire) in [
+        (Thinking::Auto, false),
+        (Thinking::On, false),
+        (Thinking::Off, true),
+    ] {
+        let settings = Settings {
+            thinking,
+            ..Settings::default()
+        };
+        let plan = Plan::resolve(&settings, &request).unwrap();
+        assert_eq!(plan.stop, JSON_STOP, "{thinking}");
+        assert_eq!(!plan.request.stop.is_empty(), on_the_wire, "{thinking}");
+    }
+    // OpenAI never shows reasoning: its stops apply to the answer alone.
+    let openai = Settings {
+        provider: crate::config::Provider::OpenAi,
+        ..Settings::default()
+    };
+    assert_eq!(
+        Plan::resolve(&openai, &request).unwrap().request.stop,
+        JSON_STOP
     );
 }
 
@@ -86,7 +117,7 @@ fn a_tool_set_makes_a_tool_turn_whose_choice_follows_the_schema() {
     bare.tools = Some(read_tool());
     let turn = plan(&bare).turn.expect("a tool turn");
     assert_eq!(turn.choice, ToolChoice::Required);
-    assert!(plan(&bare).request.stop.is_empty());
+    assert!(plan(&bare).stop.is_empty());
     assert!(
         plan(&bare).request.messages[0].role == "user",
         "no empty system message"

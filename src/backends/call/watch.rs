@@ -8,6 +8,11 @@
 //! - [`Verdict::Repetition`]: a degenerate loop ([`RepetitionDetector`]) inside the answer, before
 //!   any value closed.
 //!
+//! - [`Verdict::Stop`]: one of the call's stop sequences appeared after the reasoning. The stop
+//!   sequences are applied here, not by the server, because every engine applies its `stop`
+//!   to the reasoning as well: a thinking model's `\n## ` heading inside `<think>` would end
+//!   the answer before it began.
+//!
 //! Every byte is read once: a string-aware nesting count finds where the first value closes,
 //! the loop detector reads the same bytes, and a candidate value is checked only when it
 //! closes. A leading reasoning block (the tags the `think` rung knows) is skipped: braces in it
@@ -27,6 +32,12 @@ pub enum Verdict {
     },
     /// The answer loops.
     Repetition(Repetition),
+    /// A stop sequence begins at byte `end`, after any reasoning: the answer ends there, as
+    /// it would have on a server that applied the stop.
+    Stop {
+        /// Where the stop sequence begins.
+        end: usize,
+    },
 }
 
 /// Where the watcher is in the answer.
@@ -59,6 +70,14 @@ pub struct Watcher<'a> {
     /// Bytes read by the value scanner.
     seen: usize,
     verdict: Option<Verdict>,
+    /// Whether only a loop (or a stop sequence) ends the answer, never a closed value.
+    loops_only: bool,
+    /// The stop sequences applied after the reasoning.
+    stops: &'a [String],
+    /// Where the answer begins, once any leading reasoning block has closed.
+    answer_start: Option<usize>,
+    /// Where the next search for a stop sequence begins.
+    stop_from: usize,
 }
 
 impl<'a> Watcher<'a> {
@@ -70,16 +89,26 @@ impl<'a> Watcher<'a> {
             state: State::Start,
             seen: 0,
             verdict: None,
+            loops_only: false,
+            stops: &[],
+            answer_start: None,
+            stop_from: 0,
         }
     }
 
-    /// A watcher that ends an answer only on a loop, never after a value (a tool turn's text
-    /// may hold a call in a tag that closes after it, or several calls).
+    /// A watcher that ends an answer only on a loop (or a stop sequence), never after a value
+    /// (a tool turn's text may hold a call in a tag that closes after it, or several calls).
     pub fn loops_only(options: &'a RepairOptions<'a>) -> Watcher<'a> {
         Watcher {
-            state: State::Open,
+            loops_only: true,
             ..Watcher::new(options)
         }
+    }
+
+    /// The same watcher, ending the answer where one of `stops` begins after the reasoning.
+    pub fn with_stops(mut self, stops: &'a [String]) -> Watcher<'a> {
+        self.stops = stops;
+        self
     }
 
     /// The verdict so far.
@@ -94,6 +123,7 @@ impl<'a> Watcher<'a> {
             return self.verdict.as_ref();
         }
         self.scan(text);
+        self.find_stop(text);
         if self.verdict.is_none()
             && let Some(repetition) = self.detector.feed(text)
         {
@@ -106,6 +136,53 @@ impl<'a> Watcher<'a> {
             });
         }
         self.verdict.as_ref()
+    }
+
+    /// Looks for the first stop sequence after the reasoning; one that begins before the end
+    /// of the verdict found so far replaces it (the server would have stopped there first).
+    fn find_stop(&mut self, text: &str) {
+        let Some(start) = self.answer_start else {
+            return;
+        };
+        if self.stops.is_empty() {
+            return;
+        }
+        let from = self.stop_from.max(start);
+        let bytes = text.as_bytes();
+        let found = self
+            .stops
+            .iter()
+            .filter(|stop| !stop.is_empty())
+            .filter_map(|stop| memmem::find(&bytes[from..], stop.as_bytes()))
+            .min()
+            .map(|offset| from + offset);
+        let longest = self.stops.iter().map(String::len).max().unwrap_or(1);
+        self.stop_from = bytes
+            .len()
+            .saturating_sub(longest.saturating_sub(1))
+            .max(from);
+        let Some(end) = found else {
+            return;
+        };
+        let earlier = match &self.verdict {
+            None => true,
+            Some(Verdict::Done { end: done }) => end < *done,
+            Some(Verdict::Repetition(repetition)) => end < repetition.end,
+            Some(Verdict::Stop { .. }) => false,
+        };
+        if earlier {
+            self.verdict = Some(Verdict::Stop { end });
+        }
+    }
+
+    /// Where the answer begins: at `at`, after a reasoning block or none.
+    fn answer_begins(&mut self, at: usize) {
+        self.answer_start = Some(at);
+        self.state = if self.loops_only {
+            State::Open
+        } else {
+            State::Searching
+        };
     }
 
     fn scan(&mut self, text: &str) {
@@ -128,7 +205,7 @@ impl<'a> Watcher<'a> {
                         }
                         // Wait for the bytes that decide it.
                         Tag::Undecided => return,
-                        Tag::No => self.state = State::Searching,
+                        Tag::No => self.answer_begins(at),
                     }
                     continue;
                 }
@@ -137,7 +214,7 @@ impl<'a> Watcher<'a> {
                     match memmem::find(&bytes[*from..], closing.as_bytes()) {
                         Some(offset) => {
                             self.seen = *from + offset + closing.len();
-                            self.state = State::Searching;
+                            self.answer_begins(self.seen);
                         }
                         None => {
                             // The closing tag may be split across chunks.
@@ -198,7 +275,11 @@ impl<'a> Watcher<'a> {
                         }
                     }
                 }
-                State::Open => {}
+                // Nothing ends the answer early here but a loop or a stop sequence.
+                State::Open => {
+                    self.seen = bytes.len();
+                    return;
+                }
             }
             self.seen += 1;
         }
@@ -243,6 +324,41 @@ fn opening_tag(text: &str) -> Tag {
     if undecided { Tag::Undecided } else { Tag::No }
 }
 
+/// Whether `text` opens a reasoning block that never closes: an answer that ended inside its
+/// reasoning.
+pub(super) fn ends_in_reasoning(text: &str) -> bool {
+    let text = text.trim_start();
+    REASONING_TAGS
+        .iter()
+        .zip(CLOSING_TAGS)
+        .any(|(tag, closing)| {
+            text.strip_prefix('<')
+                .and_then(|rest| rest.strip_prefix(tag))
+                .and_then(|rest| rest.strip_prefix('>'))
+                .is_some_and(|rest| !rest.contains(closing))
+        })
+}
+
+/// The text inside a leading reasoning block of `text` (trimmed), when it opens with one.
+pub(super) fn leading_reasoning(text: &str) -> Option<&str> {
+    let text = text.trim_start();
+    REASONING_TAGS
+        .iter()
+        .zip(CLOSING_TAGS)
+        .find_map(|(tag, closing)| {
+            let rest = text
+                .strip_prefix('<')?
+                .strip_prefix(tag)?
+                .strip_prefix('>')?;
+            let inside = match rest.find(closing) {
+                Some(at) => &rest[..at],
+                None => rest,
+            };
+            Some(inside.trim())
+        })
+        .filter(|inside| !inside.is_empty())
+}
+
 /// The closing tag of each of [`REASONING_TAGS`], in the same order.
 const CLOSING_TAGS: [&str; 4] = ["</think>", "</thinking>", "</reasoning>", "</thought>"];
 
@@ -253,7 +369,16 @@ mod tests {
     use super::*;
 
     fn verdict_in_chunks(text: &str, options: &RepairOptions<'_>, chunk: usize) -> Option<Verdict> {
-        let mut watcher = Watcher::new(options);
+        stopped_in_chunks(text, options, chunk, &[])
+    }
+
+    fn stopped_in_chunks(
+        text: &str,
+        options: &RepairOptions<'_>,
+        chunk: usize,
+        stops: &[String],
+    ) -> Option<Verdict> {
+        let mut watcher = Watcher::new(options).with_stops(stops);
         let mut end = 0;
         while end < text.len() {
             end = (end + chunk).min(text.len());
@@ -280,6 +405,77 @@ mod tests {
             );
         }
         whole
+    }
+
+    fn stopped(text: &str) -> Option<Verdict> {
+        let schema = json!({"type": "object", "properties": {"a": {"type": "integer"}},
+            "required": ["a"]});
+        let options = RepairOptions::new().schema(&schema).unwrap();
+        let stops: Vec<String> = crate::agents::JSON_STOP
+            .iter()
+            .map(|stop| (*stop).to_owned())
+            .collect();
+        let whole = stopped_in_chunks(text, &options, text.len().max(1), &stops);
+        for chunk in [1, 2, 5] {
+            assert_eq!(
+                stopped_in_chunks(text, &options, chunk, &stops),
+                whole,
+                "{text:?} in chunks of {chunk}"
+            );
+        }
+        whole
+    }
+
+    #[test]
+    fn stop_sequences_apply_after_the_reasoning_never_inside_it() {
+        let thinking = "<think>\nThe plan:\n## Step one\nNote: a is 1.\n</think>\n{\"a\": 1}";
+        assert_eq!(
+            stopped(thinking),
+            None,
+            "stops inside the block are not applied"
+        );
+        let essay = format!("{thinking}\n## Why\nBecause.");
+        let end = thinking.len();
+        assert_eq!(stopped(&essay), Some(Verdict::Done { end }));
+        let prose_first = "<think>ok</think>\nNote: the object follows\n{\"a\": 1}";
+        let at = prose_first.find("\nNote:").unwrap();
+        assert_eq!(stopped(prose_first), Some(Verdict::Stop { end: at }));
+        // Cut inside the reasoning: nothing yet, whatever headings it holds.
+        assert_eq!(stopped("<think>\n## Plan\nNote: more"), None);
+        // Without reasoning, a stop before any value ends the answer where it begins.
+        assert_eq!(
+            stopped("Sure.\n## Answer\n{\"a\": 1}"),
+            Some(Verdict::Stop { end: 5 })
+        );
+    }
+
+    #[test]
+    fn a_tool_turn_applies_stops_after_the_reasoning_too() {
+        let options = RepairOptions::new();
+        let stops = vec!["\nNote:".to_owned()];
+        let text = "<think>\nNote: which tool?</think><tool_call>{}</tool_call>\nNote: done";
+        let mut watcher = Watcher::loops_only(&options).with_stops(&stops);
+        assert_eq!(
+            watcher.feed(text),
+            Some(&Verdict::Stop {
+                end: text.rfind("\nNote:").unwrap()
+            })
+        );
+    }
+
+    #[test]
+    fn an_answer_that_ends_inside_its_reasoning_is_told_apart() {
+        assert!(ends_in_reasoning("  <think>\nThe plan:"));
+        assert!(ends_in_reasoning("<thought>x"));
+        assert!(!ends_in_reasoning("<think>x</think>{}"));
+        assert!(!ends_in_reasoning("{\"a\": \"<think>\"}"));
+        assert_eq!(
+            leading_reasoning("<think>\n  why  \n</think>{}"),
+            Some("why")
+        );
+        assert_eq!(leading_reasoning("<reasoning>cut"), Some("cut"));
+        assert_eq!(leading_reasoning("<think></think>{}"), None);
+        assert_eq!(leading_reasoning("{}"), None);
     }
 
     #[test]

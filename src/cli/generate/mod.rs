@@ -99,6 +99,12 @@ pub struct Args {
     #[arg(long, value_name = "WHEN")]
     anti_repetition: Option<String>,
 
+    /// Whether a thinking model reasons before it answers: auto (its chat template decides),
+    /// off or on (the engine's switch: chat_template_kwargs.enable_thinking on llama.cpp,
+    /// vLLM and SGLang, reasoning_effort on Ollama).
+    #[arg(long, value_name = "MODE")]
+    thinking: Option<String>,
+
     /// Force a mechanism for this call: json_schema, guided_json, gbnf_grammar, json_object or
     /// prompt_only. Nothing is probed and recorded demotions are ignored; a rejection still
     /// walks down to prompt_only (and is recorded).
@@ -321,6 +327,7 @@ fn resolve(args: &Args, printer: &Printer) -> Result<Resolved, CliError> {
         (Key::CallTimeoutS, &args.call_timeout),
         (Key::Temperature, &args.temperature),
         (Key::AntiRepetition, &args.anti_repetition),
+        (Key::Thinking, &args.thinking),
     ] {
         if let Some(value) = value {
             overrides.set(key, value.clone());

@@ -10,6 +10,7 @@ mod errors;
 mod ladder;
 mod reask;
 mod stream;
+mod thinking;
 mod tools;
 mod tools_reask;
 
@@ -66,6 +67,7 @@ impl World {
                 .endpoint,
             model: None,
             api_key: None,
+            thinking: crate::config::Thinking::Auto,
         }
     }
 
