@@ -169,7 +169,7 @@ fn opens_value(bytes: &[u8], at: usize, budget: u32) -> bool {
         b'-' => bytes
             .get(next + 1)
             .is_none_or(|after| after.is_ascii_digit() || matches!(after, b'I' | b'i')),
-        b'{' | b'[' => budget == 0 || opens_value(bytes, next, budget - 1),
+        b'{' | b'[' | b'(' => budget == 0 || opens_value(bytes, next, budget - 1),
         0xE2 => smart_quote(bytes, next).is_some(),
         _ if is_word_start(byte) => {
             let word = word_at(bytes, next);

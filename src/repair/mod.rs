@@ -5,8 +5,8 @@
 //!
 //! Rungs run in a fixed order ([`Rung::ALL`]), each building on the ones before it:
 //! `none think fence extract trailing_comma quotes comments unicode_spaces unquoted smart_quotes
-//! non_finite missing_commas empty_elements inner_quotes escapes python_bools control_chars
-//! close_quote close_braces coerce`. A result names the first rung after which the document parsed (and, with a schema,
+//! fullwidth non_finite numbers missing_commas concatenation empty_elements inner_quotes escapes
+//! python_bools tuples control_chars close_quote close_braces coerce`. A result names the first rung after which the document parsed (and, with a schema,
 //! validated) and lists every rung that changed something.
 //!
 //! It is implemented as one pass, not twenty: valid input is parsed by `serde_json` (rung
@@ -59,6 +59,7 @@
 mod coerce;
 mod document;
 mod escaped;
+mod fullwidth;
 mod locate;
 mod outcome;
 mod parse;
@@ -76,6 +77,8 @@ mod write;
 mod corpus_tests;
 #[cfg(test)]
 mod corpus_tests_breadth;
+#[cfg(test)]
+mod corpus_tests_breadth_more;
 #[cfg(test)]
 mod corpus_tests_gaps;
 #[cfg(test)]
@@ -179,7 +182,25 @@ pub fn repair(text: &str, options: &RepairOptions<'_>) -> Result<Repaired, Repai
     } else {
         match ladder(text, options.rungs) {
             Ok(found) => outcome::finish(text, found, options),
-            Err(failed) => Err(failed.into_failure(text, options)),
+            Err(failed) => match fullwidth::ascii_twin(text).filter(|_| !failed.needs_rung) {
+                // The structure the model meant, read with ASCII punctuation (same offsets).
+                Some((ascii, at)) => match ladder(&ascii, options.rungs) {
+                    Ok(mut found) if options.rungs.contains(Rung::Fullwidth) => {
+                        found.changed.insert(Rung::Fullwidth);
+                        outcome::finish(&ascii, found, options)
+                    }
+                    Ok(found) => {
+                        let changed = found.changed.with(Rung::Fullwidth);
+                        let stop = Stop::Needs(Rung::Fullwidth, at);
+                        Err(Failed::from_stop(stop, changed, None).into_failure(&ascii, options))
+                    }
+                    Err(mut failed) => {
+                        failed.changed.insert(Rung::Fullwidth);
+                        Err(failed.into_failure(&ascii, options))
+                    }
+                },
+                None => Err(failed.into_failure(text, options)),
+            },
         }
     };
     result.map_err(|failure| failure.with_repetition(text))

@@ -136,8 +136,10 @@ pub(super) struct Failed {
     class: FailureClass,
     what: String,
     offset: Option<usize>,
-    changed: RungSet,
+    pub(super) changed: RungSet,
     partial: Option<Map<String, Value>>,
+    /// The text would have parsed with a rung the caller did not allow.
+    pub(super) needs_rung: bool,
 }
 
 impl Failed {
@@ -177,6 +179,7 @@ impl Failed {
             offset,
             changed: RungSet::EMPTY,
             partial: None,
+            needs_rung: false,
         }
     }
 
@@ -221,6 +224,7 @@ impl Failed {
             offset: Some(at),
             changed,
             partial,
+            needs_rung: matches!(stop, Stop::Needs(..)),
         }
     }
 

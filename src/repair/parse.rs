@@ -40,6 +40,7 @@ pub(super) enum Cut {
     AfterOpenBrace,
     AfterOpenBracket,
     AfterKey,
+    AfterPlus,
 }
 
 impl Cut {
@@ -55,6 +56,7 @@ impl Cut {
             Cut::AfterOpenBrace => "right after an opening '{'",
             Cut::AfterOpenBracket => "right after an opening '['",
             Cut::AfterKey => "after a key",
+            Cut::AfterPlus => "after a '+' joining strings",
         }
     }
 }
@@ -132,6 +134,8 @@ pub(super) struct Parser<'a> {
     pub(super) stack: Vec<Frame>,
     open_arrays: usize,
     open_objects: usize,
+    /// The depths (stack lengths) at which the open arrays written as tuples (`(1, 2)`) sit.
+    pub(super) tuples: Vec<usize>,
     pub(super) max_depth: usize,
     pub(super) numbers: NumberTexts,
     pub(super) number_budget: usize,
@@ -175,6 +179,7 @@ impl<'a> Parser<'a> {
             stack: Vec::new(),
             open_arrays: 0,
             open_objects: 0,
+            tuples: Vec::new(),
             max_depth: 0,
             numbers: Vec::new(),
             number_budget: NUMBER_TEXT_BUDGET,
@@ -259,6 +264,12 @@ impl<'a> Parser<'a> {
         matches!(self.stack.last(), Some(Frame::Array(_)))
     }
 
+    /// Whether the innermost container is an array written as a tuple.
+    #[inline]
+    pub(super) fn in_tuple(&self) -> bool {
+        self.tuples.last() == Some(&self.stack.len())
+    }
+
     #[inline]
     pub(super) fn role(&self) -> Role {
         if self.in_array() {
@@ -299,7 +310,21 @@ impl<'a> Parser<'a> {
             b'.' | 0xE2 if self.in_array() && ellipsis(self.bytes, self.pos).is_some() => {
                 self.ellipsis(expect, Expect::FirstValue)
             }
+            b'(' if !self.stack.is_empty() => {
+                // A tuple, as Python writes one: an array.
+                self.fix(Rung::Tuples, self.pos)?;
+                self.open(Frame::Array(Vec::new()))?;
+                self.tuples.push(self.stack.len());
+                *expect = Expect::FirstValue;
+                Ok(false)
+            }
             b']' | b'}' if self.in_array() => {
+                if *expect == Expect::Value {
+                    self.fix(Rung::TrailingComma, self.pos)?;
+                }
+                self.close(byte, expect)
+            }
+            b')' if self.in_tuple() => {
                 if *expect == Expect::Value {
                     self.fix(Rung::TrailingComma, self.pos)?;
                 }
@@ -394,6 +419,7 @@ impl<'a> Parser<'a> {
                 Ok(false)
             }
             b']' | b'}' => self.close(byte, expect),
+            b')' if self.in_tuple() => self.close(byte, expect),
             _ => {
                 let value_follows = if self.in_array() {
                     self.starts_value(self.pos)
@@ -461,6 +487,9 @@ impl<'a> Parser<'a> {
     /// Pops the innermost container and returns it as a value.
     #[inline]
     fn pop(&mut self) -> Value {
+        if self.tuples.last() == Some(&self.stack.len()) {
+            self.tuples.pop();
+        }
         match self.stack.pop() {
             Some(Frame::Array(items)) => {
                 self.open_arrays -= 1;
@@ -501,6 +530,15 @@ impl<'a> Parser<'a> {
     /// closes the inner ones first (their closers were missing); a closer that matches no open
     /// container closes the innermost one anyway (the wrong bracket was typed).
     fn close(&mut self, closer: u8, expect: &mut Expect) -> Result<bool, Stop> {
+        if closer == b')' || (closer == b']' && self.in_tuple()) {
+            if closer == b']' {
+                // `(1, 2]`: the tuple's closer is mismatched.
+                self.fix(Rung::CloseBraces, self.pos)?;
+            }
+            self.pos += 1;
+            let value = self.pop();
+            return Ok(self.attach(value, expect));
+        }
         let wants_array = closer == b']';
         loop {
             if self.in_array() == wants_array {

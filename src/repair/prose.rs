@@ -36,6 +36,8 @@ pub(super) fn parse_document(
     let end = match result {
         Err(Stop::Broken { at, .. }) => parser.prose_at.filter(|prose| *prose <= at),
         Err(Stop::Cut(Cut::InString, _)) => parser.string_prose,
+        // A bare value of several words (`Note: I checked every file.`) runs to the end.
+        Err(Stop::Cut(Cut::InLiteral, at)) => parser.prose_at.filter(|prose| *prose <= at),
         _ => None,
     };
     let Some(end) = end else {
