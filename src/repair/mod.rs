@@ -57,6 +57,7 @@
 #![allow(clippy::result_large_err)]
 
 mod coerce;
+mod containers;
 mod document;
 mod escaped;
 mod fullwidth;
