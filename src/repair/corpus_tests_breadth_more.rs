@@ -26,6 +26,11 @@ fn bare_values_of_several_words_and_unquoted_tokens() {
 }
 
 #[test]
+fn several_top_level_values_keep_the_first() {
+    check(SEVERAL_VALUES);
+}
+
+#[test]
 fn incomplete_numbers_before_a_closer_are_completed() {
     check(INCOMPLETE_NUMBERS);
 }
@@ -205,6 +210,24 @@ pub(super) const INCOMPLETE_NUMBERS: &[Case] = &[
     fails("[1.e5]", "malformed"),
 ];
 
+/// Several top-level values (NDJSON, `{...}, {...}`, two fenced blocks): without a schema the
+/// first is kept and the rest dropped (`extract`, or `fence`; the report counts them, see
+/// `several.rs` for the schema's choice). A later value cut off is dropped the same way; a
+/// first value cut off is truncated.
+pub(super) const SEVERAL_VALUES: &[Case] = &[
+    ok("{\"a\": 1}\n{\"b\": 2}\n", r#"{"a": 1}"#, "extract"),
+    ok(r#"{"a": 1}, {"b": 2}, {"c": 3}"#, r#"{"a": 1}"#, "extract"),
+    ok("[1]\n[2]", "[1]", "extract"),
+    ok(
+        "```json\n{\"a\": 1}\n```\nAnd the second:\n```json\n{\"b\": 2}\n```",
+        r#"{"a": 1}"#,
+        "fence",
+    ),
+    ok("{'a': 1}\n{\"b\": 2}", r#"{"a": 1}"#, "extract quotes"),
+    ok("{\"a\": 1}\n{\"b\": ", r#"{"a": 1}"#, "extract"),
+    fails("{\"a\": 1\n", "truncated"),
+];
+
 /// Every table of this module, for `corpus_tests::every_row`.
 pub(super) const ALL_BREADTH_MORE: &[&[Case]] = &[
     TUPLES,
@@ -212,4 +235,5 @@ pub(super) const ALL_BREADTH_MORE: &[&[Case]] = &[
     FULLWIDTH,
     BARE_VALUES,
     INCOMPLETE_NUMBERS,
+    SEVERAL_VALUES,
 ];

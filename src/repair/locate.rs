@@ -114,6 +114,25 @@ pub(super) fn fence(bytes: &[u8], from: usize) -> Option<Fence> {
     None
 }
 
+/// Where the next run of three or more backticks or tildes at or after `from` ends: past the
+/// closing fence of the block whose document ended at `from`.
+pub(super) fn fence_run_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    while let Some(offset) = memchr::memchr2(b'`', b'~', &bytes[at..]) {
+        let start = at + offset;
+        let marker = bytes[start];
+        let mut end = start;
+        while end < bytes.len() && bytes[end] == marker {
+            end += 1;
+        }
+        if end - start >= 3 {
+            return Some(end);
+        }
+        at = end;
+    }
+    None
+}
+
 fn is_tag_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'+' | b'.' | b'#')
 }

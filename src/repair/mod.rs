@@ -70,6 +70,7 @@ mod repetition;
 mod rung;
 mod scalar;
 mod scan;
+mod several;
 mod stats;
 mod string;
 mod write;
@@ -178,17 +179,18 @@ pub fn repair(text: &str, options: &RepairOptions<'_>) -> Result<Repaired, Repai
             changed: RungSet::EMPTY,
             numbers: None,
             depth: 128,
+            others: Vec::new(),
         };
-        outcome::finish(text, found, options)
+        several::finish(text, found, options)
     } else {
         match ladder(text, options.rungs) {
-            Ok(found) => outcome::finish(text, found, options),
+            Ok(found) => several::finish(text, found, options),
             Err(failed) => match fullwidth::ascii_twin(text).filter(|_| !failed.needs_rung) {
                 // The structure the model meant, read with ASCII punctuation (same offsets).
                 Some((ascii, at)) => match ladder(&ascii, options.rungs) {
                     Ok(mut found) if options.rungs.contains(Rung::Fullwidth) => {
                         found.changed.insert(Rung::Fullwidth);
-                        outcome::finish(&ascii, found, options)
+                        several::finish(&ascii, found, options)
                     }
                     Ok(found) => {
                         let changed = found.changed.with(Rung::Fullwidth);
@@ -232,6 +234,9 @@ pub(crate) struct Found {
     numbers: Option<parse::NumberTexts>,
     /// How deep the value nests, at most.
     depth: usize,
+    /// The further complete top-level values after this one (NDJSON lines, `{...}, {...}`,
+    /// more fenced blocks), each with the rungs that reading it needs.
+    others: Vec<Found>,
 }
 
 /// Runs the rungs from `think` to `close_braces` over `text`.
@@ -269,6 +274,8 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
     if locate::gap(bytes, start, bytes.len()) != locate::Gap::Text {
         return Err(Failed::empty("the input holds only a reasoning block"));
     }
+    // What every further top-level value needs before its own rungs: the reasoning block.
+    let base = changed;
     let fence = locate::fence(bytes, start).filter(|fence| {
         // A fence that sits inside the first document (in one of its strings) is not a fence.
         locate::candidate(bytes, start)
@@ -287,11 +294,16 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
             locate::Gap::UnicodeSpaces => gate(&mut changed, Rung::UnicodeSpaces, fence.content)?,
             locate::Gap::Blank => {}
         }
+        let others = match attempt.end {
+            Some(end) => several::fenced(text, end, allowed, base.with(Rung::Fence)),
+            None => Vec::new(),
+        };
         return Ok(Found {
             value,
             changed,
             depth: attempt.depth,
             numbers: Some(attempt.numbers),
+            others,
         });
     }
     let mut from = start;
@@ -324,11 +336,18 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
                     }
                     gate(&mut changed, rung, candidate)?;
                 }
+                let others = match attempt.end {
+                    Some(end) if attempt.after == locate::Gap::Text => {
+                        several::following(text, end, allowed, base)
+                    }
+                    _ => Vec::new(),
+                };
                 return Ok(Found {
                     value,
                     changed,
                     depth: attempt.depth,
                     numbers: Some(attempt.numbers),
+                    others,
                 });
             }
             Err(Stop::Broken { at, expected }) => {

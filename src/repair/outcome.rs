@@ -27,6 +27,10 @@ pub struct Repaired {
     pub rungs_changed: Vec<Rung>,
     /// What the `coerce` rung changed, each at its JSON pointer.
     pub coercions: Vec<Coercion>,
+    /// How many further complete top-level values the text held that were dropped (NDJSON
+    /// lines, `{...}, {...}`, more fenced blocks): the first was kept, or the one that
+    /// validated; 0 when they were collected into the array the schema asks for.
+    pub dropped: usize,
 }
 
 /// Why no trustworthy value came out; decides how a caller re-asks the model.
@@ -315,7 +319,13 @@ pub(super) fn finish(
         mut changed,
         numbers,
         depth,
+        others,
     } = found;
+    for other in others {
+        if other.depth > SHALLOW {
+            drop_deep(other.value);
+        }
+    }
     if options.finish_reason_length {
         let (partial, value) = match value {
             Value::Object(members) => (Some(members), None),
@@ -342,6 +352,7 @@ pub(super) fn finish(
             rung,
             rungs_changed: changed.to_vec(),
             coercions: Vec::new(),
+            dropped: 0,
         });
     };
     let mut violations = match validate(validator, &value, depth) {
@@ -351,6 +362,7 @@ pub(super) fn finish(
                 rung,
                 rungs_changed: changed.to_vec(),
                 coercions: Vec::new(),
+                dropped: 0,
             });
         }
         Err(violations) => violations,
@@ -370,6 +382,7 @@ pub(super) fn finish(
                         rung: Rung::Coerce,
                         rungs_changed: changed.to_vec(),
                         coercions,
+                        dropped: 0,
                     });
                 }
                 Err(remaining) => violations = remaining,

@@ -18,7 +18,9 @@ pub enum Rung {
     Think,
     /// The document was taken out of a markdown code fence (```` ``` ```` or `~~~`).
     Fence,
-    /// The document was carved out of surrounding prose, or text after it was dropped.
+    /// The document was carved out of surrounding prose, or text after it was dropped (further
+    /// top-level values too: the report counts them), or several top-level values were
+    /// collected into the array a schema asks for.
     Extract,
     /// A comma before `}` or `]` was removed.
     TrailingComma,
