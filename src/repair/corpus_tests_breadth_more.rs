@@ -180,6 +180,12 @@ pub(super) const BARE_VALUES: &[Case] = &[
     ok(r#"{"n": 1_000_000}"#, r#"{"n": "1_000_000"}"#, "unquoted"),
     ok(r#"{"n": 0789}"#, r#"{"n": "0789"}"#, "unquoted"),
     fails("{greeting: hello wor", "truncated"),
+    fails("{\n  \"firstName\": \"John\"\n  lastName: Smith", "truncated"),
+    ok(
+        "{\"verdict\": \"approve\"\nNote: I checked every file.",
+        r#"{"verdict": "approve"}"#,
+        "extract close_braces",
+    ),
     fails(r#"{"url": https://exa"#, "truncated"),
     fails(r#"{"a": [hello world]}"#, "malformed"),
 ];
