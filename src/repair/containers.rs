@@ -74,8 +74,16 @@ impl Parser<'_> {
                 // `(1, 2]`: the tuple's closer is mismatched.
                 self.fix(Rung::CloseBraces, self.pos)?;
             }
+            // `(1)` is not a tuple but a parenthesized value, as Python reads it: `(1,)` is.
+            let grouped =
+                closer == b')' && self.bytes[..self.pos].trim_ascii_end().last() != Some(&b',');
             self.pos += 1;
-            let value = self.pop();
+            let value = match self.pop() {
+                Value::Array(mut items) if grouped && items.len() == 1 => {
+                    items.pop().unwrap_or_default()
+                }
+                value => value,
+            };
             return Ok(self.attach(value, expect));
         }
         let wants_array = closer == b']';

@@ -157,6 +157,14 @@ pub(super) const COMMAS_AND_ELLIPSES: &[Case] = &[
         r#"["hello,\"world"]"#,
         "inner_quotes",
     ),
+    ok(
+        "[1, 2, /* more */ ... /* to come */]",
+        "[1, 2]",
+        "comments empty_elements",
+    ),
+    ok("[...]", "[]", "empty_elements"),
+    ok("{ ... }", "{}", "empty_elements"),
+    ok("[..., 7, 8]", "[7, 8]", "empty_elements"),
     fails("[1, 2, ...", "truncated"),
     fails("[1, 2, ..", "truncated"),
     fails(r#"{"a": 1, ..."#, "truncated"),
@@ -221,7 +229,8 @@ pub(super) const NUMBER_LIKE_WORDS: &[Case] = &[
     ok(r#"{"n": 12.5}"#, r#"{"n": 12.5}"#, ""),
     fails(r#"{"version": 0.0.1"#, "truncated"),
     fails("[0.0.1]", "malformed"),
-    fails(r#"{"a": 1.x}"#, "malformed"),
+    ok(r#"{"a": 1.x}"#, r#"{"a": "1.x"}"#, "unquoted"),
+    fails("[1.x]", "malformed"),
 ];
 
 /// Every table of this module, for `corpus_tests::every_row`.

@@ -56,11 +56,18 @@ pub(super) const TUPLES: &[Case] = &[
         "tuples close_braces",
     ),
     ok(
-        r#"{"s": "f(x)", "t": ((1), "x")}"#,
-        r#"{"s": "f(x)", "t": [[1], "x"]}"#,
+        r#"{"s": "f(x)", "t": ((1, 2), "x")}"#,
+        r#"{"s": "f(x)", "t": [[1, 2], "x"]}"#,
         "tuples",
     ),
     ok(r#"{"s": "(1, 2)"}"#, r#"{"s": "(1, 2)"}"#, ""),
+    // `(1)` is a parenthesized value, as Python reads it; `(1,)` is a tuple.
+    ok(
+        r#"{"a": (1), "b": ("x")}"#,
+        r#"{"a": 1, "b": "x"}"#,
+        "tuples",
+    ),
+    ok(r#"{"a": (1,)}"#, r#"{"a": [1]}"#, "trailing_comma tuples"),
     ok(r#"{"a": ["x", "y)"]}"#, r#"{"a": ["x", "y)"]}"#, ""),
     fails(r#"{"a": (1, 2"#, "truncated"),
     fails(r#"{"a": ("x", "y"#, "truncated"),
@@ -179,8 +186,22 @@ pub(super) const BARE_VALUES: &[Case] = &[
     ),
     ok(r#"{"n": 1_000_000}"#, r#"{"n": "1_000_000"}"#, "unquoted"),
     ok(r#"{"n": 0789}"#, r#"{"n": "0789"}"#, "unquoted"),
+    ok(
+        r#"{"row": 57eeeeb1-450b-482c-81b9-4be77e95dee2}"#,
+        r#"{"row": "57eeeeb1-450b-482c-81b9-4be77e95dee2"}"#,
+        "unquoted",
+    ),
+    ok(
+        r#"{"date": 2024-10-18T18:35:22.229Z, "ratio": 1/3}"#,
+        r#"{"date": "2024-10-18T18:35:22.229Z", "ratio": "1/3"}"#,
+        "unquoted",
+    ),
+    fails("[2024-10-18T18:35:22Z]", "malformed"),
     fails("{greeting: hello wor", "truncated"),
-    fails("{\n  \"firstName\": \"John\"\n  lastName: Smith", "truncated"),
+    fails(
+        "{\n  \"firstName\": \"John\"\n  lastName: Smith",
+        "truncated",
+    ),
     ok(
         "{\"verdict\": \"approve\"\nNote: I checked every file.",
         r#"{"verdict": "approve"}"#,
@@ -212,8 +233,10 @@ pub(super) const INCOMPLETE_NUMBERS: &[Case] = &[
     fails("{\"a\": 1. \n", "truncated"),
     fails("[1e", "truncated"),
     fails("[-", "truncated"),
-    fails(r#"{"a": 1.x}"#, "malformed"),
+    ok(r#"{"key": .25}"#, r#"{"key": 0.25}"#, "numbers"),
+    fails(r#"{"key": .25"#, "truncated"),
     fails("[1.e5]", "malformed"),
+    fails("[.5x]", "prose"),
 ];
 
 /// Several top-level values (NDJSON, `{...}, {...}`, two fenced blocks): without a schema the

@@ -167,6 +167,12 @@ fn opens_value(bytes: &[u8], at: usize, budget: u32) -> bool {
         // The text ends right after the opener: a document cut off there.
         return true;
     };
+    if byte == b'.' || byte == 0xE2 {
+        // An ellipsis for what the document holds (`[...]`, `{...}`).
+        if super::placeholders::ellipsis(bytes, next).is_some_and(|length| length > 0) {
+            return true;
+        }
+    }
     if bytes[at] == b'{' {
         return match byte {
             b'}' => true,

@@ -50,6 +50,9 @@ impl Parser<'_> {
                 }
             }
             b'-' | b'0'..=b'9' => self.number(),
+            b'.' if self.bytes.get(self.pos + 1).is_some_and(u8::is_ascii_digit) => {
+                self.leading_point()
+            }
             _ if is_word_start(byte) => self.word(role),
             // Not `.5` or `+1`: a number in a spelling JSON lacks is not a word.
             _ if role == Role::ObjectValue
@@ -133,6 +136,15 @@ impl Parser<'_> {
                     continue;
                 }
                 if url && bytes.get(end + 1).is_some_and(u8::is_ascii_digit) {
+                    end += 1;
+                    continue;
+                }
+                // A time of day in a timestamp (`2024-10-18T18:35:22Z`).
+                if end > start
+                    && bytes[end - 1].is_ascii_digit()
+                    && bytes.get(end + 1).is_some_and(u8::is_ascii_digit)
+                    && bytes[start].is_ascii_digit()
+                {
                     end += 1;
                     continue;
                 }
@@ -227,7 +239,10 @@ impl Parser<'_> {
             // After a key, a token that starts like a number and goes on (`0.0.1`, `0789`,
             // `12px`, a UUID) is a bare value, kept as its text: nothing is guessed.
             Some(&byte)
-                if (scan::is_word_byte(byte) || byte == b'.' || byte == b'-')
+                if (scan::is_word_byte(byte)
+                    || byte == b'.'
+                    || byte == b'-'
+                    || (byte == b'/' && bytes.get(end + 1).is_some_and(u8::is_ascii_digit)))
                     && self.role() == Role::ObjectValue =>
             {
                 self.pos = start;
@@ -256,6 +271,32 @@ impl Parser<'_> {
         Ok(Value::Number(number))
     }
 
+    /// `.25`: a number written without its leading zero (`numbers`), read as `0.25`. Like any
+    /// number it may go on at the very end of the text.
+    fn leading_point(&mut self) -> Result<Value, Stop> {
+        let bytes = self.bytes;
+        let start = self.pos;
+        let mut end = start + 1;
+        while end < bytes.len() && bytes[end].is_ascii_digit() {
+            end += 1;
+        }
+        if scan::skip_blank(bytes, end) == bytes.len() && !self.ends_at_marker {
+            return Err(Stop::Cut(Cut::InNumber, start));
+        }
+        if bytes
+            .get(end)
+            .is_some_and(|byte| scan::is_word_byte(*byte) || *byte == b'.')
+        {
+            return Err(self.broken(end, "a number"));
+        }
+        self.fix(Rung::Numbers, start)?;
+        self.pos = end;
+        let value = format!("0{}", &self.text[start..end]).parse::<f64>().ok();
+        Ok(value
+            .and_then(Number::from_f64)
+            .map_or(Value::Null, Value::Number))
+    }
+
     /// A number whose digits stop early (`1.`, `1e`, `1e+`, a lone `-`) where more were needed,
     /// at `missing`. Before a separator or closer the model left it incomplete: the number up to
     /// `written` (its digits before the `.` or `e`) is the value, `null` when it has none. At
@@ -272,6 +313,15 @@ impl Parser<'_> {
         match bytes.get(after) {
             None => return Err(Stop::Cut(Cut::InNumber, start)),
             Some(b',' | b'}' | b']' | b')') => {}
+            // `57eeeeb1-...` (a UUID), `1.x`: after a key, a bare value kept as its text.
+            Some(_)
+                if after == missing
+                    && self.role() == Role::ObjectValue
+                    && bytes[missing].is_ascii_alphanumeric() =>
+            {
+                self.pos = start;
+                return self.bare_word();
+            }
             Some(_) => return Err(self.broken(missing, expected)),
         }
         self.fix(Rung::Numbers, start)?;
