@@ -304,6 +304,7 @@ OVERRIDES = {
     '{"key": "value"}, ["abc"]': ({"key": "value"}, FIRST),
     '{"a":2}{}': ({"a": 2}, FIRST),
     '{"a":2}foo': ({"a": 2}, "text after the document is dropped (extract)"),
+    'callback {}': ({}, "prose around the document is dropped (extract)"),
     '{"key": true, "key2": false, "key3": }': ({"key": True, "key2": False}, DROPPED),
     '{"key": , "key2": "value2"}': ({"key2": "value2"}, DROPPED),
     '{"a":}': ({}, DROPPED),
