@@ -46,6 +46,12 @@
 //!   only when the value was carved out of other text, or none was found: no cost otherwise).
 //! - A document is an object or an array. A top-level scalar is accepted only when the whole
 //!   input is valid JSON (rung `none`).
+//! - Several top-level values (NDJSON lines, `{...}, {...}`, more fenced blocks): the first is
+//!   kept and the others counted ([`Repaired::dropped`]), unless a schema the first does not
+//!   satisfy picks a later one that it does, or asks for an array that collects them
+//!   (`repair::several`, private).
+//! - Fullwidth punctuation between tokens (`｛`, `：`, `，`) is read as ASCII only when the text
+//!   does not repair as written (`repair::fullwidth`, private): inside strings it is content.
 //! - Classes: besides the four of the design (`empty`, `prose`, `truncated`, `wrong_shape`),
 //!   `malformed` is JSON that no rung repairs (`{"a": ]`, garbage inside an open object, too
 //!   deep). A caller re-asks it like prose: "output only one JSON object".
