@@ -118,6 +118,9 @@ mod tests {
         assert_eq!(ascii_twin("{\"a\": 1}"), None);
         let (single, _) = ascii_twin("{'a'：'x，y'}").unwrap();
         assert_eq!(single, "{'a':  'x，y'}");
+        let cut = crate::repair::repair("这是结果：{\"a\": 1", &Default::default()).unwrap_err();
+        assert_eq!(cut.class, crate::repair::FailureClass::Truncated);
+        assert!(cut.rungs_changed.is_empty());
         let (quoted, _) = ascii_twin("{＂a＂: 1}").unwrap();
         assert_eq!(
             serde_json::from_str::<serde_json::Value>(&quoted).unwrap(),

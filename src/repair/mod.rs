@@ -191,7 +191,11 @@ pub fn repair(text: &str, options: &RepairOptions<'_>) -> Result<Repaired, Repai
     } else {
         match ladder(text, options.rungs) {
             Ok(found) => several::finish(text, found, options),
-            Err(failed) => match fullwidth::ascii_twin(text).filter(|_| !failed.needs_rung) {
+            // A text cut off as written was read to its end: no fullwidth character stood
+            // where syntax had to be.
+            Err(failed) => match fullwidth::ascii_twin(text)
+                .filter(|_| !failed.needs_rung && !failed.is_truncated())
+            {
                 // The structure the model meant, read with ASCII punctuation (same offsets).
                 Some((ascii, at)) => match ladder(&ascii, options.rungs) {
                     Ok(mut found) if options.rungs.contains(Rung::Fullwidth) => {

@@ -232,6 +232,10 @@ impl Failed {
         }
     }
 
+    pub(super) fn is_truncated(&self) -> bool {
+        self.class == FailureClass::Truncated
+    }
+
     pub(super) fn into_failure(self, text: &str, options: &RepairOptions<'_>) -> RepairFailure {
         let mut message = match self.offset {
             Some(at) => format!("{} ({})", self.what, position(text, at)),
