@@ -69,7 +69,7 @@ enum FinishReason {
 /// "kind", "from", "to"}], "value": <the value>|null, "class": null|"empty"|"prose"|
 /// "truncated"|"malformed"|"wrong_shape"|"repetition", "message": null|"...", "errors":
 /// [{"pointer", "message"}], "partial": {...}|null, "missing_required": ["..."],
-/// "repetition": null|{"kind", "start", "end", "period", "repeats", "unit"}}`
+/// "repetition": null|{"kind", "start", "end", "period", "repeats", "unit"}, "dropped": N}`
 #[derive(Debug, Serialize)]
 struct Report<'a> {
     /// Whether a value that can be trusted came out.
@@ -94,6 +94,8 @@ struct Report<'a> {
     missing_required: &'a [String],
     /// For `repetition`: the loop (its kind, where it starts, the repeated unit).
     repetition: Option<&'a Repetition>,
+    /// How many further top-level values the answer held that were dropped (0 on failure).
+    dropped: usize,
 }
 
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
@@ -191,6 +193,11 @@ fn rung_note(repaired: &Repaired) -> String {
             .collect();
         note.push_str(&format!("; coerced {}", coerced.join(", ")));
     }
+    match repaired.dropped {
+        0 => {}
+        1 => note.push_str("; 1 more top-level value dropped"),
+        more => note.push_str(&format!("; {more} more top-level values dropped")),
+    }
     note
 }
 
@@ -271,6 +278,7 @@ fn json_report(result: Result<Repaired, RepairFailure>, printer: &Printer) -> Co
                     partial: Value::Null,
                     missing_required: &[],
                     repetition: None,
+                    dropped: repaired.dropped,
                 },
                 Exit::Success,
             ),
@@ -287,6 +295,7 @@ fn json_report(result: Result<Repaired, RepairFailure>, printer: &Printer) -> Co
                     partial: Value::Null,
                     missing_required: &failure.missing_required,
                     repetition: failure.repetition.as_ref(),
+                    dropped: 0,
                 },
                 Exit::for_failure(failure.class),
             ),

@@ -57,6 +57,12 @@ pub(super) fn every_row() -> impl Iterator<Item = &'static Case> {
                 .copied()
                 .flatten(),
         )
+        .chain(
+            super::corpus_tests_breadth_more::ALL_BREADTH_MORE
+                .iter()
+                .copied()
+                .flatten(),
+        )
 }
 
 fn rungs(names: &str) -> Vec<Rung> {
@@ -476,6 +482,12 @@ fn the_corpus_covers_every_rung_but_coerce_and_has_150_rows() {
         .chain(super::corpus_tests_gaps::ALL_GAPS.iter().copied().flatten())
         .chain(
             super::corpus_tests_breadth::ALL_BREADTH
+                .iter()
+                .copied()
+                .flatten(),
+        )
+        .chain(
+            super::corpus_tests_breadth_more::ALL_BREADTH_MORE
                 .iter()
                 .copied()
                 .flatten(),

@@ -114,7 +114,7 @@ pub(super) const MORE_MODEL_OUTPUTS: &[Case] = &[
         "escapes",
     ),
     fails(r#"{"a" = 1}"#, "prose"),
-    fails(r#"{'a': (1, 2)}"#, "malformed"),
+    ok(r#"{'a': (1, 2)}"#, r#"{"a": [1, 2]}"#, "quotes tuples"),
     ok(r#"{"a": 1}."#, r#"{"a": 1}"#, "extract"),
     ok(r#"The output is '{"a": 1}'"#, r#"{"a": 1}"#, "extract"),
     ok(

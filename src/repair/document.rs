@@ -29,6 +29,8 @@ pub(super) struct Attempt {
     pub(super) after: Gap,
     /// What follows the document up to a closing fence (or the end).
     pub(super) after_in_fence: Gap,
+    /// Where the document ends in the text, when it parsed and was read as written.
+    pub(super) end: Option<usize>,
 }
 
 /// Reads the document whose opener is at `start`.
@@ -39,6 +41,7 @@ pub(super) fn attempt(text: &str, start: usize, allowed: RungSet) -> Attempt {
     let unescaped = Unescaped::new(text, start);
     let mut attempt = parse_from(&unescaped.text, 0, allowed);
     attempt.changed.insert(Rung::Escapes);
+    attempt.end = None;
     attempt.result = match attempt.result {
         Ok(value) if !allowed.contains(Rung::Escapes) => {
             if attempt.depth > parse::SHALLOW {
@@ -56,6 +59,7 @@ fn parse_from(text: &str, start: usize, allowed: RungSet) -> Attempt {
     // The whole text, not the parser's: a parse that ended where prose starts reads less.
     let bytes = text.as_bytes();
     let (mut parser, result) = prose::parse_document(text, start, allowed);
+    let end = result.is_ok().then_some(parser.pos);
     let (partial, after, after_in_fence) = match result {
         Ok(_) => {
             let end = parser.pos;
@@ -77,5 +81,6 @@ fn parse_from(text: &str, start: usize, allowed: RungSet) -> Attempt {
         numbers: std::mem::take(&mut parser.numbers),
         after,
         after_in_fence,
+        end,
     }
 }

@@ -114,6 +114,25 @@ pub(super) fn fence(bytes: &[u8], from: usize) -> Option<Fence> {
     None
 }
 
+/// Where the next run of three or more backticks or tildes at or after `from` ends: past the
+/// closing fence of the block whose document ended at `from`.
+pub(super) fn fence_run_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    while let Some(offset) = memchr::memchr2(b'`', b'~', &bytes[at..]) {
+        let start = at + offset;
+        let marker = bytes[start];
+        let mut end = start;
+        while end < bytes.len() && bytes[end] == marker {
+            end += 1;
+        }
+        if end - start >= 3 {
+            return Some(end);
+        }
+        at = end;
+    }
+    None
+}
+
 fn is_tag_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'+' | b'.' | b'#')
 }
@@ -148,6 +167,12 @@ fn opens_value(bytes: &[u8], at: usize, budget: u32) -> bool {
         // The text ends right after the opener: a document cut off there.
         return true;
     };
+    if byte == b'.' || byte == 0xE2 {
+        // An ellipsis for what the document holds (`[...]`, `{...}`).
+        if super::placeholders::ellipsis(bytes, next).is_some_and(|length| length > 0) {
+            return true;
+        }
+    }
     if bytes[at] == b'{' {
         return match byte {
             b'}' => true,
@@ -169,7 +194,7 @@ fn opens_value(bytes: &[u8], at: usize, budget: u32) -> bool {
         b'-' => bytes
             .get(next + 1)
             .is_none_or(|after| after.is_ascii_digit() || matches!(after, b'I' | b'i')),
-        b'{' | b'[' => budget == 0 || opens_value(bytes, next, budget - 1),
+        b'{' | b'[' | b'(' => budget == 0 || opens_value(bytes, next, budget - 1),
         0xE2 => smart_quote(bytes, next).is_some(),
         _ if is_word_start(byte) => {
             let word = word_at(bytes, next);

@@ -5,8 +5,8 @@
 //!
 //! Rungs run in a fixed order ([`Rung::ALL`]), each building on the ones before it:
 //! `none think fence extract trailing_comma quotes comments unicode_spaces unquoted smart_quotes
-//! non_finite missing_commas empty_elements inner_quotes escapes python_bools control_chars
-//! close_quote close_braces coerce`. A result names the first rung after which the document parsed (and, with a schema,
+//! fullwidth non_finite numbers missing_commas concatenation empty_elements inner_quotes escapes
+//! python_bools tuples control_chars close_quote close_braces coerce`. A result names the first rung after which the document parsed (and, with a schema,
 //! validated) and lists every rung that changed something.
 //!
 //! It is implemented as one pass, not twenty: valid input is parsed by `serde_json` (rung
@@ -46,6 +46,12 @@
 //!   only when the value was carved out of other text, or none was found: no cost otherwise).
 //! - A document is an object or an array. A top-level scalar is accepted only when the whole
 //!   input is valid JSON (rung `none`).
+//! - Several top-level values (NDJSON lines, `{...}, {...}`, more fenced blocks): the first is
+//!   kept and the others counted ([`Repaired::dropped`]), unless a schema the first does not
+//!   satisfy picks a later one that it does, or asks for an array that collects them
+//!   (`repair::several`, private).
+//! - Fullwidth punctuation between tokens (`｛`, `：`, `，`) is read as ASCII only when the text
+//!   does not repair as written (`repair::fullwidth`, private): inside strings it is content.
 //! - Classes: besides the four of the design (`empty`, `prose`, `truncated`, `wrong_shape`),
 //!   `malformed` is JSON that no rung repairs (`{"a": ]`, garbage inside an open object, too
 //!   deep). A caller re-asks it like prose: "output only one JSON object".
@@ -57,8 +63,10 @@
 #![allow(clippy::result_large_err)]
 
 mod coerce;
+mod containers;
 mod document;
 mod escaped;
+mod fullwidth;
 mod locate;
 mod outcome;
 mod parse;
@@ -68,6 +76,7 @@ mod repetition;
 mod rung;
 mod scalar;
 mod scan;
+mod several;
 mod stats;
 mod string;
 mod write;
@@ -76,6 +85,8 @@ mod write;
 mod corpus_tests;
 #[cfg(test)]
 mod corpus_tests_breadth;
+#[cfg(test)]
+mod corpus_tests_breadth_more;
 #[cfg(test)]
 mod corpus_tests_gaps;
 #[cfg(test)]
@@ -174,12 +185,35 @@ pub fn repair(text: &str, options: &RepairOptions<'_>) -> Result<Repaired, Repai
             changed: RungSet::EMPTY,
             numbers: None,
             depth: 128,
+            others: Vec::new(),
         };
-        outcome::finish(text, found, options)
+        several::finish(text, found, options)
     } else {
         match ladder(text, options.rungs) {
-            Ok(found) => outcome::finish(text, found, options),
-            Err(failed) => Err(failed.into_failure(text, options)),
+            Ok(found) => several::finish(text, found, options),
+            // A text cut off as written was read to its end: no fullwidth character stood
+            // where syntax had to be.
+            Err(failed) => match fullwidth::ascii_twin(text)
+                .filter(|_| !failed.needs_rung && !failed.is_truncated())
+            {
+                // The structure the model meant, read with ASCII punctuation (same offsets).
+                Some((ascii, at)) => match ladder(&ascii, options.rungs) {
+                    Ok(mut found) if options.rungs.contains(Rung::Fullwidth) => {
+                        found.changed.insert(Rung::Fullwidth);
+                        several::finish(&ascii, found, options)
+                    }
+                    Ok(found) => {
+                        let changed = found.changed.with(Rung::Fullwidth);
+                        let stop = Stop::Needs(Rung::Fullwidth, at);
+                        Err(Failed::from_stop(stop, changed, None).into_failure(&ascii, options))
+                    }
+                    Err(mut failed) => {
+                        failed.changed.insert(Rung::Fullwidth);
+                        Err(failed.into_failure(&ascii, options))
+                    }
+                },
+                None => Err(failed.into_failure(text, options)),
+            },
         }
     };
     result.map_err(|failure| failure.with_repetition(text))
@@ -210,6 +244,9 @@ pub(crate) struct Found {
     numbers: Option<parse::NumberTexts>,
     /// How deep the value nests, at most.
     depth: usize,
+    /// The further complete top-level values after this one (NDJSON lines, `{...}, {...}`,
+    /// more fenced blocks), each with the rungs that reading it needs.
+    others: Vec<Found>,
 }
 
 /// Runs the rungs from `think` to `close_braces` over `text`.
@@ -247,6 +284,8 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
     if locate::gap(bytes, start, bytes.len()) != locate::Gap::Text {
         return Err(Failed::empty("the input holds only a reasoning block"));
     }
+    // What every further top-level value needs before its own rungs: the reasoning block.
+    let base = changed;
     let fence = locate::fence(bytes, start).filter(|fence| {
         // A fence that sits inside the first document (in one of its strings) is not a fence.
         locate::candidate(bytes, start)
@@ -265,11 +304,16 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
             locate::Gap::UnicodeSpaces => gate(&mut changed, Rung::UnicodeSpaces, fence.content)?,
             locate::Gap::Blank => {}
         }
+        let others = match attempt.end {
+            Some(end) => several::fenced(text, end, allowed, base.with(Rung::Fence)),
+            None => Vec::new(),
+        };
         return Ok(Found {
             value,
             changed,
             depth: attempt.depth,
             numbers: Some(attempt.numbers),
+            others,
         });
     }
     let mut from = start;
@@ -302,11 +346,18 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
                     }
                     gate(&mut changed, rung, candidate)?;
                 }
+                let others = match attempt.end {
+                    Some(end) if attempt.after == locate::Gap::Text => {
+                        several::following(text, end, allowed, base)
+                    }
+                    _ => Vec::new(),
+                };
                 return Ok(Found {
                     value,
                     changed,
                     depth: attempt.depth,
                     numbers: Some(attempt.numbers),
+                    others,
                 });
             }
             Err(Stop::Broken { at, expected }) => {

@@ -27,6 +27,10 @@ pub struct Repaired {
     pub rungs_changed: Vec<Rung>,
     /// What the `coerce` rung changed, each at its JSON pointer.
     pub coercions: Vec<Coercion>,
+    /// How many further complete top-level values the text held that were dropped (NDJSON
+    /// lines, `{...}, {...}`, more fenced blocks): the first was kept, or the one that
+    /// validated; 0 when they were collected into the array the schema asks for.
+    pub dropped: usize,
 }
 
 /// Why no trustworthy value came out; decides how a caller re-asks the model.
@@ -136,8 +140,10 @@ pub(super) struct Failed {
     class: FailureClass,
     what: String,
     offset: Option<usize>,
-    changed: RungSet,
+    pub(super) changed: RungSet,
     partial: Option<Map<String, Value>>,
+    /// The text would have parsed with a rung the caller did not allow.
+    pub(super) needs_rung: bool,
 }
 
 impl Failed {
@@ -177,6 +183,7 @@ impl Failed {
             offset,
             changed: RungSet::EMPTY,
             partial: None,
+            needs_rung: false,
         }
     }
 
@@ -221,7 +228,12 @@ impl Failed {
             offset: Some(at),
             changed,
             partial,
+            needs_rung: matches!(stop, Stop::Needs(..)),
         }
+    }
+
+    pub(super) fn is_truncated(&self) -> bool {
+        self.class == FailureClass::Truncated
     }
 
     pub(super) fn into_failure(self, text: &str, options: &RepairOptions<'_>) -> RepairFailure {
@@ -311,7 +323,13 @@ pub(super) fn finish(
         mut changed,
         numbers,
         depth,
+        others,
     } = found;
+    for other in others {
+        if other.depth > SHALLOW {
+            drop_deep(other.value);
+        }
+    }
     if options.finish_reason_length {
         let (partial, value) = match value {
             Value::Object(members) => (Some(members), None),
@@ -338,6 +356,7 @@ pub(super) fn finish(
             rung,
             rungs_changed: changed.to_vec(),
             coercions: Vec::new(),
+            dropped: 0,
         });
     };
     let mut violations = match validate(validator, &value, depth) {
@@ -347,6 +366,7 @@ pub(super) fn finish(
                 rung,
                 rungs_changed: changed.to_vec(),
                 coercions: Vec::new(),
+                dropped: 0,
             });
         }
         Err(violations) => violations,
@@ -366,6 +386,7 @@ pub(super) fn finish(
                         rung: Rung::Coerce,
                         rungs_changed: changed.to_vec(),
                         coercions,
+                        dropped: 0,
                     });
                 }
                 Err(remaining) => violations = remaining,

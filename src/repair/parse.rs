@@ -11,7 +11,8 @@
 //!
 //! Strings (quotes, escapes, which quote closes) live in `string.rs`, numbers and words in
 //! `scalar.rs` (the look-aheads that decide what a quote or a missing comma means live with the
-//! strings); this file holds the structure: containers, keys, separators, closers, trivia.
+//! strings), opening and closing containers in `containers.rs`; this file holds the structure:
+//! what is expected next, keys, separators, trivia.
 //!
 //! Where the text ends (or a closing fence or chat-template token ends it) decides between a
 //! truncated document and one that only lacks its closers: see [`Cut`] and `Expect::Next`.
@@ -40,6 +41,7 @@ pub(super) enum Cut {
     AfterOpenBrace,
     AfterOpenBracket,
     AfterKey,
+    AfterPlus,
 }
 
 impl Cut {
@@ -55,6 +57,7 @@ impl Cut {
             Cut::AfterOpenBrace => "right after an opening '{'",
             Cut::AfterOpenBracket => "right after an opening '['",
             Cut::AfterKey => "after a key",
+            Cut::AfterPlus => "after a '+' joining strings",
         }
     }
 }
@@ -130,15 +133,17 @@ pub(super) struct Parser<'a> {
     allowed: RungSet,
     pub(super) changed: RungSet,
     pub(super) stack: Vec<Frame>,
-    open_arrays: usize,
-    open_objects: usize,
+    pub(super) open_arrays: usize,
+    pub(super) open_objects: usize,
+    /// The depths (stack lengths) at which the open arrays written as tuples (`(1, 2)`) sit.
+    pub(super) tuples: Vec<usize>,
     pub(super) max_depth: usize,
     pub(super) numbers: NumberTexts,
     pub(super) number_budget: usize,
     /// The first fix of a rung the caller did not allow, and where it was.
     pub(super) needs: Option<(Rung, usize)>,
     /// The top-level value, once it is complete.
-    finished: Option<Value>,
+    pub(super) finished: Option<Value>,
     /// The text was cut where prose starts, so its end is a marker, like a closing fence: a
     /// number before it is complete (see `prose.rs`).
     pub(super) ends_at_marker: bool,
@@ -175,6 +180,7 @@ impl<'a> Parser<'a> {
             stack: Vec::new(),
             open_arrays: 0,
             open_objects: 0,
+            tuples: Vec::new(),
             max_depth: 0,
             numbers: Vec::new(),
             number_budget: NUMBER_TEXT_BUDGET,
@@ -259,6 +265,12 @@ impl<'a> Parser<'a> {
         matches!(self.stack.last(), Some(Frame::Array(_)))
     }
 
+    /// Whether the innermost container is an array written as a tuple.
+    #[inline]
+    pub(super) fn in_tuple(&self) -> bool {
+        self.tuples.last() == Some(&self.stack.len())
+    }
+
     #[inline]
     pub(super) fn role(&self) -> Role {
         if self.in_array() {
@@ -299,7 +311,21 @@ impl<'a> Parser<'a> {
             b'.' | 0xE2 if self.in_array() && ellipsis(self.bytes, self.pos).is_some() => {
                 self.ellipsis(expect, Expect::FirstValue)
             }
+            b'(' if !self.stack.is_empty() => {
+                // A tuple, as Python writes one: an array.
+                self.fix(Rung::Tuples, self.pos)?;
+                self.open(Frame::Array(Vec::new()))?;
+                self.tuples.push(self.stack.len());
+                *expect = Expect::FirstValue;
+                Ok(false)
+            }
             b']' | b'}' if self.in_array() => {
+                if *expect == Expect::Value {
+                    self.fix(Rung::TrailingComma, self.pos)?;
+                }
+                self.close(byte, expect)
+            }
+            b')' if self.in_tuple() => {
                 if *expect == Expect::Value {
                     self.fix(Rung::TrailingComma, self.pos)?;
                 }
@@ -394,6 +420,7 @@ impl<'a> Parser<'a> {
                 Ok(false)
             }
             b']' | b'}' => self.close(byte, expect),
+            b')' if self.in_tuple() => self.close(byte, expect),
             _ => {
                 let value_follows = if self.in_array() {
                     self.starts_value(self.pos)
@@ -441,100 +468,6 @@ impl<'a> Parser<'a> {
         self.fix(Rung::Unquoted, start)?;
         self.pos = end;
         Ok(self.text[start..end].to_owned())
-    }
-
-    #[inline]
-    fn open(&mut self, frame: Frame) -> Result<(), Stop> {
-        if self.stack.len() >= MAX_DEPTH {
-            return Err(Stop::TooDeep(self.pos));
-        }
-        match frame {
-            Frame::Array(_) => self.open_arrays += 1,
-            Frame::Object(..) => self.open_objects += 1,
-        }
-        self.stack.push(frame);
-        self.max_depth = self.max_depth.max(self.stack.len());
-        self.pos += 1;
-        Ok(())
-    }
-
-    /// Pops the innermost container and returns it as a value.
-    #[inline]
-    fn pop(&mut self) -> Value {
-        match self.stack.pop() {
-            Some(Frame::Array(items)) => {
-                self.open_arrays -= 1;
-                Value::Array(items)
-            }
-            Some(Frame::Object(members, _)) => {
-                self.open_objects -= 1;
-                Value::Object(members)
-            }
-            None => unreachable!("pop is only called with an open container"),
-        }
-    }
-
-    /// Puts a complete value into its container; when it is the top-level value, keeps it in
-    /// `finished` and says so. (Returning the value itself through every token's `Result` would
-    /// copy a large `Value` around per token.)
-    #[inline]
-    fn attach(&mut self, value: Value, expect: &mut Expect) -> bool {
-        *expect = Expect::Next;
-        match self.stack.last_mut() {
-            None => {
-                self.finished = Some(value);
-                true
-            }
-            Some(Frame::Array(items)) => {
-                items.push(value);
-                false
-            }
-            Some(Frame::Object(members, pending)) => {
-                let key = pending.take().unwrap_or_default();
-                members.insert(key, value);
-                false
-            }
-        }
-    }
-
-    /// Handles `closer` (`]` or `}`) at `self.pos`. A closer that matches an outer container
-    /// closes the inner ones first (their closers were missing); a closer that matches no open
-    /// container closes the innermost one anyway (the wrong bracket was typed).
-    fn close(&mut self, closer: u8, expect: &mut Expect) -> Result<bool, Stop> {
-        let wants_array = closer == b']';
-        loop {
-            if self.in_array() == wants_array {
-                self.pos += 1;
-                let value = self.pop();
-                return Ok(self.attach(value, expect));
-            }
-            self.fix(Rung::CloseBraces, self.pos)?;
-            let outer_matches = if wants_array {
-                self.open_arrays > 0
-            } else {
-                self.open_objects > 0
-            };
-            if !outer_matches {
-                self.pos += 1;
-                let value = self.pop();
-                return Ok(self.attach(value, expect));
-            }
-            let value = self.pop();
-            // The matching container is further out, so this is never the top level.
-            self.attach(value, expect);
-        }
-    }
-
-    /// At the end of the text after a complete value: supplies every missing closer.
-    fn close_all(&mut self) -> Result<(), Stop> {
-        self.fix(Rung::CloseBraces, self.pos)?;
-        let mut expect = Expect::Next;
-        loop {
-            let value = self.pop();
-            if self.attach(value, &mut expect) {
-                return Ok(());
-            }
-        }
     }
 
     /// Skips whitespace (Unicode spaces included) and comments; says what comes next.

@@ -37,6 +37,7 @@ impl Parser<'_> {
         match self.bytes.get(next) {
             Some(b',') => self.pos = next + 1,
             Some(b']' | b'}') => *expect = first,
+            Some(b'/') if matches!(self.bytes.get(next + 1), Some(b'/' | b'*')) => *expect = first,
             None => {}
             Some(_) => return Err(self.broken(next, "',' or a closing bracket")),
         }

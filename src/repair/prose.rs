@@ -36,6 +36,11 @@ pub(super) fn parse_document(
     let end = match result {
         Err(Stop::Broken { at, .. }) => parser.prose_at.filter(|prose| *prose <= at),
         Err(Stop::Cut(Cut::InString, _)) => parser.string_prose,
+        // A bare value that runs to the end as a sentence does (`Note: I checked every file.`)
+        // was prose; one that does not (`lastName: Smith`) may go on.
+        Err(Stop::Cut(Cut::InLiteral, at)) if ends_a_sentence(&text[at..]) => {
+            parser.prose_at.filter(|prose| *prose <= at)
+        }
         _ => None,
     };
     let Some(end) = end else {
@@ -46,6 +51,12 @@ pub(super) fn parse_document(
     again.ends_at_marker = true;
     let result = again.parse();
     (again, result)
+}
+
+/// Whether `value` (a bare value cut at the end of the text) is words that end as a sentence.
+fn ends_a_sentence(value: &str) -> bool {
+    let value = value.trim_end();
+    value.contains(' ') && value.ends_with(['.', '!', '?'])
 }
 
 impl Parser<'_> {

@@ -18,7 +18,9 @@ pub enum Rung {
     Think,
     /// The document was taken out of a markdown code fence (```` ``` ```` or `~~~`).
     Fence,
-    /// The document was carved out of surrounding prose, or text after it was dropped.
+    /// The document was carved out of surrounding prose, or text after it was dropped (further
+    /// top-level values too: the report counts them), or several top-level values were
+    /// collected into the array a schema asks for.
     Extract,
     /// A comma before `}` or `]` was removed.
     TrailingComma,
@@ -34,12 +36,20 @@ pub enum Rung {
     Unquoted,
     /// Typographic quotes used as string delimiters became `"`.
     SmartQuotes,
+    /// Fullwidth punctuation used as syntax (`｛` `｝` `［` `］` `：` `，` `＂`, as CJK input
+    /// methods type them) became its ASCII twin; inside a string it is content.
+    Fullwidth,
     /// `NaN`, `Infinity`, `-Infinity`, `inf`, `undefined` (in any case) and out-of-range
     /// numbers became `null`.
     NonFinite,
+    /// A number left incomplete before a separator or closer was completed: `1.` is `1.0`,
+    /// `1e` and `1e+` are the number without the exponent, a lone `-` is `null`.
+    Numbers,
     /// A missing `,` between two members or two elements (`["x" "y" "z"]`), or a missing `:`
     /// between a quoted key and its value on the same line (`{"a": 1, "b" 2}`), was inserted.
     MissingCommas,
+    /// String concatenation written as code (`"a" + "b"`) became the one string (`"ab"`).
+    Concatenation,
     /// An empty element or member (`[1,,2]`, `{,"a":1}`, a key with no value: `{"a": }`), or an
     /// ellipsis placeholder for more
     /// (`[1, 2, ...]`, `{"a": 1, …}`), was dropped.
@@ -52,7 +62,11 @@ pub enum Rung {
     /// Python's `True`, `False` and `None`, and `true`, `false`, `null` in any other case
     /// (`TRUE`, `Null`), outside strings became `true`, `false`, `null`.
     PythonBools,
-    /// Raw control characters (newline, tab, ...) inside strings were escaped.
+    /// A parenthesized tuple inside a document (`{"point": (1, 2)}`) became an array.
+    Tuples,
+    /// Raw control characters (newline, tab, ...) inside strings were escaped; inside a key, a
+    /// line break and the indentation after it were removed (`{"na` newline `me": 1}` is
+    /// `name`): a key is a name, and the model broke the line.
     ControlChars,
     /// A string's missing closing quote was supplied: the text ends inside the string, but
     /// with exactly the closers the open containers need (`{"a": "b}`), so the model forgot the
@@ -68,7 +82,7 @@ pub enum Rung {
 
 impl Rung {
     /// Every rung, in ladder order.
-    pub const ALL: [Rung; 20] = [
+    pub const ALL: [Rung; 24] = [
         Rung::None,
         Rung::Think,
         Rung::Fence,
@@ -79,12 +93,16 @@ impl Rung {
         Rung::UnicodeSpaces,
         Rung::Unquoted,
         Rung::SmartQuotes,
+        Rung::Fullwidth,
         Rung::NonFinite,
+        Rung::Numbers,
         Rung::MissingCommas,
+        Rung::Concatenation,
         Rung::EmptyElements,
         Rung::InnerQuotes,
         Rung::Escapes,
         Rung::PythonBools,
+        Rung::Tuples,
         Rung::ControlChars,
         Rung::CloseQuote,
         Rung::CloseBraces,
@@ -104,12 +122,16 @@ impl Rung {
             Rung::UnicodeSpaces => "unicode_spaces",
             Rung::Unquoted => "unquoted",
             Rung::SmartQuotes => "smart_quotes",
+            Rung::Fullwidth => "fullwidth",
             Rung::NonFinite => "non_finite",
+            Rung::Numbers => "numbers",
             Rung::MissingCommas => "missing_commas",
+            Rung::Concatenation => "concatenation",
             Rung::EmptyElements => "empty_elements",
             Rung::InnerQuotes => "inner_quotes",
             Rung::Escapes => "escapes",
             Rung::PythonBools => "python_bools",
+            Rung::Tuples => "tuples",
             Rung::ControlChars => "control_chars",
             Rung::CloseQuote => "close_quote",
             Rung::CloseBraces => "close_braces",

@@ -4,6 +4,7 @@
 
 use serde_json::{Number, Value};
 
+use super::fullwidth::is_twin;
 use super::parse::{Cut, Frame, Parser, Role, Stop};
 use super::rung::Rung;
 use super::scan::{self, is_literal_prefix, is_word_start, smart_quote};
@@ -13,15 +14,20 @@ impl Parser<'_> {
     pub(super) fn scalar(&mut self, byte: u8) -> Result<Value, Stop> {
         let role = self.role();
         match byte {
-            b'"' => Ok(Value::String(self.string(None, role)?)),
+            b'"' => {
+                let first = self.string(None, role)?;
+                self.concatenation(first, role)
+            }
             b'\'' => {
                 self.fix(Rung::Quotes, self.pos)?;
-                Ok(Value::String(self.string(None, role)?))
+                let first = self.string(None, role)?;
+                self.concatenation(first, role)
             }
             0xE2 if smart_quote(self.bytes, self.pos).is_some() => {
                 let smart = smart_quote(self.bytes, self.pos);
                 self.fix(Rung::SmartQuotes, self.pos)?;
-                Ok(Value::String(self.string(smart, role)?))
+                let first = self.string(smart, role)?;
+                self.concatenation(first, role)
             }
             b'-' if self
                 .bytes
@@ -44,17 +50,42 @@ impl Parser<'_> {
                 }
             }
             b'-' | b'0'..=b'9' => self.number(),
+            b'.' if self.bytes.get(self.pos + 1).is_some_and(u8::is_ascii_digit) => {
+                self.leading_point()
+            }
             _ if is_word_start(byte) => self.word(role),
             // Not `.5` or `+1`: a number in a spelling JSON lacks is not a word.
             _ if role == Role::ObjectValue
                 && scan::is_bare_byte(byte)
                 && byte != b'+'
+                && !is_twin(self.bytes, self.pos)
                 && !(byte == b'.'
                     && self.bytes.get(self.pos + 1).is_some_and(u8::is_ascii_digit)) =>
             {
                 self.bare_word()
             }
             _ => Err(self.broken(self.pos, "a value")),
+        }
+    }
+
+    /// A string followed by `+ "more"`, as code concatenates them: one string. A `+` at the
+    /// end of the text is cut off; before anything but a `"` it is malformed.
+    fn concatenation(&mut self, mut joined: String, role: Role) -> Result<Value, Stop> {
+        let bytes = self.bytes;
+        loop {
+            let plus = scan::skip_blank(bytes, self.pos);
+            if bytes.get(plus) != Some(&b'+') {
+                return Ok(Value::String(joined));
+            }
+            let next = scan::skip_blank(bytes, plus + 1);
+            match bytes.get(next) {
+                None => return Err(Stop::Cut(Cut::AfterPlus, plus)),
+                Some(b'"') => {}
+                Some(_) => return Err(self.broken(next, "a string after '+'")),
+            }
+            self.fix(Rung::Concatenation, plus)?;
+            self.pos = next;
+            joined.push_str(&self.string(None, role)?);
         }
     }
 
@@ -108,10 +139,26 @@ impl Parser<'_> {
                     end += 1;
                     continue;
                 }
+                // A time of day in a timestamp (`2024-10-18T18:35:22Z`).
+                if end > start
+                    && bytes[end - 1].is_ascii_digit()
+                    && bytes.get(end + 1).is_some_and(u8::is_ascii_digit)
+                    && bytes[start].is_ascii_digit()
+                {
+                    end += 1;
+                    continue;
+                }
+            }
+            if matches!(byte, b' ' | b'\t')
+                && let Some(word) = self.next_word(end)
+            {
+                end = word;
+                continue;
             }
             if !scan::is_bare_byte(byte)
                 || (!url && byte == b'/' && matches!(bytes.get(end + 1), Some(b'/' | b'*')))
                 || (byte >= 0x80 && scan::unicode_space(bytes, end) > 0)
+                || is_twin(bytes, end)
             {
                 break;
             }
@@ -123,6 +170,26 @@ impl Parser<'_> {
         self.fix(Rung::Unquoted, start)?;
         self.pos = end;
         Ok(Value::String(self.text[start..end].to_owned()))
+    }
+
+    /// After a bare word and the spaces at `at`: where the next word of the same value starts
+    /// (`{greeting: hello world}`), if one does on this line. A quote, a separator, a comment
+    /// or the next key (`ok b: 1`) ends the value instead.
+    fn next_word(&self, at: usize) -> Option<usize> {
+        let bytes = self.bytes;
+        let mut next = at;
+        while next < bytes.len() && matches!(bytes[next], b' ' | b'\t') {
+            next += 1;
+        }
+        let byte = *bytes.get(next)?;
+        let starts_word = scan::is_bare_byte(byte)
+            && byte != b'#'
+            && !(byte == b'/' && matches!(bytes.get(next + 1), Some(b'/' | b'*')))
+            && !(byte >= 0x80 && scan::unicode_space(bytes, next) > 0)
+            && !is_twin(bytes, next)
+            && !scan::is_end_marker(bytes, next)
+            && !self.starts_key(next);
+        starts_word.then_some(next)
     }
 
     fn number(&mut self) -> Result<Value, Stop> {
@@ -141,16 +208,13 @@ impl Parser<'_> {
             None => return Err(Stop::Cut(Cut::InNumber, start)),
             Some(b'0') => end += 1,
             Some(b'1'..=b'9') => end = digits(end),
-            Some(_) => return Err(self.broken(end, "a digit")),
+            Some(_) => return self.incomplete(start, end, None, "a digit"),
         }
         let integer_end = end;
         if bytes.get(end) == Some(&b'.') {
             let fraction = digits(end + 1);
-            if fraction == bytes.len() && fraction == end + 1 {
-                return Err(Stop::Cut(Cut::InNumber, start));
-            }
             if fraction == end + 1 {
-                return Err(self.broken(fraction, "a digit after '.'"));
+                return self.incomplete(start, fraction, Some(end), "a digit after '.'");
             }
             end = fraction;
         }
@@ -160,11 +224,8 @@ impl Parser<'_> {
                 exponent += 1;
             }
             let after = digits(exponent);
-            if after == bytes.len() && after == exponent {
-                return Err(Stop::Cut(Cut::InNumber, start));
-            }
             if after == exponent {
-                return Err(self.broken(after, "a digit in the exponent"));
+                return self.incomplete(start, after, Some(end), "a digit in the exponent");
             }
             end = after;
         }
@@ -178,7 +239,10 @@ impl Parser<'_> {
             // After a key, a token that starts like a number and goes on (`0.0.1`, `0789`,
             // `12px`, a UUID) is a bare value, kept as its text: nothing is guessed.
             Some(&byte)
-                if (scan::is_word_byte(byte) || byte == b'.' || byte == b'-')
+                if (scan::is_word_byte(byte)
+                    || byte == b'.'
+                    || byte == b'-'
+                    || (byte == b'/' && bytes.get(end + 1).is_some_and(u8::is_ascii_digit)))
                     && self.role() == Role::ObjectValue =>
             {
                 self.pos = start;
@@ -205,6 +269,67 @@ impl Parser<'_> {
             self.remember_number_text(&number, text);
         }
         Ok(Value::Number(number))
+    }
+
+    /// `.25`: a number written without its leading zero (`numbers`), read as `0.25`. Like any
+    /// number it may go on at the very end of the text.
+    fn leading_point(&mut self) -> Result<Value, Stop> {
+        let bytes = self.bytes;
+        let start = self.pos;
+        let mut end = start + 1;
+        while end < bytes.len() && bytes[end].is_ascii_digit() {
+            end += 1;
+        }
+        if scan::skip_blank(bytes, end) == bytes.len() && !self.ends_at_marker {
+            return Err(Stop::Cut(Cut::InNumber, start));
+        }
+        if bytes
+            .get(end)
+            .is_some_and(|byte| scan::is_word_byte(*byte) || *byte == b'.')
+        {
+            return Err(self.broken(end, "a number"));
+        }
+        self.fix(Rung::Numbers, start)?;
+        self.pos = end;
+        let value = format!("0{}", &self.text[start..end]).parse::<f64>().ok();
+        Ok(value
+            .and_then(Number::from_f64)
+            .map_or(Value::Null, Value::Number))
+    }
+
+    /// A number whose digits stop early (`1.`, `1e`, `1e+`, a lone `-`) where more were needed,
+    /// at `missing`. Before a separator or closer the model left it incomplete: the number up to
+    /// `written` (its digits before the `.` or `e`) is the value, `null` when it has none. At
+    /// the end of the text it may go on (truncated); before anything else it is malformed.
+    fn incomplete(
+        &mut self,
+        start: usize,
+        missing: usize,
+        written: Option<usize>,
+        expected: &'static str,
+    ) -> Result<Value, Stop> {
+        let bytes = self.bytes;
+        let after = scan::skip_blank(bytes, missing);
+        match bytes.get(after) {
+            None => return Err(Stop::Cut(Cut::InNumber, start)),
+            Some(b',' | b'}' | b']' | b')') => {}
+            // `57eeeeb1-...` (a UUID), `1.x`: after a key, a bare value kept as its text.
+            Some(_)
+                if after == missing
+                    && self.role() == Role::ObjectValue
+                    && bytes[missing].is_ascii_alphanumeric() =>
+            {
+                self.pos = start;
+                return self.bare_word();
+            }
+            Some(_) => return Err(self.broken(missing, expected)),
+        }
+        self.fix(Rung::Numbers, start)?;
+        self.pos = missing;
+        Ok(written
+            .and_then(|end| self.text[start..end].parse::<f64>().ok())
+            .and_then(Number::from_f64)
+            .map_or(Value::Null, Value::Number))
     }
 
     fn remember_number_text(&mut self, number: &Number, text: &str) {

@@ -35,6 +35,8 @@ impl Parser<'_> {
         // `Parser::unclosed_quote`); the whole text until the string is known to run to the end.
         let mut limit = bytes.len();
         let before = (self.changed, self.needs);
+        // Where raw line breaks were taken out of a key (see `join_breaks`).
+        let mut breaks: Vec<usize> = Vec::new();
         loop {
             at = match smart {
                 None => find_in_string(&bytes[..limit], at, quote),
@@ -44,7 +46,7 @@ impl Parser<'_> {
                 self.fix(Rung::CloseQuote, limit)?;
                 out.push_str(&self.text[chunk.min(limit)..limit]);
                 self.pos = limit;
-                return Ok(out);
+                return Ok(join_breaks(out, &breaks));
             }
             let Some(&byte) = bytes.get(at) else {
                 if role != Role::Key {
@@ -59,6 +61,7 @@ impl Parser<'_> {
                         at = first;
                         chunk = first;
                         out.clear();
+                        breaks.clear();
                         continue;
                     }
                 }
@@ -72,6 +75,13 @@ impl Parser<'_> {
             }
             if byte < 0x20 {
                 self.fix(Rung::ControlChars, at)?;
+                if role == Role::Key && matches!(byte, b'\n' | b'\r') {
+                    out.push_str(self.text[chunk..at].trim_end_matches([' ', '\t']));
+                    breaks.push(out.len());
+                    at = skip_line_break(bytes, at);
+                    chunk = at;
+                    continue;
+                }
                 at += 1;
                 continue;
             }
@@ -86,11 +96,11 @@ impl Parser<'_> {
             if self.closes_at(at + length, role) {
                 let text = &self.text[chunk..at];
                 self.pos = at + length;
-                if out.is_empty() {
+                if out.is_empty() && breaks.is_empty() {
                     return Ok(text.to_owned());
                 }
                 out.push_str(text);
-                return Ok(out);
+                return Ok(join_breaks(out, &breaks));
             }
             self.fix(content_rung, at)?;
             at += length;
@@ -215,8 +225,13 @@ impl Parser<'_> {
         };
         match byte {
             b':' | b'}' | b']' => true,
+            b')' => self.in_tuple(),
             b',' => role == Role::Key || self.fits_after_comma(next + 1, role),
             b'/' => matches!(bytes.get(next + 1), Some(b'/' | b'*')),
+            // `"a" + "b"`: concatenation, as code writes it.
+            b'+' if role != Role::Key => {
+                matches!(bytes.get(skip_blank(bytes, next + 1)), None | Some(b'"'))
+            }
             b'`' | b'~' | b'<' => is_end_marker(bytes, next),
             // In a key, a quote followed by a word is content (`"key "with" quotes"`); a quote
             // followed by anything else ends the key, and a missing `:` shows up next.
@@ -328,11 +343,12 @@ impl Parser<'_> {
     pub(super) fn unclosed_quote(&self, content: usize) -> Option<usize> {
         let bytes = self.bytes;
         let mut end = bytes.len();
-        for frame in &self.stack {
+        for (depth, frame) in self.stack.iter().enumerate() {
             while end > content && scan::is_space(bytes[end - 1]) {
                 end -= 1;
             }
             let closer = match frame {
+                Frame::Array(_) if self.tuples.contains(&(depth + 1)) => b')',
                 Frame::Array(_) => b']',
                 Frame::Object(..) => b'}',
             };
@@ -356,6 +372,33 @@ impl Parser<'_> {
         }
         (braces == 0 && brackets == 0 && !self.stack.is_empty()).then_some(end)
     }
+}
+
+/// Past the line break at `at` and the indentation after it.
+fn skip_line_break(bytes: &[u8], mut at: usize) -> usize {
+    while at < bytes.len() && matches!(bytes[at], b'\n' | b'\r') {
+        at += 1;
+    }
+    while at < bytes.len() && matches!(bytes[at], b' ' | b'\t') {
+        at += 1;
+    }
+    at
+}
+
+/// A key with raw line breaks taken out at `breaks` (offsets in `key`), as the model broke the
+/// line: a one-word key is joined (`na` newline `me` is `name`), a phrase gets one space at each
+/// break (`line one` newline `line two`). A key is a name; no schema asks for a line break in
+/// one, and an escaped `\n` in a key is kept.
+fn join_breaks(mut key: String, breaks: &[usize]) -> String {
+    if breaks.is_empty() || !key.contains(' ') {
+        return key;
+    }
+    for &at in breaks.iter().rev() {
+        if at > 0 && at < key.len() {
+            key.insert(at, ' ');
+        }
+    }
+    key
 }
 
 /// How many strings without commas between them `continues_list` looks through.

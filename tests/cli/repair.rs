@@ -160,7 +160,8 @@ fn the_json_report_on_success() {
             "errors": [],
             "partial": null,
             "missing_required": [],
-            "repetition": null
+            "repetition": null,
+            "dropped": 0
         })
     );
     assert_eq!(run.stderr, "");
@@ -189,7 +190,8 @@ fn the_json_report_on_failure_keeps_the_exit_code() {
             "errors": [],
             "partial": {"name": "Ada"},
             "missing_required": ["age"],
-            "repetition": null
+            "repetition": null,
+            "dropped": 0
         })
     );
     let run = slm.run(
@@ -396,5 +398,64 @@ fn a_looping_answer_cut_at_the_budget_exits_7_not_4() {
         plain.stderr.contains("hint: the model fell into a loop"),
         "{}",
         plain.stderr
+    );
+}
+
+#[test]
+fn further_top_level_values_are_dropped_and_said_or_chosen_by_the_schema() {
+    let slm = Slm::new();
+    let ndjson = "{\"name\": \"Ada\"}\n{\"name\": \"Bob\", \"age\": 41}\n";
+    let run = slm.run(["repair"], ndjson);
+    run.code(0);
+    assert_eq!(run.stdout, "{\"name\":\"Ada\"}\n");
+    assert_eq!(
+        run.stderr,
+        "repaired at rung extract (changed: extract); 1 more top-level value dropped\n"
+    );
+    let run = slm.run(["repair", "--json"], ndjson);
+    run.code(0);
+    assert_eq!(run.json()["dropped"], json!(1));
+    // The first does not satisfy the schema, the second does: it is the answer.
+    let schema = slm.file("person.schema.json", PERSON_SCHEMA);
+    let run = slm.run(
+        [
+            "repair",
+            "--json",
+            "--schema-file",
+            schema.to_str().unwrap(),
+        ],
+        ndjson,
+    );
+    run.code(0);
+    let report = run.json();
+    assert_eq!(report["value"], json!({"name": "Bob", "age": 41}));
+    assert_eq!(report["dropped"], json!(1));
+    assert_eq!(report["rungs"], json!(["extract"]));
+    // A schema that asks for an array collects them all.
+    let list = slm.file(
+        "list.schema.json",
+        r#"{"type": "array", "items": {"type": "object", "required": ["name"]}}"#,
+    );
+    let run = slm.run(
+        ["repair", "--json", "--schema-file", list.to_str().unwrap()],
+        ndjson,
+    );
+    run.code(0);
+    let report = run.json();
+    assert_eq!(
+        report["value"],
+        json!([{"name": "Ada"}, {"name": "Bob", "age": 41}])
+    );
+    assert_eq!(report["dropped"], json!(0));
+    // Neither satisfies the schema: the first one's errors.
+    let run = slm.run(
+        ["repair", "--schema-file", schema.to_str().unwrap()],
+        "{\"name\": 1}\n{\"age\": 2}",
+    );
+    run.code(5);
+    assert!(
+        run.stderr.contains("\"age\" is a required property"),
+        "{}",
+        run.stderr
     );
 }

@@ -1,0 +1,124 @@
+//! Containers: opening, attaching a complete value to its container, and closing, with the
+//! closers that are missing or mismatched supplied (`close_braces`) and tuples closed by `)`.
+//! Split from `parse.rs`, which decides when each is called.
+
+use serde_json::Value;
+
+use super::parse::{Expect, Frame, MAX_DEPTH, Parser, Stop};
+use super::rung::Rung;
+
+impl Parser<'_> {
+    #[inline]
+    pub(super) fn open(&mut self, frame: Frame) -> Result<(), Stop> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(Stop::TooDeep(self.pos));
+        }
+        match frame {
+            Frame::Array(_) => self.open_arrays += 1,
+            Frame::Object(..) => self.open_objects += 1,
+        }
+        self.stack.push(frame);
+        self.max_depth = self.max_depth.max(self.stack.len());
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// Pops the innermost container and returns it as a value.
+    #[inline]
+    pub(super) fn pop(&mut self) -> Value {
+        if self.tuples.last() == Some(&self.stack.len()) {
+            self.tuples.pop();
+        }
+        match self.stack.pop() {
+            Some(Frame::Array(items)) => {
+                self.open_arrays -= 1;
+                Value::Array(items)
+            }
+            Some(Frame::Object(members, _)) => {
+                self.open_objects -= 1;
+                Value::Object(members)
+            }
+            None => unreachable!("pop is only called with an open container"),
+        }
+    }
+
+    /// Puts a complete value into its container; when it is the top-level value, keeps it in
+    /// `finished` and says so. (Returning the value itself through every token's `Result` would
+    /// copy a large `Value` around per token.)
+    #[inline]
+    pub(super) fn attach(&mut self, value: Value, expect: &mut Expect) -> bool {
+        *expect = Expect::Next;
+        match self.stack.last_mut() {
+            None => {
+                self.finished = Some(value);
+                true
+            }
+            Some(Frame::Array(items)) => {
+                items.push(value);
+                false
+            }
+            Some(Frame::Object(members, pending)) => {
+                let key = pending.take().unwrap_or_default();
+                members.insert(key, value);
+                false
+            }
+        }
+    }
+
+    /// Handles `closer` (`]` or `}`) at `self.pos`. A closer that matches an outer container
+    /// closes the inner ones first (their closers were missing); a closer that matches no open
+    /// container closes the innermost one anyway (the wrong bracket was typed).
+    pub(super) fn close(&mut self, closer: u8, expect: &mut Expect) -> Result<bool, Stop> {
+        if closer == b')' || (closer == b']' && self.in_tuple()) {
+            if closer == b']' {
+                // `(1, 2]`: the tuple's closer is mismatched.
+                self.fix(Rung::CloseBraces, self.pos)?;
+            }
+            // `(1)` is not a tuple but a parenthesized value, as Python reads it: `(1,)` is.
+            let grouped =
+                closer == b')' && self.bytes[..self.pos].trim_ascii_end().last() != Some(&b',');
+            self.pos += 1;
+            let value = match self.pop() {
+                Value::Array(mut items) if grouped && items.len() == 1 => {
+                    items.pop().unwrap_or_default()
+                }
+                value => value,
+            };
+            return Ok(self.attach(value, expect));
+        }
+        let wants_array = closer == b']';
+        loop {
+            if self.in_array() == wants_array {
+                self.pos += 1;
+                let value = self.pop();
+                return Ok(self.attach(value, expect));
+            }
+            self.fix(Rung::CloseBraces, self.pos)?;
+            let outer_matches = if wants_array {
+                self.open_arrays > 0
+            } else {
+                self.open_objects > 0
+            };
+            if !outer_matches {
+                self.pos += 1;
+                let value = self.pop();
+                return Ok(self.attach(value, expect));
+            }
+            let value = self.pop();
+            // The matching container is further out, so this is never the top level.
+            self.attach(value, expect);
+        }
+    }
+
+    /// At the end of the text after a complete value: supplies every missing closer.
+    pub(super) fn close_all(&mut self) -> Result<(), Stop> {
+        self.fix(Rung::CloseBraces, self.pos)?;
+        let mut expect = Expect::Next;
+        loop {
+            let value = self.pop();
+            if self.attach(value, &mut expect) {
+                return Ok(());
+            }
+        }
+    }
+}
