@@ -91,6 +91,8 @@ mod corpus_tests_more;
 #[cfg(test)]
 mod property_tests;
 #[cfg(test)]
+mod ref_tests;
+#[cfg(test)]
 mod robustness_tests;
 
 use std::sync::Arc;

@@ -13,6 +13,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::display_pointer;
+
 /// A schema that could not be compiled (an unknown `$schema` draft, a `$ref` that does not
 /// resolve locally, a keyword with a value of the wrong type, ...).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -76,15 +78,6 @@ fn bounded_message(message: String) -> String {
         "{head}... ({} characters left out) ...{tail}",
         count - head.chars().count() - tail.chars().count()
     )
-}
-
-/// The root pointer is the empty string, which reads badly in a message.
-fn display_pointer(pointer: &str) -> &str {
-    if pointer.is_empty() {
-        "(root)"
-    } else {
-        pointer
-    }
 }
 
 /// A compiled schema, ready to validate many values.
