@@ -14,8 +14,7 @@ use serde::Serialize;
 use serde_json::Value;
 use slmcode::config::{self, ConfigError, Environment, Key, Overrides};
 use slmcode::repair::{
-    self, Coercion, FailureClass, RepairFailure, RepairOptions, Repaired, Repetition, STATS_FILE,
-    Stats,
+    self, Coercion, FailureClass, RepairFailure, RepairOptions, Repaired, Repetition, Stats,
 };
 use slmcode::schema::ValidationError;
 
@@ -334,11 +333,11 @@ fn counts_stats(flag: Option<&str>, printer: &Printer) -> Result<bool, CliError>
 
 /// Adds this run's counts to the stats file; any problem is a warning.
 fn save_stats(stats: &Stats, printer: &Printer) {
-    let Some(directory) = slmcode::config::config_dir() else {
+    let Some(directory) = slmcode::config::Environment::from_process().config_dir() else {
         return;
     };
-    let path = directory.join(STATS_FILE);
-    match stats.add_to_file(&path) {
+    let path = directory.join(slmcode::files::STATS_FILE);
+    match slmcode::files::stats::add(stats, &path) {
         Ok(None) => {}
         Ok(Some(replaced)) => {
             printer.warn(&format!("{replaced}; starting the repair stats afresh"));

@@ -38,7 +38,13 @@ fn file_source(directory: &Path, line: usize) -> Source {
 fn nothing_set_resolves_to_the_defaults() {
     let dir = directory(None);
     let resolved = resolve(&environment(dir.path(), &[]), &Overrides::new()).unwrap();
-    assert_eq!(resolved.settings, Settings::default());
+    assert_eq!(
+        resolved.settings,
+        Settings {
+            config_dir: Some(dir.path().to_owned()),
+            ..Settings::default()
+        }
+    );
     for key in Key::ALL {
         assert_eq!(resolved.source(key), &Source::Default, "{key}");
     }

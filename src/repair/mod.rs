@@ -110,7 +110,7 @@ pub use repetition::{
     find_repetition,
 };
 pub use rung::{Rung, RungSet};
-pub use stats::{CallEnding, STATS_FILE, Stats, StatsError};
+pub use stats::{CallEnding, Stats};
 pub use write::{
     PRETTY_DEPTH, depth_beyond, drop_deep, equal_deep, to_compact, to_compact_bounded, to_pretty,
 };

@@ -68,3 +68,41 @@ fn the_tool_loop_runs_a_call_sends_its_result_under_its_id_and_prints_the_answer
         "the tools on every turn"
     );
 }
+
+#[test]
+fn a_harness_with_its_own_environment_keeps_its_files_where_that_environment_says() {
+    let emulator = Emulator::start(Profile::llama_server());
+    // The process's config directory, which the harness's own Environment overrides.
+    let slm = Slm::new();
+    let harness_dir = tempfile::tempdir().unwrap();
+    let output = Command::new(example("own_config_dir"))
+        .arg(harness_dir.path())
+        .arg(emulator.base_url())
+        .current_dir(slm.work_dir())
+        .env_clear()
+        .env("SLMCODE_CONFIG_DIR", slm.config_dir())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(stdout, "gbnf_grammar\n");
+    let mut kept: Vec<_> = std::fs::read_dir(harness_dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .filter(|name| !name.ends_with(".lock"))
+        .collect();
+    kept.sort();
+    assert_eq!(kept, ["capabilities.json", "repair-stats.json"]);
+    let process_dir: Vec<_> = std::fs::read_dir(slm.config_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    assert!(
+        process_dir.is_empty(),
+        "the process's config directory was written: {process_dir:?}"
+    );
+}

@@ -285,7 +285,7 @@ pub fn structured_call(
     if settings.record_stats
         && let Some(path) = &context.stats_file
     {
-        match stats.add_to_file(path) {
+        match crate::files::stats::add(&stats, path) {
             Ok(None) => {}
             Ok(Some(replaced)) => meta
                 .warnings

@@ -10,7 +10,9 @@
 //!   to the rename, so processes editing at the same moment never lose each other's changes
 //!   ([`FileLock`]).
 //!
-//! Depends on nothing else in the crate; never prints.
+//! The repair statistics' file is read and written here too ([`stats`]), so `repair` stays
+//! pure counting. Depends on nothing else in the crate but the types of the files it keeps;
+//! never prints.
 
 use std::fmt;
 use std::fs::{self, File, OpenOptions, TryLockError};
@@ -18,6 +20,10 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+pub mod stats;
+
+pub use stats::{STATS_FILE, StatsError};
 
 /// Something other than a regular file is at a path slmcode reads or writes (following a
 /// symlink): it is neither opened nor replaced.
@@ -200,6 +206,13 @@ fn set_private(_file: &File) -> io::Result<()> {
     Ok(())
 }
 
+/// `value` as pretty JSON with a final newline, written with [`write_atomic`] (not private).
+pub fn write_json_atomic(path: &Path, value: &impl serde::Serialize) -> Result<(), FileError> {
+    let mut text = serde_json::to_vec_pretty(value).map_err(io::Error::from)?;
+    text.push(b'\n');
+    write_atomic(path, &text, false)
+}
+
 /// An advisory lock (`std::fs::File::lock`) on `<file>.lock` beside a file, held until it is
 /// dropped: take it before reading a file you will write back, and drop it after the write.
 /// Every process that edits the file takes the same lock, so none loses another's edit;
@@ -265,5 +278,4 @@ impl Drop for FileLock {
 }
 
 #[cfg(test)]
-#[path = "files_tests.rs"]
 mod tests;
