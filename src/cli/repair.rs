@@ -13,12 +13,10 @@ use anyhow::anyhow;
 use serde::Serialize;
 use serde_json::Value;
 use slmcode::config::{self, ConfigError, Environment, Key, Overrides};
-use slmcode::repair::{
-    self, Coercion, FailureClass, RepairFailure, RepairOptions, Repaired, Repetition, Stats,
-};
+use slmcode::repair::{self, Coercion, RepairFailure, RepairOptions, Repaired, Repetition, Stats};
 use slmcode::schema::ValidationError;
 
-use super::exit::{CliError, CommandResult, Exit};
+use super::exit::{self, CliError, CommandResult, Exit};
 use super::input::{Source, load_schema_file, not_both_stdin};
 use super::printer::Printer;
 use super::settings_args;
@@ -210,29 +208,9 @@ fn failure_error(failure: RepairFailure, source: &Source) -> CliError {
             text.push_str(&format!("\n  missing required: {}", missing.join(", ")));
         }
     }
-    let hint = match failure.class {
-        FailureClass::Empty | FailureClass::Prose => {
-            "the model answered without JSON: re-ask for only one JSON object"
-        }
-        FailureClass::Malformed => {
-            "the JSON is broken beyond the repair ladder: re-ask for only one JSON object"
-        }
-        FailureClass::Truncated => {
-            "the model was cut off: raise max_tokens, or re-ask for the complete object"
-        }
-        FailureClass::WrongShape
-        | FailureClass::UnknownTool
-        | FailureClass::ToolNotChosen
-        | FailureClass::InvalidArguments => {
-            "re-ask with the validation errors, or check the schema with `slmcode validate`"
-        }
-        FailureClass::Repetition => {
-            "the model fell into a loop: re-ask with anti-repetition sampling (penalties, a fresh seed, a small temperature), not a larger max_tokens"
-        }
-    };
-    let exit = Exit::for_failure(failure.class);
+    let row = exit::failure(failure.class);
     drop_failure(failure);
-    CliError::new(exit, anyhow!(text)).with_hint(hint)
+    CliError::new(row.exit, anyhow!(text)).with_hint(row.offline_hint())
 }
 
 fn list_or_none(names: &[&str]) -> String {
