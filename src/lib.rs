@@ -32,3 +32,5 @@ pub mod files;
 pub mod repair;
 pub mod schema;
 pub mod tools;
+
+mod text;

@@ -49,7 +49,8 @@ pub(crate) fn read_entries(path: &Path) -> Result<Option<FileEntries>, ConfigErr
         return Ok(None);
     };
     let document = toml_edit::Document::parse(text.as_str()).map_err(|error| {
-        let (line, column) = position(&text, error.span().map_or(0, |span| span.start));
+        let (line, column) =
+            crate::text::line_column(&text, error.span().map_or(0, |span| span.start));
         ConfigError::Syntax {
             path: path.to_owned(),
             line,
@@ -64,7 +65,7 @@ pub(crate) fn read_entries(path: &Path) -> Result<Option<FileEntries>, ConfigErr
             .as_table()
             .get_key_value(name)
             .and_then(|(key, _)| key.span())
-            .map_or(1, |span| position(&text, span.start).0);
+            .map_or(1, |span| crate::text::line_column(&text, span.start).0);
         let key = match Key::from_name(name) {
             Ok(key) => key,
             // A table is another tool's namespace (or a future one of ours): not our business.
@@ -133,22 +134,6 @@ fn read_text(path: &Path) -> Result<Option<String>, ConfigError> {
         .map_err(|error| read(io::Error::new(io::ErrorKind::InvalidData, error)))
 }
 
-/// 1-based line and column (in characters) of a byte offset.
-fn position(text: &str, offset: usize) -> (usize, usize) {
-    let mut end = offset.min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let before = &text[..end];
-    let line = before.matches('\n').count() + 1;
-    let column = before
-        .rsplit('\n')
-        .next()
-        .map_or(0, |last| last.chars().count())
-        + 1;
-    (line, column)
-}
-
 /// A scalar TOML value as the text a key parser reads; the kind of value found otherwise.
 /// Strings are taken as written, so `max_tokens = "4096"` works as well as `max_tokens = 4096`,
 /// and `structured_decoding = false` reads as the alias `false`.
@@ -209,7 +194,8 @@ impl ConfigFile {
             .find('\n')
             .is_some_and(|end| text[..end].ends_with('\r'));
         let document = text.parse::<DocumentMut>().map_err(|error| {
-            let (line, column) = position(&text, error.span().map_or(0, |span| span.start));
+            let (line, column) =
+                crate::text::line_column(&text, error.span().map_or(0, |span| span.start));
             ConfigError::Syntax {
                 path: path.to_owned(),
                 line,

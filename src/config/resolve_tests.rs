@@ -328,7 +328,7 @@ fn file_error(contents: &str) -> String {
 fn file_problems_name_the_path_the_line_and_the_key() {
     assert_eq!(
         file_error("model = \"m\"\nmax_token = 4096\n"),
-        "DIR/config.toml line 2: unknown key `max_token`; did you mean `max_tokens`?"
+        "DIR/config.toml line 2: unknown key `max_token` (did you mean `max_tokens`?)"
     );
     assert_eq!(
         file_error("\n\ntemperature = 7\n"),

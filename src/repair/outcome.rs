@@ -254,14 +254,7 @@ const LENGTH_MESSAGE: &str = "the server stopped on length (finish_reason: lengt
 
 /// `line L, column C` (1-based, columns in characters) of byte offset `at`.
 fn position(text: &str, at: usize) -> String {
-    let at = at.min(text.len());
-    let before = &text.as_bytes()[..at];
-    let line = memchr::memchr_iter(b'\n', before).count() + 1;
-    let line_start = memchr::memrchr(b'\n', before).map_or(0, |newline| newline + 1);
-    let column = String::from_utf8_lossy(&before[line_start..])
-        .chars()
-        .count()
-        + 1;
+    let (line, column) = crate::text::line_column(text, at);
     format!("line {line}, column {column}")
 }
 

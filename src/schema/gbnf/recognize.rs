@@ -426,10 +426,7 @@ impl<'g> Run<'g> {
     }
 
     fn mismatch(&self, input: &str, offset: usize, found: Option<char>) -> Mismatch {
-        let before = &input[..offset];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |index| index + 1);
-        let column = before[line_start..].chars().count() + 1;
+        let (line, column) = crate::text::line_column(input, offset);
         let mut terminals: Vec<u32> = self.scans.iter().map(|(terminal, _)| *terminal).collect();
         terminals.sort_unstable();
         terminals.dedup();
