@@ -33,4 +33,5 @@ pub mod repair;
 pub mod schema;
 pub mod tools;
 
+mod memo;
 mod text;

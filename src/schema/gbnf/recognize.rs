@@ -16,7 +16,7 @@ use std::fmt;
 use serde::Serialize;
 
 use super::grammar::{Class, Element, Grammar, Rule, nullable_rules};
-use super::hash::FastBuild;
+use foldhash::fast::FixedState as FastBuild;
 
 /// A grammar symbol: a terminal set (index into the terminals) or a nonterminal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
