@@ -18,7 +18,6 @@ use std::fmt;
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 pub mod stats;
@@ -151,42 +150,40 @@ pub fn write_atomic(path: &Path, contents: &[u8], private: bool) -> Result<(), F
     let existing_permissions = fs::metadata(&target)
         .ok()
         .map(|metadata| metadata.permissions());
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let temporary = directory.join(format!(
-        ".{}.{}.{}.tmp",
+    // The temporary file is removed when it is dropped, on every way out before the rename.
+    let mut builder = tempfile::Builder::new();
+    let prefix = format!(
+        ".{}.",
         target
             .file_name()
             .and_then(|name| name.to_str())
-            .unwrap_or("file"),
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed),
-    ));
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
+            .unwrap_or("file")
+    );
+    builder.prefix(&prefix).suffix(".tmp");
     #[cfg(unix)]
     {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(if private { 0o600 } else { 0o666 });
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(if private {
+            0o600
+        } else {
+            0o666
+        }));
     }
-    let written = (|| {
-        let mut file = options.open(&temporary)?;
-        file.write_all(contents)?;
-        if private {
-            set_private(&file)?;
-        } else if let Some(permissions) = existing_permissions {
-            file.set_permissions(permissions)?;
-        }
-        file.sync_all()?;
-        drop(file);
-        // Looked at again just before the rename: a special file put there since is not
-        // replaced either.
-        regular_file_exists(&target)?;
-        fs::rename(&temporary, &target).map_err(FileError::from)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&temporary);
+    let mut temporary = builder.tempfile_in(&directory)?;
+    temporary.write_all(contents)?;
+    let file = temporary.as_file();
+    if private {
+        set_private(file)?;
+    } else if let Some(permissions) = existing_permissions {
+        file.set_permissions(permissions)?;
     }
-    written?;
+    file.sync_all()?;
+    // Looked at again just before the rename: a special file put there since is not replaced
+    // either.
+    regular_file_exists(&target)?;
+    temporary
+        .persist(&target)
+        .map_err(|error| FileError::from(error.error))?;
     // The rename is durable only once the directory entry is; not every platform can open a
     // directory, and the file is already complete either way.
     if let Ok(directory) = File::open(&directory) {
