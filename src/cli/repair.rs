@@ -105,9 +105,12 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     let mut options =
         RepairOptions::new().finish_reason_length(args.finish_reason == Some(FinishReason::Length));
     if let Some((name, schema)) = &schema {
-        options = options
-            .schema(schema)
-            .map_err(|error| CliError::new(Exit::Failure, anyhow!("schema {name}: {error}")))?;
+        options = options.schema(schema).map_err(|error| {
+            CliError::new(
+                Exit::Failure,
+                anyhow::Error::new(error).context(format!("schema {name}")),
+            )
+        })?;
     }
     let result = repair::repair(&text, &options);
     // Counted now, saved after the answer is out: a stats file that cannot be written (or is

@@ -344,7 +344,7 @@ fn request(args: &Args, printer: &Printer) -> Result<StructuredRequest, CliError
             schema::validator(&schema).map_err(|error| {
                 CliError::new(
                     Exit::Failure,
-                    anyhow!("schema file {}: {error}", path.display()),
+                    anyhow::Error::new(error).context(format!("schema file {}", path.display())),
                 )
             })?;
             let name = path
