@@ -6,7 +6,9 @@
 //! Layers, from the bottom up:
 //! - [`schema`]: the contract registry, validation with JSON-pointer paths, the supported
 //!   schema subset and its linter, GBNF derivation and recognition, per-mechanism projection.
-//!   It depends on nothing else in the crate.
+//!   It depends on nothing else in the crate but two private helpers every layer shares: `text`
+//!   (line and column of an offset, "did you mean") and `memo` (the process-wide memo of
+//!   compiled validators, grammars and tool sets).
 //! - [`agents`]: role specs and `normalize_decoding` (contract, JSON-only, serial tools, stop
 //!   sequences per role; language-specialised ids fold to their generic role).
 //! - [`repair`]: the repair ladder (string-aware tolerant parsing, truncation detection, partial
@@ -21,6 +23,13 @@
 //! - [`config`]: settings, with their provenance (flags > environment > file > defaults).
 //! - [`backends`]: provider presets, transport, error classes and retry, probing, and the
 //!   capabilities cache: which constraint mechanism an endpoint really supports.
+
+// Where tests live. A file's unit tests sit at its bottom, in `#[cfg(test)] mod tests { .. }`;
+// when that would take the file past about 600 lines, they move to `<file>_tests.rs` beside it,
+// declared `#[cfg(test)] #[path = "<file>_tests.rs"] mod tests;`. Tests that exercise a whole
+// module through its public functions (corpora, end-to-end paths through the module) live in
+// `<module>/tests.rs` or `<module>/tests/`. Tests of the binary run it for real, from
+// `tests/cli/`; tests against real engines are in `tests/e2e/`.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![warn(missing_docs)]

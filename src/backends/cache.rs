@@ -228,7 +228,8 @@ impl CacheEntry {
         }
     }
 
-    /// Counts one answer under `form` (DESIGN.md: acceptance is not enforcement): `failed`
+    /// Counts one answer under `form` (a server that accepts a form does not always enforce
+    /// it): `failed`
     /// (the answer did not parse although the form claims to enforce) adds one to the form's
     /// failures in a row; a parsed answer resets them. The failure that reaches `threshold`
     /// marks the form not enforced (its outcome keeps `answer`) and demotes it exactly like a

@@ -46,10 +46,10 @@
 //!   only when the value was carved out of other text, or none was found: no cost otherwise).
 //! - A document is an object or an array. A top-level scalar is accepted only when the whole
 //!   input is valid JSON (rung `none`).
-//! - Classes: besides the four of the design (`empty`, `prose`, `truncated`, `wrong_shape`),
+//! - Classes: besides `empty`, `prose`, `truncated` and `wrong_shape`,
 //!   `malformed` is JSON that no rung repairs (`{"a": ]`, garbage inside an open object, too
 //!   deep). A caller re-asks it like prose: "output only one JSON object".
-//! - The fixes beyond the seed's rungs are documented on [`Rung`], the exact list of coercions
+//! - Every rung and what it fixes is documented on [`Rung`], the exact list of coercions
 //!   on [`CoercionKind`].
 
 // A failure is an ordinary outcome of a repair and carries the evidence a re-ask needs; it is

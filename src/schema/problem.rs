@@ -1,3 +1,6 @@
+//! What a linter, the grammar derivation or a projection reports about a schema: a
+//! [`Problem`] at a JSON pointer, and the words for a value's JSON type in messages.
+
 /// Something a schema does that a consumer cannot take as written: a keyword outside the
 /// contract subset, a construct a grammar cannot express, a rule OpenAI's strict mode forbids,
 /// or a constraint dropped from a wire form.

@@ -1,5 +1,5 @@
 //! The structured call path: one function, [`structured_call`], that every structured request
-//! takes (DESIGN.md, "The structured call path"), and that `slmcode generate` exposes.
+//! takes, and that `slmcode generate` exposes.
 //!
 //! Given settings, a [`StructuredRequest`] (a contract, a caller's schema or a role, and the
 //! messages) and a [`CallContext`] (the target, its negotiated capabilities, the cache), it

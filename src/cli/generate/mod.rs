@@ -518,7 +518,8 @@ fn violation_hint(violation: &SchemaViolation) -> String {
 }
 
 /// Warnings the call produced, and for a schema file what the projection left out of the wire
-/// form (DESIGN.md: dropped only from the wire form, with a warning). A contract's notes stay in
+/// form (a keyword a mechanism cannot carry is dropped from the wire form only, never from
+/// validation, and the user is told). A contract's notes stay in
 /// `meta.notes`: they are by design (bounds too large for a grammar engine), the same on every
 /// call, and validation checks them anyway.
 fn warn_meta(meta: &CallMeta, schema_file: bool, printer: &Printer) {
