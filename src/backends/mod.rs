@@ -3,7 +3,7 @@
 //! This layer owns the provider presets and priors ([`presets`]), request building and transport
 //! over `ureq` ([`transport`], streamed answers in [`stream`]), error classes and the retry policy
 //! ([`errors`], [`retry`]), whether anything listens at an endpoint ([`reachability`]), which
-//! server is running ([`fingerprint`]), probing ([`probe`]) and what it found ([`capabilities`]),
+//! server is running ([`fingerprint`]), probing ([`probe`](mod@probe)) and what it found ([`capabilities`]),
 //! and the capabilities cache ([`cache`]), tied together by [`negotiate`]; and the structured
 //! call path ([`call`]) that every structured request takes. Endpoints are normalised by
 //! [`crate::config::endpoint`] (re-exported here). It uses `config` (settings, secrets, the

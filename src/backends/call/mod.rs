@@ -6,8 +6,8 @@
 //! 1. plans the request ([`request`]): the original schema, the contract's prompt (or the
 //!    caller's prompt and schema) injected into the system message under every mechanism, the
 //!    role's stop sequences, whether tools ride along;
-//! 2. walks the mechanism ladder ([`ladder`]): prompt-only when `structured_decoding` is off
-//!    or a tool-using role asks without a typed tool set; a tool turn ([`turn`]) keeps only the
+//! 2. walks the mechanism ladder (`ladder`): prompt-only when `structured_decoding` is off
+//!    or a tool-using role asks without a typed tool set; a tool turn (`turn`) keeps only the
 //!    forms that enforce a tool constraint, or none on a hosted API; otherwise the negotiated (or forced) forms with the
 //!    schema projected for each, demoting a form on a permanent rejection of its field (or on
 //!    a non-4xx failure that the same request without the field does not have), and falling
