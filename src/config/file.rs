@@ -42,22 +42,25 @@ pub(crate) struct FileEntry {
     pub line: usize,
 }
 
+/// The TOML parser's complaint about `text`, at its line and column in the file at `path`.
+fn syntax_error(path: &Path, text: &str, error: &toml_edit::TomlError) -> ConfigError {
+    let (line, column) = crate::text::line_column(text, error.span().map_or(0, |span| span.start));
+    ConfigError::Syntax {
+        path: path.to_owned(),
+        line,
+        column,
+        message: error.message().trim_end().to_owned(),
+    }
+}
+
 /// Reads the file for resolution: every known key with its text and line, or the first
 /// problem (syntax, unknown key, a value of the wrong TOML type). A missing file is `None`.
 pub(crate) fn read_entries(path: &Path) -> Result<Option<FileEntries>, ConfigError> {
     let Some(text) = read_text(path)? else {
         return Ok(None);
     };
-    let document = toml_edit::Document::parse(text.as_str()).map_err(|error| {
-        let (line, column) =
-            crate::text::line_column(&text, error.span().map_or(0, |span| span.start));
-        ConfigError::Syntax {
-            path: path.to_owned(),
-            line,
-            column,
-            message: error.message().trim_end().to_owned(),
-        }
-    })?;
+    let document = toml_edit::Document::parse(text.as_str())
+        .map_err(|error| syntax_error(path, &text, &error))?;
     let mut entries = Vec::new();
     let mut removed = Vec::new();
     for (name, item) in document.as_table().iter() {
@@ -193,16 +196,9 @@ impl ConfigFile {
         let crlf = text
             .find('\n')
             .is_some_and(|end| text[..end].ends_with('\r'));
-        let document = text.parse::<DocumentMut>().map_err(|error| {
-            let (line, column) =
-                crate::text::line_column(&text, error.span().map_or(0, |span| span.start));
-            ConfigError::Syntax {
-                path: path.to_owned(),
-                line,
-                column,
-                message: error.message().trim_end().to_owned(),
-            }
-        })?;
+        let document = text
+            .parse::<DocumentMut>()
+            .map_err(|error| syntax_error(path, &text, &error))?;
         Ok(ConfigFile {
             path: path.to_owned(),
             document,
