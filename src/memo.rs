@@ -9,10 +9,13 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 /// How many entries a memo keeps before it starts over.
 pub(crate) const CAPACITY: usize = 256;
 
+/// The entries by the caller's hash; a bucket holds the keys that share one.
+type Buckets<K, V> = HashMap<u64, Vec<(K, Arc<V>)>>;
+
 /// Values of type `V` by keys of type `K`, bucketed by a hash the caller computes (so a key
 /// that is costly to build, such as a schema's copy, is built only when a value is stored).
 pub(crate) struct Memo<K, V> {
-    buckets: OnceLock<Mutex<HashMap<u64, Vec<(K, Arc<V>)>>>>,
+    buckets: OnceLock<Mutex<Buckets<K, V>>>,
 }
 
 impl<K, V> Memo<K, V> {
@@ -52,7 +55,7 @@ impl<K, V> Memo<K, V> {
         Ok(value)
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<u64, Vec<(K, Arc<V>)>>> {
+    fn lock(&self) -> MutexGuard<'_, Buckets<K, V>> {
         // A panic while holding the lock leaves a map that is still consistent.
         self.buckets
             .get_or_init(Default::default)

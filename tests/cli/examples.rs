@@ -18,6 +18,17 @@ fn example(name: &str) -> PathBuf {
     path
 }
 
+/// The example's stdout, once it exited 0 (else its output, in the panic).
+fn succeeded(output: &std::process::Output) -> String {
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
 #[test]
 fn the_tool_loop_runs_a_call_sends_its_result_under_its_id_and_prints_the_answer() {
     let emulator = Emulator::start(Profile::openai());
@@ -41,12 +52,7 @@ fn the_tool_loop_runs_a_call_sends_its_result_under_its_id_and_prints_the_answer
         .env("SLMCODE_STRUCTURED_DECODING", "off")
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let stdout = succeeded(&output);
     assert_eq!(
         stdout,
         "turn 1: read_file {\"path\":\"Cargo.toml\"} -> 24 characters\n\
@@ -83,12 +89,7 @@ fn a_harness_with_its_own_environment_keeps_its_files_where_that_environment_say
         .env("SLMCODE_CONFIG_DIR", slm.config_dir())
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let stdout = succeeded(&output);
     assert_eq!(stdout, "gbnf_grammar\n");
     let mut kept: Vec<_> = std::fs::read_dir(harness_dir.path())
         .unwrap()
