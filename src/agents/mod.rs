@@ -1,7 +1,7 @@
 //! Agents: which contract a role emits and how its requests are decoded.
 //!
 //! [`normalize_decoding`] fills in a role's decoding from its id, so a new role declares only its
-//! tools (DESIGN.md "Decoding per role"):
+//! tools:
 //! - a role that uses tools gets serial tools and no JSON-only: a request that carries tools is
 //!   never constrained, because the model needs room to write a tool call;
 //! - the free-text roles (`context`, `memory`, `describer`) get neither a contract nor JSON-only:

@@ -2,7 +2,7 @@
 //! (provider, endpoint, model), so a probe is paid once, not per process.
 //!
 //! Every write is a read-modify-write under the advisory lock on `capabilities.json.lock`
-//! ([`FileLock`]), and replaces the file atomically ([`write_atomic`]), so concurrent processes
+//! ([`FileLock`]), and replaces the file atomically ([`write_json_atomic`]), so concurrent processes
 //! neither corrupt the file nor lose each other's entries. Readers need no lock: a rename is
 //! atomic. No secret is ever in an entry: there is no field for one, and body excerpts were
 //! masked by the transport. Uses `config`, `files`, `schema`.
@@ -23,8 +23,8 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Provider, config_dir};
-use crate::files::{FileError, FileLock, read_regular, write_atomic};
+use crate::config::Provider;
+use crate::files::{FileError, FileLock, read_regular, write_json_atomic};
 use crate::schema::Mechanism;
 
 use super::capabilities::{Capabilities, GuidedField, Outcome, WireForm};
@@ -228,7 +228,8 @@ impl CacheEntry {
         }
     }
 
-    /// Counts one answer under `form` (DESIGN.md: acceptance is not enforcement): `failed`
+    /// Counts one answer under `form` (a server that accepts a form does not always enforce
+    /// it): `failed`
     /// (the answer did not parse although the form claims to enforce) adds one to the form's
     /// failures in a row; a parsed answer resets them. The failure that reaches `threshold`
     /// marks the form not enforced (its outcome keeps `answer`) and demotes it exactly like a
@@ -344,11 +345,6 @@ impl CapabilityCache {
         }
     }
 
-    /// The cache in slmcode's config directory, when there is one.
-    pub fn from_config_dir() -> Option<CapabilityCache> {
-        config_dir().map(|dir| CapabilityCache::in_dir(&dir))
-    }
-
     /// The file's path.
     pub fn path(&self) -> &Path {
         &self.path
@@ -433,9 +429,7 @@ impl CapabilityCache {
             version: FORMAT_VERSION,
             entries: snapshot.entries,
         };
-        let mut text = serde_json::to_vec_pretty(&file).expect("cache entries always serialise");
-        text.push(b'\n');
-        write_atomic(&self.path, &text, false).map_err(|source| CacheError::File {
+        write_json_atomic(&self.path, &file).map_err(|source| CacheError::File {
             path: self.path.clone(),
             action: "replacing the cache file",
             source,

@@ -1,7 +1,7 @@
 //! Failed calls: the six error classes, [`classify`], and [`CallError`], the one error type every
 //! request returns.
 //!
-//! The classes decide what happens next (DESIGN.md, "The structured call path"): `transient`
+//! The classes decide what happens next: `transient`
 //! (connection failure, 5xx) and `rate_limited` (429 or a `Retry-After`) are retried;
 //! `permanent` (400, 401, 403, 404, 413, 422, and a failed TLS handshake: [`TlsFailure`]),
 //! `context_overflow` (a 400 that says the context was exceeded), `canceled` (deadline or
@@ -173,7 +173,7 @@ pub fn is_context_overflow(body: &str) -> bool {
 }
 
 /// The class of a failure (see [`ErrorClass`]). A context-overflow message wins over its
-/// status: besides the 400 DESIGN.md names, older llama-server and llama-cpp-python send it
+/// status: besides the usual 400, older llama-server and llama-cpp-python send it
 /// with 500, and retrying that would re-run the same prefill for nothing.
 pub fn classify(failure: &Failure) -> ErrorClass {
     match failure {

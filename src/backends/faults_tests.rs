@@ -1,4 +1,4 @@
-//! Negotiation under faults (issue 13): a refused connection fails fast, a server that is
+//! Negotiation under faults: a refused connection fails fast, a server that is
 //! loading is waited for, and a failed probe is neither sticky in a process nor paid again by
 //! every process. Against the engine emulator and a port nobody listens on; time bounds are
 //! generous (they catch a probe that waits for its whole deadline, not a slow machine), and

@@ -1,11 +1,15 @@
 //! Backends: talking to an endpoint and knowing what it can do.
 //!
-//! This layer owns the provider presets and priors ([`presets`]), endpoint use (normalised by
-//! [`crate::config::endpoint`]), request building and transport over `ureq` ([`transport`]), error classes and
-//! the retry policy ([`errors`], [`retry`]), probing ([`probe`]), and the capabilities cache
-//! ([`cache`]), tied together by [`negotiate`]; and the structured call path ([`call`]) that
-//! every structured request takes. It uses `config` (settings, secrets) and
-//! `schema` (mechanisms, constraints, validation); it returns data and never prints.
+//! This layer owns the provider presets and priors ([`presets`]), request building and transport
+//! over `ureq` ([`transport`], streamed answers in [`stream`]), error classes and the retry policy
+//! ([`errors`], [`retry`]), whether anything listens at an endpoint ([`reachability`]), which
+//! server is running ([`fingerprint`]), probing ([`probe`](mod@probe)) and what it found ([`capabilities`]),
+//! and the capabilities cache ([`cache`]), tied together by [`negotiate`]; and the structured
+//! call path ([`call`]) that every structured request takes. Endpoints are normalised by
+//! [`crate::config::endpoint`] (re-exported here). It uses `config` (settings, secrets, the
+//! config directory), `schema` (mechanisms, constraints, validation), `repair` and `tools` (the
+//! answer's ladder and tool sets), `agents` (roles) and `files` (the cache and the repair
+//! statistics on disk); it returns data and never prints.
 
 pub mod cache;
 pub mod call;

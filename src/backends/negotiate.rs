@@ -112,7 +112,8 @@ pub struct NegotiateOptions {
 
 impl NegotiateOptions {
     /// The options a structured call uses: probe when needed, check the fingerprint, the
-    /// settings' deadline and decoding switch, the cache in the config directory.
+    /// settings' deadline and decoding switch, the cache in the settings' config directory
+    /// (none without one).
     pub fn from_settings(settings: &Settings) -> NegotiateOptions {
         NegotiateOptions {
             structured_decoding: settings.structured_decoding,
@@ -120,7 +121,7 @@ impl NegotiateOptions {
             allow_probe: true,
             check_fingerprint: true,
             probe_timeout: Duration::from_secs(settings.probe_timeout_s.max(1)),
-            cache: CapabilityCache::from_config_dir(),
+            cache: settings.config_dir.as_deref().map(CapabilityCache::in_dir),
         }
     }
 }

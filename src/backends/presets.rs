@@ -1,6 +1,7 @@
 //! Provider presets: per [`Provider`], the default endpoint, the conventional key variable, the
-//! auth header, which wire forms are worth probing, the prior guess used before any probe, and
-//! which fingerprint routes the server has.
+//! auth header, which wire forms are worth probing (and why the others are not), the prior
+//! guess used before any probe, the fields that carry anti-repetition sampling, and which
+//! fingerprint routes the server has.
 //!
 //! The priors are hints: a probe replaces them. Every wire detail below was checked against the
 //! engines' documentation (sources cited per preset); the measured llama.cpp behaviour is in

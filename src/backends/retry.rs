@@ -113,7 +113,8 @@ pub struct RetryPolicy {
 }
 
 impl Default for RetryPolicy {
-    /// 3 attempts, 500 ms base, 20 s ceiling (DESIGN.md).
+    /// 3 attempts, 500 ms base, 20 s ceiling: enough to ride out a server restart, short
+    /// enough that a dead endpoint fails within a minute.
     fn default() -> RetryPolicy {
         RetryPolicy {
             attempts: 3,

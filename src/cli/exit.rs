@@ -1,4 +1,5 @@
-//! Exit codes and the error type every command returns.
+//! Exit codes, the one table from a failure class to its exit code and hint, and the error type
+//! every command returns.
 //!
 //! The codes are part of slmcode's interface (scripts branch on them) and are documented in the
 //! README's "Exit codes" table; change both together.
@@ -49,15 +50,90 @@ impl Exit {
 
     /// The exit code of an answer that failed with `class`.
     pub const fn for_failure(class: FailureClass) -> Exit {
-        match class {
-            FailureClass::Empty | FailureClass::Prose | FailureClass::Malformed => Exit::NotJson,
-            FailureClass::Truncated => Exit::Truncated,
-            FailureClass::WrongShape
-            | FailureClass::UnknownTool
-            | FailureClass::ToolNotChosen
-            | FailureClass::InvalidArguments => Exit::SchemaViolation,
-            FailureClass::Repetition => Exit::Repetition,
-        }
+        failure(class).exit
+    }
+}
+
+/// What a failure class means to the user: its exit code, what happened (the same words in
+/// every command), and what to do about it, for a document given to `repair` or `extract` (the
+/// user asks the model again) and for a call slmcode made (flags change the next call).
+pub struct Failure {
+    /// The process's exit code.
+    pub exit: Exit,
+    /// What happened, as the hint opens.
+    pub what: &'static str,
+    /// What to do, for a document slmcode was given.
+    pub offline: &'static str,
+    /// What to do, for a call slmcode made.
+    pub call: &'static str,
+}
+
+impl Failure {
+    /// The hint for a document slmcode was given: `what: offline`.
+    pub fn offline_hint(&self) -> String {
+        format!("{}: {}", self.what, self.offline)
+    }
+}
+
+/// The row for `class`.
+pub const fn failure(class: FailureClass) -> Failure {
+    const RESHAPE: &str =
+        "re-ask with the validation errors, or check the schema with `slmcode validate`";
+    let (exit, what, offline, call) = match class {
+        FailureClass::Empty | FailureClass::Prose => (
+            Exit::NotJson,
+            "the model answered without JSON",
+            "re-ask for only one JSON object",
+            "try --reask 2; `slmcode doctor` shows which mechanism the endpoint enforces",
+        ),
+        FailureClass::Malformed => (
+            Exit::NotJson,
+            "the model's JSON is broken beyond repair",
+            "re-ask for only one JSON object",
+            "try --reask 2; `slmcode doctor` shows which mechanism the endpoint enforces",
+        ),
+        FailureClass::Truncated => (
+            Exit::Truncated,
+            "the answer ran out of tokens",
+            "raise max_tokens, or re-ask for the complete answer",
+            "raise --max-tokens",
+        ),
+        FailureClass::WrongShape => (
+            Exit::SchemaViolation,
+            "the answer does not satisfy the schema",
+            RESHAPE,
+            "try --reask 2 or a clearer --prompt; `slmcode doctor` shows what the endpoint enforces",
+        ),
+        FailureClass::UnknownTool => (
+            Exit::SchemaViolation,
+            "the model called a tool the file does not have",
+            RESHAPE,
+            "try --reask 2, or describe the tools better in the file",
+        ),
+        FailureClass::ToolNotChosen => (
+            Exit::SchemaViolation,
+            "the model called another tool than --tool-choice names",
+            RESHAPE,
+            "try --reask 2; an engine that enforces json_schema or a grammar prevents it",
+        ),
+        FailureClass::InvalidArguments => (
+            Exit::SchemaViolation,
+            "the call's arguments violate the tool's parameters (listed above)",
+            RESHAPE,
+            "try --reask 2 or a clearer --prompt",
+        ),
+        FailureClass::Repetition => (
+            Exit::Repetition,
+            "the model fell into a loop",
+            "re-ask with anti-repetition sampling (penalties, a fresh seed, a small temperature), not a larger max_tokens",
+            "try --reask 2, keep anti_repetition = always, or a larger model; a larger --max-tokens only makes the loop longer",
+        ),
+    };
+    Failure {
+        exit,
+        what,
+        offline,
+        call,
     }
 }
 
@@ -118,3 +194,31 @@ impl From<std::io::Error> for CliError {
 /// What a command returns: the exit status on success (a command may succeed at running and
 /// still report a failed check), or an error to render.
 pub type CommandResult = Result<Exit, CliError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_class_has_its_documented_code_and_one_wording() {
+        use FailureClass::*;
+        let classes = [
+            (Empty, 3),
+            (Prose, 3),
+            (Malformed, 3),
+            (Truncated, 4),
+            (WrongShape, 5),
+            (UnknownTool, 5),
+            (ToolNotChosen, 5),
+            (InvalidArguments, 5),
+            (Repetition, 7),
+        ];
+        for (class, code) in classes {
+            let row = failure(class);
+            assert_eq!(row.exit as u8, code, "{class:?}");
+            assert_eq!(Exit::for_failure(class), row.exit);
+            assert_eq!(row.offline_hint(), format!("{}: {}", row.what, row.offline));
+            assert!(!row.call.is_empty() && !row.offline.is_empty());
+        }
+    }
+}

@@ -111,8 +111,11 @@ pub fn parse_json(bytes: &[u8], source: &Source) -> Result<Value, CliError> {
         } else {
             "is not JSON"
         };
-        CliError::new(exit, anyhow::anyhow!("{} {what}: {error}", source.name()))
-            .with_hint("`slmcode repair` fixes the ways small models usually break JSON")
+        CliError::new(
+            exit,
+            anyhow::Error::new(error).context(format!("{} {what}", source.name())),
+        )
+        .with_hint("`slmcode repair` fixes the ways small models usually break JSON")
     })
 }
 

@@ -156,7 +156,11 @@ pub fn options(resolved: &Resolved, refresh: bool, allow_probe: bool) -> Negotia
         allow_probe,
         check_fingerprint: allow_probe,
         probe_timeout: Duration::from_secs(resolved.settings.probe_timeout_s.max(1)),
-        cache: resolved.config_path.parent().map(CapabilityCache::in_dir),
+        cache: resolved
+            .settings
+            .config_dir
+            .as_deref()
+            .map(CapabilityCache::in_dir),
     }
 }
 

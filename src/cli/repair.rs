@@ -13,13 +13,10 @@ use anyhow::anyhow;
 use serde::Serialize;
 use serde_json::Value;
 use slmcode::config::{self, ConfigError, Environment, Key, Overrides};
-use slmcode::repair::{
-    self, Coercion, FailureClass, RepairFailure, RepairOptions, Repaired, Repetition, STATS_FILE,
-    Stats,
-};
+use slmcode::repair::{self, Coercion, RepairFailure, RepairOptions, Repaired, Repetition, Stats};
 use slmcode::schema::ValidationError;
 
-use super::exit::{CliError, CommandResult, Exit};
+use super::exit::{self, CliError, CommandResult, Exit};
 use super::input::{Source, load_schema_file, not_both_stdin};
 use super::printer::Printer;
 use super::settings_args;
@@ -110,9 +107,12 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     let mut options =
         RepairOptions::new().finish_reason_length(args.finish_reason == Some(FinishReason::Length));
     if let Some((name, schema)) = &schema {
-        options = options
-            .schema(schema)
-            .map_err(|error| CliError::new(Exit::Failure, anyhow!("schema {name}: {error}")))?;
+        options = options.schema(schema).map_err(|error| {
+            CliError::new(
+                Exit::Failure,
+                anyhow::Error::new(error).context(format!("schema {name}")),
+            )
+        })?;
     }
     let result = repair::repair(&text, &options);
     // Counted now, saved after the answer is out: a stats file that cannot be written (or is
@@ -218,29 +218,9 @@ fn failure_error(failure: RepairFailure, source: &Source) -> CliError {
             text.push_str(&format!("\n  missing required: {}", missing.join(", ")));
         }
     }
-    let hint = match failure.class {
-        FailureClass::Empty | FailureClass::Prose => {
-            "the model answered without JSON: re-ask for only one JSON object"
-        }
-        FailureClass::Malformed => {
-            "the JSON is broken beyond the repair ladder: re-ask for only one JSON object"
-        }
-        FailureClass::Truncated => {
-            "the model was cut off: raise max_tokens, or re-ask for the complete object"
-        }
-        FailureClass::WrongShape
-        | FailureClass::UnknownTool
-        | FailureClass::ToolNotChosen
-        | FailureClass::InvalidArguments => {
-            "re-ask with the validation errors, or check the schema with `slmcode validate`"
-        }
-        FailureClass::Repetition => {
-            "the model fell into a loop: re-ask with anti-repetition sampling (penalties, a fresh seed, a small temperature), not a larger max_tokens"
-        }
-    };
-    let exit = Exit::for_failure(failure.class);
+    let row = exit::failure(failure.class);
     drop_failure(failure);
-    CliError::new(exit, anyhow!(text)).with_hint(hint)
+    CliError::new(row.exit, anyhow!(text)).with_hint(row.offline_hint())
 }
 
 fn list_or_none(names: &[&str]) -> String {
@@ -343,11 +323,11 @@ fn counts_stats(flag: Option<&str>, printer: &Printer) -> Result<bool, CliError>
 
 /// Adds this run's counts to the stats file; any problem is a warning.
 fn save_stats(stats: &Stats, printer: &Printer) {
-    let Some(directory) = slmcode::config::config_dir() else {
+    let Some(directory) = slmcode::config::Environment::from_process().config_dir() else {
         return;
     };
-    let path = directory.join(STATS_FILE);
-    match stats.add_to_file(&path) {
+    let path = directory.join(slmcode::files::STATS_FILE);
+    match slmcode::files::stats::add(stats, &path) {
         Ok(None) => {}
         Ok(Some(replaced)) => {
             printer.warn(&format!("{replaced}; starting the repair stats afresh"));

@@ -10,7 +10,8 @@ use std::time::Duration;
 use serde::Serialize;
 use slmcode::backends::{Target, TargetError, reachability};
 use slmcode::config::{Key, StructuredDecoding};
-use slmcode::repair::{STATS_FILE, Stats};
+use slmcode::files::{STATS_FILE, stats};
+use slmcode::repair::Stats;
 
 use super::exit::{CommandResult, Exit};
 use super::printer::Printer;
@@ -102,7 +103,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         }
     };
     let stats_path = resolved.config_path.with_file_name(STATS_FILE);
-    let repair = Stats::load(&stats_path).unwrap_or_else(|error| {
+    let repair = stats::load(&stats_path).unwrap_or_else(|error| {
         warnings.push(format!("repair stats: {error}"));
         Stats::new()
     });

@@ -74,7 +74,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             let validator = schema::validator(&schema).map_err(|error| {
                 CliError::new(
                     Exit::Failure,
-                    anyhow::anyhow!("schema file {schema_name}: {error}"),
+                    anyhow::Error::new(error).context(format!("schema file {schema_name}")),
                 )
             })?;
             (schema_name.clone(), schema_name, Against::File(validator))

@@ -42,21 +42,25 @@ pub(crate) struct FileEntry {
     pub line: usize,
 }
 
+/// The TOML parser's complaint about `text`, at its line and column in the file at `path`.
+fn syntax_error(path: &Path, text: &str, error: &toml_edit::TomlError) -> ConfigError {
+    let (line, column) = crate::text::line_column(text, error.span().map_or(0, |span| span.start));
+    ConfigError::Syntax {
+        path: path.to_owned(),
+        line,
+        column,
+        message: error.message().trim_end().to_owned(),
+    }
+}
+
 /// Reads the file for resolution: every known key with its text and line, or the first
 /// problem (syntax, unknown key, a value of the wrong TOML type). A missing file is `None`.
 pub(crate) fn read_entries(path: &Path) -> Result<Option<FileEntries>, ConfigError> {
     let Some(text) = read_text(path)? else {
         return Ok(None);
     };
-    let document = toml_edit::Document::parse(text.as_str()).map_err(|error| {
-        let (line, column) = position(&text, error.span().map_or(0, |span| span.start));
-        ConfigError::Syntax {
-            path: path.to_owned(),
-            line,
-            column,
-            message: error.message().trim_end().to_owned(),
-        }
-    })?;
+    let document = toml_edit::Document::parse(text.as_str())
+        .map_err(|error| syntax_error(path, &text, &error))?;
     let mut entries = Vec::new();
     let mut removed = Vec::new();
     for (name, item) in document.as_table().iter() {
@@ -64,7 +68,7 @@ pub(crate) fn read_entries(path: &Path) -> Result<Option<FileEntries>, ConfigErr
             .as_table()
             .get_key_value(name)
             .and_then(|(key, _)| key.span())
-            .map_or(1, |span| position(&text, span.start).0);
+            .map_or(1, |span| crate::text::line_column(&text, span.start).0);
         let key = match Key::from_name(name) {
             Ok(key) => key,
             // A table is another tool's namespace (or a future one of ours): not our business.
@@ -133,22 +137,6 @@ fn read_text(path: &Path) -> Result<Option<String>, ConfigError> {
         .map_err(|error| read(io::Error::new(io::ErrorKind::InvalidData, error)))
 }
 
-/// 1-based line and column (in characters) of a byte offset.
-fn position(text: &str, offset: usize) -> (usize, usize) {
-    let mut end = offset.min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let before = &text[..end];
-    let line = before.matches('\n').count() + 1;
-    let column = before
-        .rsplit('\n')
-        .next()
-        .map_or(0, |last| last.chars().count())
-        + 1;
-    (line, column)
-}
-
 /// A scalar TOML value as the text a key parser reads; the kind of value found otherwise.
 /// Strings are taken as written, so `max_tokens = "4096"` works as well as `max_tokens = 4096`,
 /// and `structured_decoding = false` reads as the alias `false`.
@@ -208,15 +196,9 @@ impl ConfigFile {
         let crlf = text
             .find('\n')
             .is_some_and(|end| text[..end].ends_with('\r'));
-        let document = text.parse::<DocumentMut>().map_err(|error| {
-            let (line, column) = position(&text, error.span().map_or(0, |span| span.start));
-            ConfigError::Syntax {
-                path: path.to_owned(),
-                line,
-                column,
-                message: error.message().trim_end().to_owned(),
-            }
-        })?;
+        let document = text
+            .parse::<DocumentMut>()
+            .map_err(|error| syntax_error(path, &text, &error))?;
         Ok(ConfigFile {
             path: path.to_owned(),
             document,

@@ -286,11 +286,3 @@ fn a_crlf_file_is_saved_with_crlf_and_an_lf_file_with_lf() {
         );
     }
 }
-
-#[test]
-fn positions_are_one_based_lines_and_character_columns() {
-    assert_eq!(position("abc", 0), (1, 1));
-    assert_eq!(position("a\nbc", 3), (2, 2));
-    assert_eq!(position("é\nx", 1), (1, 1));
-    assert_eq!(position("ab", 99), (1, 3));
-}

@@ -454,12 +454,9 @@ impl serde::Serialize for Key {
 fn nearest(name: &str) -> Option<Key> {
     let folded = name.trim().to_ascii_lowercase().replace('-', "_");
     let allowed = (folded.len() / 3).max(2);
-    let closest = KEYS
-        .iter()
-        .map(|spec| (edit_distance(&folded, spec.name), spec.key))
-        .min_by_key(|(distance, _)| *distance)
-        .filter(|(distance, _)| *distance <= allowed)
-        .map(|(_, key)| key);
+    let closest = crate::text::nearest(&folded, KEYS.iter().map(|spec| spec.name), |_| allowed)
+        .and_then(|name| KEYS.iter().find(|spec| spec.name == name))
+        .map(|spec| spec.key);
     closest.or_else(|| {
         (folded.len() >= 3)
             .then(|| {
@@ -469,24 +466,6 @@ fn nearest(name: &str) -> Option<Key> {
             })
             .flatten()
     })
-}
-
-/// Levenshtein distance over bytes (key names are ASCII).
-fn edit_distance(left: &str, right: &str) -> usize {
-    let right = right.as_bytes();
-    let mut previous: Vec<usize> = (0..=right.len()).collect();
-    let mut current = vec![0; right.len() + 1];
-    for (row, left_byte) in left.bytes().enumerate() {
-        current[0] = row + 1;
-        for (column, right_byte) in right.iter().enumerate() {
-            let substitution = previous[column] + usize::from(left_byte != *right_byte);
-            current[column + 1] = substitution
-                .min(previous[column + 1] + 1)
-                .min(current[column] + 1);
-        }
-        std::mem::swap(&mut previous, &mut current);
-    }
-    previous[right.len()]
 }
 
 /// Keys earlier versions had and this one does not, with why: a `config.toml` that still holds
@@ -532,7 +511,10 @@ pub struct UnknownKey {
 fn unknown_key_message(given: &str, suggestion: Option<Key>) -> String {
     match (removed_key(given), suggestion) {
         (Some((name, why)), _) => format!("`{name}` is no longer a setting: {why}"),
-        (None, Some(key)) => format!("unknown key `{given}`; did you mean `{key}`?"),
+        (None, Some(key)) => format!(
+            "unknown key `{given}`{}",
+            crate::text::did_you_mean(Some(key.name()))
+        ),
         (None, None) => format!("unknown key `{given}`"),
     }
 }

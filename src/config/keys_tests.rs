@@ -208,17 +208,10 @@ fn unknown_keys_suggest_the_nearest() {
     }
     assert_eq!(
         Key::from_name("max_token").unwrap_err().to_string(),
-        "unknown key `max_token`; did you mean `max_tokens`?"
+        "unknown key `max_token` (did you mean `max_tokens`?)"
     );
     assert_eq!(
         Key::from_name("qqq").unwrap_err().to_string(),
         "unknown key `qqq`"
     );
-}
-
-#[test]
-fn edit_distance_counts_edits() {
-    assert_eq!(edit_distance("", "abc"), 3);
-    assert_eq!(edit_distance("kitten", "sitting"), 3);
-    assert_eq!(edit_distance("model", "model"), 0);
 }

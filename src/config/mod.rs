@@ -75,6 +75,11 @@ pub struct Settings {
     pub reask: u32,
     /// Whether repair statistics are counted and persisted.
     pub record_stats: bool,
+    /// Where the capabilities cache and the repair statistics are kept: the config directory
+    /// of the [`Environment`] the settings were resolved with. `None` (the default): neither
+    /// is read nor written, and negotiation remembers only in memory. Not a setting a user
+    /// writes: it follows `SLMCODE_CONFIG_DIR` as the settings file does.
+    pub config_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for Settings {
@@ -97,6 +102,7 @@ impl Default for Settings {
             probe_timeout_s: 20,
             reask: 1,
             record_stats: true,
+            config_dir: None,
         }
     }
 }
@@ -104,15 +110,6 @@ impl Default for Settings {
 /// The environment variable that moves slmcode's config directory (tests, CI, several
 /// profiles side by side).
 pub const CONFIG_DIR_ENV: &str = "SLMCODE_CONFIG_DIR";
-
-/// Where `config.toml`, `capabilities.json` and the repair stats live under this process's
-/// environment: `$SLMCODE_CONFIG_DIR` when set and not empty, otherwise the platform's config
-/// directory for slmcode (`~/.config/slmcode` on Linux). `None` only when the platform has no
-/// home directory. The rule is [`Environment::config_dir`]'s, so the settings file and the
-/// files beside it are always looked for in the same place.
-pub fn config_dir() -> Option<std::path::PathBuf> {
-    Environment::from_process().config_dir()
-}
 
 /// The platform's config directory for slmcode (`~/.config/slmcode` on Linux).
 fn platform_config_dir() -> Option<std::path::PathBuf> {

@@ -8,7 +8,7 @@
 //! `/v1`), and every such rewrite is reported in [`Resolved::normalised`] so `doctor` can say so.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::Settings;
 use super::endpoint::normalize_endpoint;
@@ -345,6 +345,7 @@ pub fn resolve(environment: &Environment, overrides: &Overrides) -> Result<Resol
     }
 
     let normalised = normalise(&mut settings, &given);
+    settings.config_dir = config_path.parent().map(Path::to_path_buf);
     Ok(Resolved {
         settings,
         sources,

@@ -38,7 +38,13 @@ fn file_source(directory: &Path, line: usize) -> Source {
 fn nothing_set_resolves_to_the_defaults() {
     let dir = directory(None);
     let resolved = resolve(&environment(dir.path(), &[]), &Overrides::new()).unwrap();
-    assert_eq!(resolved.settings, Settings::default());
+    assert_eq!(
+        resolved.settings,
+        Settings {
+            config_dir: Some(dir.path().to_owned()),
+            ..Settings::default()
+        }
+    );
     for key in Key::ALL {
         assert_eq!(resolved.source(key), &Source::Default, "{key}");
     }
@@ -323,7 +329,7 @@ fn file_error(contents: &str) -> String {
 fn file_problems_name_the_path_the_line_and_the_key() {
     assert_eq!(
         file_error("model = \"m\"\nmax_token = 4096\n"),
-        "DIR/config.toml line 2: unknown key `max_token`; did you mean `max_tokens`?"
+        "DIR/config.toml line 2: unknown key `max_token` (did you mean `max_tokens`?)"
     );
     assert_eq!(
         file_error("\n\ntemperature = 7\n"),

@@ -25,13 +25,11 @@ use serde::Serialize;
 use serde_json::{Map, Number, Value};
 
 use super::write::{depth_beyond, to_compact_bounded};
+use crate::schema::{follow_refs, push_token};
 
 /// How deep into a value coercion looks. Schemas that deep are recursive ones; a value
 /// nested further than this is validated as it stands.
 pub const COERCE_DEPTH: usize = 128;
-
-/// How many `$ref` hops are followed in a row before a reference is treated as unresolvable.
-const REF_HOPS: usize = 32;
 
 /// How long the `from`/`to` quotes in a [`Coercion`] may grow.
 const QUOTE_LIMIT: usize = 80;
@@ -150,7 +148,7 @@ impl<'s, 'n> Coercer<'s, 'n> {
                     let Some(member_schema) = member_schema(schema, key) else {
                         continue;
                     };
-                    push_segment(pointer, key);
+                    push_token(pointer, key);
                     self.walk(member, member_schema, pointer, depth + 1);
                     pointer.truncate(length);
                 }
@@ -160,7 +158,7 @@ impl<'s, 'n> Coercer<'s, 'n> {
                     let Some(item_schema) = item_schema(schema, index) else {
                         continue;
                     };
-                    push_segment(pointer, &index.to_string());
+                    push_token(pointer, &index.to_string());
                     self.walk(item, item_schema, pointer, depth + 1);
                     pointer.truncate(length);
                 }
@@ -447,27 +445,10 @@ fn is_integer(number: &Number) -> bool {
     number.is_i64() || number.is_u64() || number.as_f64().is_some_and(|x| x.fract() == 0.0)
 }
 
-fn push_segment(pointer: &mut String, segment: &str) {
-    pointer.push('/');
-    if segment.contains(['~', '/']) {
-        pointer.push_str(&segment.replace('~', "~0").replace('/', "~1"));
-    } else {
-        pointer.push_str(segment);
-    }
-}
-
 /// The schema object `schema` stands for, after following local `$ref`s; `None` for `true`,
 /// `false`, a reference that does not resolve, or anything else that gives no guidance.
-fn resolve<'s>(root: &'s Value, mut schema: &'s Value) -> Option<&'s Map<String, Value>> {
-    for _ in 0..REF_HOPS {
-        let object = schema.as_object()?;
-        let Some(reference) = object.get("$ref").and_then(Value::as_str) else {
-            return Some(object);
-        };
-        let fragment = reference.strip_prefix('#')?;
-        schema = root.pointer(fragment)?;
-    }
-    None
+fn resolve<'s>(root: &'s Value, schema: &'s Value) -> Option<&'s Map<String, Value>> {
+    follow_refs(root, schema)?.as_object()
 }
 
 fn member_schema<'s>(schema: &'s Map<String, Value>, key: &str) -> Option<&'s Value> {

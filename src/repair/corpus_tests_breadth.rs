@@ -1,4 +1,4 @@
-//! Corpus rows for the breadth of issue 14: categories the published suites of other
+//! Corpus rows for breadth: categories the published suites of other
 //! repairers cover, decided here on their merits for model output. Rows are our own data; each
 //! category has its positive rows and the rows on the other side of its rule.
 

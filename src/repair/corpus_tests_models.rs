@@ -1,8 +1,8 @@
-//! Corpus rows written for the QA pass on issues 2 and 3: how small models answer: think blocks, chatty prefixes, fences, Python and
+//! Corpus rows: how small models answer: think blocks, chatty prefixes, fences, Python and
 //! JavaScript literals, comments, non-finite numbers, inner quotes, raw newlines, cut-offs,
 //! chat-template tokens, BOM, CRLF, tabs, unicode. Each row was compared with
 //! json_repair (PyPI) and jsonrepair (npm); where the answers differ, the row holds what the
-//! issue asks for (truncation reported, never closed; prose never turned into JSON). Checked
+//! ladder promises (truncation reported, never closed; prose never turned into JSON). Checked
 //! by `corpus_tests::check`, ladder honesty included.
 
 use super::corpus_tests::{Case, check, fails, ok};

@@ -1,8 +1,8 @@
-//! Corpus rows written for the QA pass on issues 2 and 3: truncation at every kind of position (including a number followed only by
+//! Corpus rows: truncation at every kind of position (including a number followed only by
 //! a newline, as `echo` leaves it), closing tags inside strings, and edge cases of locating the
 //! document. Each row was compared with
 //! json_repair (PyPI) and jsonrepair (npm); where the answers differ, the row holds what the
-//! issue asks for (truncation reported, never closed; prose never turned into JSON). Checked
+//! ladder promises (truncation reported, never closed; prose never turned into JSON). Checked
 //! by `corpus_tests::check`, ladder honesty included.
 
 use super::corpus_tests::{Case, check, fails, ok};

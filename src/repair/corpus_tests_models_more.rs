@@ -1,7 +1,7 @@
-//! Corpus rows written for the QA pass on issues 2 and 3: model-specific endings (Phi-3, Gemma, Qwen, Llama chat tokens), Markdown
+//! Corpus rows: model-specific endings (Phi-3, Gemma, Qwen, Llama chat tokens), Markdown
 //! around the answer, cut-offs inside every kind of token, reasoning blocks in odd places. Each row was compared with
 //! json_repair (PyPI) and jsonrepair (npm); where the answers differ, the row holds what the
-//! issue asks for (truncation reported, never closed; prose never turned into JSON). Checked
+//! ladder promises (truncation reported, never closed; prose never turned into JSON). Checked
 //! by `corpus_tests::check`, ladder honesty included.
 
 use super::corpus_tests::{Case, check, fails, ok};

@@ -52,10 +52,10 @@
 //!   (`repair::several`, private).
 //! - Fullwidth punctuation between tokens (`｛`, `：`, `，`) is read as ASCII only when the text
 //!   does not repair as written (`repair::fullwidth`, private): inside strings it is content.
-//! - Classes: besides the four of the design (`empty`, `prose`, `truncated`, `wrong_shape`),
+//! - Classes: besides `empty`, `prose`, `truncated` and `wrong_shape`,
 //!   `malformed` is JSON that no rung repairs (`{"a": ]`, garbage inside an open object, too
 //!   deep). A caller re-asks it like prose: "output only one JSON object".
-//! - The fixes beyond the seed's rungs are documented on [`Rung`], the exact list of coercions
+//! - Every rung and what it fixes is documented on [`Rung`], the exact list of coercions
 //!   on [`CoercionKind`].
 
 // A failure is an ordinary outcome of a repair and carries the evidence a re-ask needs; it is
@@ -102,6 +102,8 @@ mod corpus_tests_more;
 #[cfg(test)]
 mod property_tests;
 #[cfg(test)]
+mod ref_tests;
+#[cfg(test)]
 mod robustness_tests;
 
 use std::sync::Arc;
@@ -119,7 +121,7 @@ pub use repetition::{
     find_repetition,
 };
 pub use rung::{Rung, RungSet};
-pub use stats::{CallEnding, STATS_FILE, Stats, StatsError};
+pub use stats::{CallEnding, Stats};
 pub use write::{
     PRETTY_DEPTH, depth_beyond, drop_deep, equal_deep, to_compact, to_compact_bounded, to_pretty,
 };

@@ -13,7 +13,7 @@ use super::repetition::{Repetition, RepetitionDetector};
 use super::rung::{Rung, RungSet};
 use super::write::drop_deep;
 use super::{Found, RepairOptions};
-use crate::schema::{ValidationError, Validator, Violations};
+use crate::schema::{ValidationError, Validator, Violations, follow_refs};
 
 /// A repaired (or already valid) document.
 #[derive(Clone, Debug, PartialEq)]
@@ -266,14 +266,7 @@ const LENGTH_MESSAGE: &str = "the server stopped on length (finish_reason: lengt
 
 /// `line L, column C` (1-based, columns in characters) of byte offset `at`.
 fn position(text: &str, at: usize) -> String {
-    let at = at.min(text.len());
-    let before = &text.as_bytes()[..at];
-    let line = memchr::memchr_iter(b'\n', before).count() + 1;
-    let line_start = memchr::memrchr(b'\n', before).map_or(0, |newline| newline + 1);
-    let column = String::from_utf8_lossy(&before[line_start..])
-        .chars()
-        .count()
-        + 1;
+    let (line, column) = crate::text::line_column(text, at);
     format!("line {line}, column {column}")
 }
 
@@ -284,19 +277,7 @@ fn missing_required(
     let (Some(members), Some((schema, _))) = (partial, &options.schema) else {
         return Vec::new();
     };
-    let mut schema = *schema;
-    for _ in 0..32 {
-        match schema.get("$ref").and_then(Value::as_str) {
-            Some(reference) => match reference
-                .strip_prefix('#')
-                .and_then(|p| schema_at(options, p))
-            {
-                Some(target) => schema = target,
-                None => break,
-            },
-            None => break,
-        }
-    }
+    let schema = follow_refs(schema, schema).unwrap_or(schema);
     schema
         .get("required")
         .and_then(Value::as_array)
@@ -306,10 +287,6 @@ fn missing_required(
         .filter(|name| !members.contains_key(*name))
         .map(str::to_owned)
         .collect()
-}
-
-fn schema_at<'s>(options: &RepairOptions<'s>, pointer: &str) -> Option<&'s Value> {
-    options.schema.as_ref()?.0.pointer(pointer)
 }
 
 /// Applies the finish reason, the schema and coercion to a parsed document.

@@ -8,6 +8,7 @@ use super::fullwidth::is_twin;
 use super::parse::{Cut, Frame, Parser, Role, Stop};
 use super::rung::Rung;
 use super::scan::{self, is_literal_prefix, is_word_start, smart_quote};
+use crate::schema::push_token;
 
 impl Parser<'_> {
     /// A string, number or literal starting with `byte` at `self.pos`.
@@ -338,12 +339,10 @@ impl Parser<'_> {
         }
         let mut pointer = String::new();
         for frame in &self.stack {
-            pointer.push('/');
             match frame {
-                Frame::Array(items) => pointer.push_str(&items.len().to_string()),
+                Frame::Array(items) => push_token(&mut pointer, &items.len().to_string()),
                 Frame::Object(_, key) => {
-                    let key = key.as_deref().unwrap_or_default();
-                    pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                    push_token(&mut pointer, key.as_deref().unwrap_or_default())
                 }
             }
         }

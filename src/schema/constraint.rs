@@ -1,3 +1,7 @@
+//! What one structured request carries to hold the model to a schema, per mechanism: the
+//! output of projection ([`crate::schema::project`]) and the input of the transport, which
+//! writes it in the field names the engine wants.
+
 use serde_json::Value;
 
 use super::Mechanism;

@@ -1,7 +1,8 @@
 //! Lint of a JSON Schema against two rule sets: the contract subset, and OpenAI's strict mode.
 //!
 //! [`subset_problems`] says where a schema leaves the subset slmcode's contracts are written in
-//! (DESIGN.md, "Contracts"); [`strict_problems`] says where it breaks the rules of OpenAI's
+//! (the subset every mechanism can carry, so a contract means the same on every endpoint);
+//! [`strict_problems`] says where it breaks the rules of OpenAI's
 //! `strict: true` Structured Outputs. Both walk the whole schema and return every problem with
 //! the JSON pointer of the schema node it sits on, in document order; neither stops at the first.
 //! Schemas are shallow, so the walks recurse.

@@ -1,3 +1,6 @@
+//! The constraint mechanisms, strongest first, and their names on the command line, in the
+//! settings and in the capabilities cache.
+
 use std::fmt;
 use std::str::FromStr;
 

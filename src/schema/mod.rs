@@ -13,6 +13,7 @@ pub(crate) mod distinct;
 pub mod gbnf;
 pub mod lint;
 mod mechanism;
+mod pointer;
 mod problem;
 mod projection;
 pub mod validate;
@@ -24,7 +25,9 @@ pub use contracts::{Contract, UnknownContract, contract, contracts};
 pub use gbnf::Whitespace;
 pub use lint::{is_strict_ready, strict_problems, subset_problems};
 pub use mechanism::{Mechanism, UnknownMechanism};
-pub use problem::{Problem, json_kind, pointer_push};
+pub use pointer::{REF_HOPS, display_pointer, pointer_push};
+pub(crate) use pointer::{decode_fragment, follow_refs, push_token, resolve_ref, unescape_token};
+pub use problem::{Problem, json_kind};
 pub use projection::{Projection, WIRE_BOUND_LIMIT, project, project_with};
 pub use validate::{
     SchemaError, ValidateError, ValidationError, Validator, Violations, validate, validator,

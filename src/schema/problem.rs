@@ -1,3 +1,6 @@
+//! What a linter, the grammar derivation or a projection reports about a schema: a
+//! [`Problem`] at a JSON pointer, and the words for a value's JSON type in messages.
+
 /// Something a schema does that a consumer cannot take as written: a keyword outside the
 /// contract subset, a construct a grammar cannot express, a rule OpenAI's strict mode forbids,
 /// or a constraint dropped from a wire form.
@@ -14,11 +17,7 @@ pub struct Problem {
 
 impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let pointer = if self.pointer.is_empty() {
-            "(root)"
-        } else {
-            &self.pointer
-        };
+        let pointer = super::display_pointer(&self.pointer);
         match &self.keyword {
             Some(keyword) => write!(f, "{pointer}: `{keyword}`: {}", self.reason),
             None => write!(f, "{pointer}: {}", self.reason),
@@ -40,30 +39,9 @@ pub fn json_kind(value: &serde_json::Value) -> &'static str {
     }
 }
 
-/// Appends one token to a JSON pointer, escaping `~` and `/` as RFC 6901 requires.
-pub fn pointer_push(pointer: &str, token: &str) -> String {
-    let mut out = String::with_capacity(pointer.len() + token.len() + 1);
-    out.push_str(pointer);
-    out.push('/');
-    for ch in token.chars() {
-        match ch {
-            '~' => out.push_str("~0"),
-            '/' => out.push_str("~1"),
-            _ => out.push(ch),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pointer_tokens_are_escaped() {
-        assert_eq!(pointer_push("", "properties"), "/properties");
-        assert_eq!(pointer_push("/properties", "a/b~c"), "/properties/a~1b~0c");
-    }
 
     #[test]
     fn display_names_the_root_and_keyword() {

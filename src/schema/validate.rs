@@ -5,13 +5,15 @@
 //! keeps compiled schemas in a small process-wide cache keyed by a structural hash, so callers
 //! can pass the same `Value` again and again and pay only for the walk over the instance.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
+
+use super::display_pointer;
+use crate::memo::Memo;
 
 /// A schema that could not be compiled (an unknown `$schema` draft, a `$ref` that does not
 /// resolve locally, a keyword with a value of the wrong type, ...).
@@ -76,15 +78,6 @@ fn bounded_message(message: String) -> String {
         "{head}... ({} characters left out) ...{tail}",
         count - head.chars().count() - tail.chars().count()
     )
-}
-
-/// The root pointer is the empty string, which reads badly in a message.
-fn display_pointer(pointer: &str) -> &str {
-    if pointer.is_empty() {
-        "(root)"
-    } else {
-        pointer
-    }
 }
 
 /// A compiled schema, ready to validate many values.
@@ -162,43 +155,14 @@ pub fn validate(schema: &Value, value: &Value) -> Result<(), ValidateError> {
     Ok(())
 }
 
-/// How many compiled schemas the process keeps; past this the cache starts over, which only
-/// costs a recompile.
-const CACHE_CAPACITY: usize = 256;
-
-/// Compiled schemas by structural hash; a bucket holds the schemas that share a hash.
-type Buckets = HashMap<u64, Vec<(Value, Arc<Validator>)>>;
-type Cache = Mutex<Buckets>;
-
-/// The compiled form of `schema`, from the process-wide cache when it has been seen before.
+/// The compiled form of `schema`, from the process-wide memo when it has been seen before.
 pub fn validator(schema: &Value) -> Result<Arc<Validator>, SchemaError> {
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let key = structural_hash(schema);
-    if let Some(found) = lock(cache)
-        .get(&key)
-        .and_then(|bucket| bucket.iter().find(|(seen, _)| seen == schema))
-    {
-        return Ok(Arc::clone(&found.1));
-    }
-    // Compile outside the lock: compiling can take a while and other threads need the cache.
-    let compiled = Arc::new(Validator::compile(schema)?);
-    let mut cache = lock(cache);
-    if cache.len() >= CACHE_CAPACITY {
-        cache.clear();
-    }
-    cache
-        .entry(key)
-        .or_default()
-        .push((schema.clone(), Arc::clone(&compiled)));
-    Ok(compiled)
-}
-
-fn lock(cache: &Cache) -> std::sync::MutexGuard<'_, Buckets> {
-    // A panic while holding the lock leaves a map that is still consistent.
-    cache
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    static MEMO: Memo<Value, Validator> = Memo::new();
+    MEMO.get_or_try_insert(
+        structural_hash(schema),
+        |seen| seen == schema,
+        || Ok((schema.clone(), Validator::compile(schema)?)),
+    )
 }
 
 /// A hash of a JSON value's structure and contents, without serialising it. Schemas are

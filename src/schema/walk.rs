@@ -82,6 +82,14 @@ pub(crate) fn references(schema: &Value) -> Vec<String> {
     found
 }
 
+/// `map` without the given keys.
+pub(crate) fn without(map: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
+    map.iter()
+        .filter(|(key, _)| !keys.contains(&key.as_str()))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

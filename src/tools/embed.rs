@@ -20,10 +20,10 @@
 
 use std::collections::HashSet;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::schema::walk::{for_each_schema_mut, references};
-use crate::schema::{Problem, pointer_push};
+use crate::schema::walk::{for_each_schema_mut, references, without};
+use crate::schema::{Problem, decode_fragment, pointer_push, unescape_token};
 
 /// One tool's schema, ready to go into the combined schema.
 pub(crate) struct Embedded {
@@ -149,28 +149,14 @@ fn split_definition_reference(reference: &str) -> Option<(&str, String, &str)> {
         if encoded.is_empty() {
             return None;
         }
-        return Some((container, decode_token(encoded)?, tail));
+        return Some((container, decode_token(encoded), tail));
     }
     None
 }
 
 /// Decodes one JSON pointer token written in a URI fragment: `%XX` escapes, then `~1` and `~0`.
-fn decode_token(encoded: &str) -> Option<String> {
-    let bytes = encoded.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        if bytes[index] == b'%' {
-            let hex = encoded.get(index + 1..index + 3)?;
-            decoded.push(u8::from_str_radix(hex, 16).ok()?);
-            index += 3;
-        } else {
-            decoded.push(bytes[index]);
-            index += 1;
-        }
-    }
-    let text = String::from_utf8(decoded).ok()?;
-    Some(text.replace("~1", "/").replace("~0", "~"))
+fn decode_token(encoded: &str) -> String {
+    unescape_token(&decode_fragment(encoded)).into_owned()
 }
 
 fn rewrite(schema: &mut Value, change: &dyn Fn(&str) -> Option<String>) {
@@ -181,13 +167,6 @@ fn rewrite(schema: &mut Value, change: &dyn Fn(&str) -> Option<String>) {
             *reference = changed;
         }
     });
-}
-
-fn without(map: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
-    map.iter()
-        .filter(|(key, _)| !keys.contains(&key.as_str()))
-        .map(|(key, value)| (key.clone(), value.clone()))
-        .collect()
 }
 
 /// A key for `name` that needs no escaping in a reference: `[A-Za-z0-9_-]` only.

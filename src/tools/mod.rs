@@ -57,11 +57,11 @@ mod parse;
 mod prompt;
 mod request;
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::memo::Memo;
 use crate::schema::{Constraint, Mechanism};
 
 pub use choice::ToolChoice;
@@ -134,44 +134,28 @@ pub enum CompileError {
     },
 }
 
-/// How many compiled tool sets the process keeps; past this the cache starts over.
-const CACHE_CAPACITY: usize = 256;
-
-type Cache = Mutex<HashMap<String, Arc<CompiledTools>>>;
-
-fn cache() -> &'static Cache {
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    CACHE.get_or_init(Default::default)
-}
-
 /// Compiles `tools` for `options`, or returns the compilation of an equal (canonical) tool set
 /// from the process-wide cache.
 pub fn compile(
     tools: &ToolSet,
     options: &CompileOptions,
 ) -> Result<Arc<CompiledTools>, CompileError> {
+    static MEMO: Memo<String, CompiledTools> = Memo::new();
     let key = compile::key_of(tools, options);
-    let lock = || {
-        cache()
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    let hash = {
+        let mut hasher = std::hash::DefaultHasher::new();
+        std::hash::Hash::hash(&key, &mut hasher);
+        std::hash::Hasher::finish(&hasher)
     };
-    if let Some(found) = lock().get(&key) {
-        return Ok(Arc::clone(found));
-    }
-    // Compile outside the lock: other threads may need the cache meanwhile.
-    let canonical = compile::canonical_tools(tools);
-    let compiled = Arc::new(compile::compile_canonical(
-        &canonical,
-        options,
-        key.clone(),
-    )?);
-    let mut cache = lock();
-    if cache.len() >= CACHE_CAPACITY {
-        cache.clear();
-    }
-    cache.insert(key, Arc::clone(&compiled));
-    Ok(compiled)
+    MEMO.get_or_try_insert(
+        hash,
+        |seen| *seen == key,
+        || {
+            let canonical = compile::canonical_tools(tools);
+            let compiled = compile::compile_canonical(&canonical, options, key.clone())?;
+            Ok((key.clone(), compiled))
+        },
+    )
 }
 
 /// Compiles without looking at or filling the cache (for benchmarks and one-off callers).

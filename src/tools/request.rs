@@ -4,7 +4,7 @@
 //! - A constraint only where the engine applies it to the decoder: a local engine with
 //!   json_schema, guided_json or a grammar. The output then IS the call
 //!   (`{"name", "arguments"}`), so the request carries no `tools` (llama-server refuses a custom
-//!   grammar beside tools, and the design sends no constraint beside tools either); the tools
+//!   grammar beside tools, and slmcode sends no constraint beside tools either); the tools
 //!   and their descriptions belong in the prompt.
 //! - Native tools everywhere else: hosted APIs (no grammar lever), json_object and prompt_only
 //!   backends, and `auto` without an answer shape. `tool_choice` goes with them in OpenAI's

@@ -180,7 +180,7 @@ fn an_unknown_key_names_the_nearest_and_leaves_the_file_untouched() {
         assert_eq!(
             run.stderr,
             format!(
-                "error: unknown key `max_token`; did you mean `max_tokens`?\nhint: the keys are: \
+                "error: unknown key `max_token` (did you mean `max_tokens`?)\nhint: the keys are: \
                  {KEY_LIST}\n"
             ),
             "{command:?}"
@@ -372,7 +372,7 @@ fn a_file_problem_names_the_path_and_line_and_exits_one() {
     assert_eq!(
         run.stderr,
         format!(
-            "error: {file} line 2: unknown key `max_token`; did you mean `max_tokens`?\nhint: \
+            "error: {file} line 2: unknown key `max_token` (did you mean `max_tokens`?)\nhint: \
              remove it with `slmcode config unset max_token`, or edit {file}\n"
         )
     );

@@ -18,6 +18,17 @@ fn example(name: &str) -> PathBuf {
     path
 }
 
+/// The example's stdout, once it exited 0 (else its output, in the panic).
+fn succeeded(output: &std::process::Output) -> String {
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
 #[test]
 fn the_tool_loop_runs_a_call_sends_its_result_under_its_id_and_prints_the_answer() {
     let emulator = Emulator::start(Profile::openai());
@@ -41,12 +52,7 @@ fn the_tool_loop_runs_a_call_sends_its_result_under_its_id_and_prints_the_answer
         .env("SLMCODE_STRUCTURED_DECODING", "off")
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let stdout = succeeded(&output);
     assert_eq!(
         stdout,
         "turn 1: read_file {\"path\":\"Cargo.toml\"} -> 24 characters\n\
@@ -66,5 +72,38 @@ fn the_tool_loop_runs_a_call_sends_its_result_under_its_id_and_prints_the_answer
     assert_eq!(
         bodies[1]["tools"], bodies[0]["tools"],
         "the tools on every turn"
+    );
+}
+
+#[test]
+fn a_harness_with_its_own_environment_keeps_its_files_where_that_environment_says() {
+    let emulator = Emulator::start(Profile::llama_server());
+    // The process's config directory, which the harness's own Environment overrides.
+    let slm = Slm::new();
+    let harness_dir = tempfile::tempdir().unwrap();
+    let output = Command::new(example("own_config_dir"))
+        .arg(harness_dir.path())
+        .arg(emulator.base_url())
+        .current_dir(slm.work_dir())
+        .env_clear()
+        .env("SLMCODE_CONFIG_DIR", slm.config_dir())
+        .output()
+        .unwrap();
+    let stdout = succeeded(&output);
+    assert_eq!(stdout, "gbnf_grammar\n");
+    let mut kept: Vec<_> = std::fs::read_dir(harness_dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .filter(|name| !name.ends_with(".lock"))
+        .collect();
+    kept.sort();
+    assert_eq!(kept, ["capabilities.json", "repair-stats.json"]);
+    let process_dir: Vec<_> = std::fs::read_dir(slm.config_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    assert!(
+        process_dir.is_empty(),
+        "the process's config directory was written: {process_dir:?}"
     );
 }

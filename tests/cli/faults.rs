@@ -1,4 +1,4 @@
-//! Servers that are not there yet, or not at all (issue 13): a refused connection fails fast
+//! Servers that are not there yet, or not at all: a refused connection fails fast
 //! with the hint to start the server, a server that is loading its model (503) is waited for
 //! and demotes nothing, and a probe that got no answer is not paid again by the next run.
 

@@ -79,7 +79,7 @@ fn truncated_input_exits_four_with_the_complete_members() {
         run.stderr,
         "error: <stdin>: the JSON document is cut off inside a number (line 1, column 24)\n  \
          complete members: name\n  missing required: age\n\
-         hint: the model was cut off: raise max_tokens, or re-ask for the complete object\n"
+         hint: the answer ran out of tokens: raise max_tokens, or re-ask for the complete answer\n"
     );
 }
 
@@ -111,7 +111,7 @@ fn answers_without_json_exit_three() {
     assert_eq!(
         run.stderr,
         "error: <stdin>: the JSON document is malformed: expected a value (line 1, column 7)\n\
-         hint: the JSON is broken beyond the repair ladder: re-ask for only one JSON object\n"
+         hint: the model's JSON is broken beyond repair: re-ask for only one JSON object\n"
     );
 }
 
@@ -129,7 +129,7 @@ fn schema_violations_exit_five_with_every_error() {
         run.stderr,
         "error: <stdin>: the JSON does not satisfy the schema: 1 violation\n  \
          /age: \"thirty-six\" is not of type \"integer\"\n\
-         hint: re-ask with the validation errors, or check the schema with `slmcode validate`\n"
+         hint: the answer does not satisfy the schema: re-ask with the validation errors, or check the schema with `slmcode validate`\n"
     );
 }
 
@@ -221,7 +221,7 @@ fn finish_reason_length_is_always_truncated() {
         run.stderr,
         "error: <stdin>: the server stopped on length (finish_reason: length): the answer may be incomplete\n  \
          complete members: a\n\
-         hint: the model was cut off: raise max_tokens, or re-ask for the complete object\n"
+         hint: the answer ran out of tokens: raise max_tokens, or re-ask for the complete answer\n"
     );
     let run = slm.run(["repair", "--finish-reason", "stop"], "{\"a\": 1}");
     run.code(0);

@@ -142,7 +142,7 @@ fn gbnf_errors() {
     assert_eq!(
         run.stderr,
         format!(
-            "error: {} has no grammar: no value satisfies the schema: (root): `minimum`: no integer lies between the bounds: no value satisfies this schema, so the grammar leaves it out\n\
+            "error: {} has no grammar\n  caused by: no value satisfies the schema: (root): `minimum`: no integer lies between the bounds: no value satisfies this schema, so the grammar leaves it out\n\
              hint: a schema that no value satisfies cannot constrain anything; check its bounds and `required`\n",
             empty.display()
         )
@@ -159,12 +159,14 @@ fn gbnf_errors() {
         "",
     );
     run.code(1);
+    let error = &run.json()["error"];
     assert_eq!(
-        run.json()["error"]["message"],
-        format!(
-            "{} has no grammar: invalid schema at /type: unknown type `text`",
-            invalid.display()
-        )
+        error["message"],
+        format!("{} has no grammar", invalid.display())
+    );
+    assert_eq!(
+        error["causes"],
+        serde_json::json!(["invalid schema at /type: unknown type `text`"])
     );
 }
 

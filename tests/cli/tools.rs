@@ -237,23 +237,24 @@ fn bad_tool_files_name_the_place_and_exit_1() {
     let cases = [
         (
             r#"{"tools": [{"type": "function", "function": {"name": "a"}}, {"type": "function", "function": {"description": "x"}}]}"#,
-            "error: tools file bad.json: /tools/1/function/name: missing",
+            "error: tools file bad.json\n  caused by: /tools/1/function/name: missing",
         ),
         (
             r#"[{"name": "a"}, {"name": "a"}]"#,
-            r#"error: tools file bad.json: /1/name: duplicate tool name "a" (first at /0); a call names its tool, so names must be unique"#,
+            r#"error: tools file bad.json
+  caused by: /1/name: duplicate tool name "a" (first at /0); a call names its tool, so names must be unique"#,
         ),
         (
             r#"[{"name": "a", "parameters": {"type": "object", "properties": {"n": {"type": "integr"}}}}]"#,
-            "error: tools file bad.json: /0/parameters/properties/n/type: not a valid JSON Schema",
+            "error: tools file bad.json\n  caused by: /0/parameters/properties/n/type: not a valid JSON Schema",
         ),
         (
             r#"{"tools": [{"name": "a", "input_schema": "object"}]}"#,
-            "error: tools file bad.json: /tools/0/input_schema: must be a JSON Schema object, found a string",
+            "error: tools file bad.json\n  caused by: /tools/0/input_schema: must be a JSON Schema object, found a string",
         ),
         (
             r#"[{"name": "a",]"#,
-            "error: tools file bad.json is not valid JSON: ",
+            "error: tools file bad.json is not valid JSON\n  caused by: ",
         ),
     ];
     for (contents, expected) in cases {
@@ -273,7 +274,7 @@ fn bad_tool_files_name_the_place_and_exit_1() {
     assert!(
         missing
             .stderr
-            .starts_with("error: cannot read tools file nowhere.json: "),
+            .starts_with("error: cannot read tools file nowhere.json\n  caused by: "),
         "{}",
         missing.stderr
     );

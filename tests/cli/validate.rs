@@ -79,8 +79,9 @@ fn input_that_is_not_json_is_a_clear_error() {
     );
     run.code(3);
     assert!(
-        run.stderr
-            .starts_with("error: <stdin> is not JSON: expected value at line 1 column 1"),
+        run.stderr.starts_with(
+            "error: <stdin> is not JSON\n  caused by: expected value at line 1 column 1"
+        ),
         "{}",
         run.stderr
     );
@@ -367,8 +368,9 @@ fn a_contract_with_bad_input_fails_clearly() {
     );
     run.code(3);
     assert!(
-        run.stderr
-            .starts_with("error: <stdin> is not JSON: expected value at line 1 column 1\n"),
+        run.stderr.starts_with(
+            "error: <stdin> is not JSON\n  caused by: expected value at line 1 column 1\n"
+        ),
         "{}",
         run.stderr
     );
@@ -380,7 +382,7 @@ fn a_contract_with_bad_input_fails_clearly() {
     run.code(4);
     assert!(
         run.stderr
-            .starts_with("error: <stdin> ends before the JSON document does: "),
+            .starts_with("error: <stdin> ends before the JSON document does\n  caused by: "),
         "{}",
         run.stderr
     );
@@ -398,7 +400,7 @@ fn a_schema_file_that_does_not_compile_names_the_place() {
     assert_eq!(
         run.stderr,
         format!(
-            "error: schema file {}: invalid schema at /properties/a/type: 12 is not valid under any of the schemas listed in the 'anyOf' keyword\n",
+            "error: schema file {}\n  caused by: invalid schema at /properties/a/type: 12 is not valid under any of the schemas listed in the 'anyOf' keyword\n",
             wrong.display()
         )
     );

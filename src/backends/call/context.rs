@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use crate::config::{Settings, config_dir};
-use crate::repair::STATS_FILE;
+use crate::config::Settings;
+use crate::files::STATS_FILE;
 
 use super::super::cache::{CacheEntry, CapabilityCache, Demotion};
 use super::super::capabilities::WireForm;
@@ -105,7 +105,7 @@ impl CallContext {
 
     /// The context the settings describe: their target, negotiated by the process-wide
     /// [`Negotiator`] (probing when nothing is cached), the capabilities cache and the repair
-    /// stats in the config directory.
+    /// stats in the settings' config directory (neither without one).
     pub fn from_settings(settings: &Settings) -> Result<CallContext, TargetError> {
         CallContext::negotiate(
             settings,
@@ -113,7 +113,7 @@ impl CallContext {
             &NegotiateOptions::from_settings(settings),
         )
         .map(|context| {
-            let stats_file = config_dir().map(|dir| dir.join(STATS_FILE));
+            let stats_file = settings.config_dir.as_ref().map(|dir| dir.join(STATS_FILE));
             context.with_stats_file(stats_file)
         })
     }

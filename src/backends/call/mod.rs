@@ -1,13 +1,13 @@
 //! The structured call path: one function, [`structured_call`], that every structured request
-//! takes (DESIGN.md, "The structured call path"), and that `slmcode generate` exposes.
+//! takes, and that `slmcode generate` exposes.
 //!
 //! Given settings, a [`StructuredRequest`] (a contract, a caller's schema or a role, and the
 //! messages) and a [`CallContext`] (the target, its negotiated capabilities, the cache), it
 //! 1. plans the request ([`request`]): the original schema, the contract's prompt (or the
 //!    caller's prompt and schema) injected into the system message under every mechanism, the
 //!    role's stop sequences, whether tools ride along;
-//! 2. walks the mechanism ladder ([`ladder`]): prompt-only when `structured_decoding` is off
-//!    or a tool-using role asks without a typed tool set; a tool turn ([`turn`]) keeps only the
+//! 2. walks the mechanism ladder (`ladder`): prompt-only when `structured_decoding` is off
+//!    or a tool-using role asks without a typed tool set; a tool turn (`turn`) keeps only the
 //!    forms that enforce a tool constraint, or none on a hosted API; otherwise the negotiated (or forced) forms with the
 //!    schema projected for each, demoting a form on a permanent rejection of its field (or on
 //!    a non-4xx failure that the same request without the field does not have), and falling
@@ -340,7 +340,7 @@ pub fn structured_call(
     if settings.record_stats
         && let Some(path) = &context.stats_file
     {
-        match stats.add_to_file(path) {
+        match crate::files::stats::add(&stats, path) {
             Ok(None) => {}
             Ok(Some(replaced)) => meta
                 .warnings

@@ -151,7 +151,7 @@ pub struct CallMeta {
     pub attempts: u32,
     /// The re-asks, in order.
     pub reasks: Vec<Reask>,
-    /// Re-asks of the answer (as seed 004 counts them): `reasks.len()`.
+    /// Re-asks of the answer (the first answer not counted): `reasks.len()`.
     pub retry_count: u32,
     /// Transport retries, reported apart: the same request again after a transient failure,
     /// a rate limit or an idle stream.

@@ -3,7 +3,7 @@
 //! system message, the stop sequences, whether tools ride along, and the budgets.
 //!
 //! The output's schema comes from a contract, a caller's schema, or a role: a role's decoding
-//! ([`normalize_decoding`]) decides the stop sequences and whether the request may be
+//! ([`normalize_decoding`](crate::agents::normalize_decoding)) decides the stop sequences and whether the request may be
 //! constrained at all (a tool-using role never is), and names the contract when no schema is
 //! given. The instructions are the contract's prompt (injected under every mechanism, grammar
 //! included: a grammar guarantees well-formed output, not meaningful output), or for a caller's
@@ -61,7 +61,7 @@ pub struct StructuredRequest {
     pub schema: Option<OutputSchema>,
     /// The conversation (a caller's system message is kept, followed by the instructions).
     pub messages: Vec<ChatMessage>,
-    /// The tools the model may call: a tool turn (see [`super::turn`]). The request is then
+    /// The tools the model may call: a tool turn (see `call::turn`). The request is then
     /// constrained by `tool_choice` (never by the schema), and its answer is read as tool calls.
     pub tools: Option<ToolSet>,
     /// Whether and which tool must be called; `None`: `required` when the request has no

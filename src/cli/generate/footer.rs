@@ -1,4 +1,4 @@
-//! The `--verbose` footer of `generate` (seed 004): how often the answer was asked for again,
+//! The `--verbose` footer of `generate`: how often the answer was asked for again,
 //! and why, and what degraded, in one line on stderr.
 //!
 //! `Retries: 1 (prose) · Degraded: json_schema_strict → json_object (400)`

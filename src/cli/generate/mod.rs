@@ -27,10 +27,11 @@ use slmcode::backends::call::{
 };
 use slmcode::backends::{CallError, ErrorClass, Target};
 use slmcode::config::{self, Environment, Key, Resolved};
-use slmcode::repair::{self, FailureClass, STATS_FILE};
+use slmcode::files::STATS_FILE;
+use slmcode::repair::{self, FailureClass};
 use slmcode::schema::{self, Mechanism, ValidationError};
 
-use super::exit::{CliError, CommandResult, Exit};
+use super::exit::{self, CliError, CommandResult, Exit};
 use super::input::{Source, load_schema_file};
 use super::printer::Printer;
 use super::probe::{negotiate, options, refused_remedy, target_from, tls_remedy};
@@ -350,7 +351,7 @@ fn request(args: &Args, printer: &Printer) -> Result<StructuredRequest, CliError
             schema::validator(&schema).map_err(|error| {
                 CliError::new(
                     Exit::Failure,
-                    anyhow!("schema file {}: {error}", path.display()),
+                    anyhow::Error::new(error).context(format!("schema file {}", path.display())),
                 )
             })?;
             let name = path
@@ -507,40 +508,25 @@ fn violation_hint(violation: &SchemaViolation) -> String {
     if meta.degrade_reason == Some(DegradeReason::StructuredDecodingOff) {
         return "nothing constrained the model: `slmcode config set structured_decoding auto` lets the endpoint enforce the schema".to_owned();
     }
-    match violation.class {
+    let row = exit::failure(violation.class);
+    let detail = match violation.class {
+        FailureClass::Repetition if meta.reasks.is_empty() => {
+            " and no re-ask was allowed".to_owned()
+        }
         FailureClass::Repetition => {
-            let tried = if meta.reasks.is_empty() {
-                "no re-ask was allowed"
-            } else {
-                "the re-ask with anti-repetition sampling did not break it"
-            };
-            format!(
-                "the model fell into a loop and {tried}: try --reask 2, keep anti_repetition = always, or a larger model; a larger --max-tokens only makes the loop longer"
-            )
+            " and the re-ask with anti-repetition sampling did not break it".to_owned()
         }
-        FailureClass::Truncated => {
-            let budget = meta.reasks.last().map_or_else(String::new, |reask| {
-                format!(" (the last request had {})", reask.max_tokens)
-            });
-            format!("the answer ran out of tokens{budget}: raise --max-tokens")
-        }
-        FailureClass::WrongShape => format!(
-            "the model answered with the wrong shape under {}: try --reask 2 or a clearer --prompt; `slmcode doctor` shows what the endpoint enforces",
-            meta.mechanism
-        ),
-        FailureClass::Malformed => format!(
-            "the model's JSON is broken beyond repair under {}: try --reask 2; `slmcode doctor` shows which mechanism the endpoint enforces",
-            meta.mechanism
-        ),
-        _ => format!(
-            "the model answered without JSON under {}: `slmcode doctor` shows which mechanism the endpoint enforces",
-            meta.mechanism
-        ),
-    }
+        FailureClass::Truncated => meta.reasks.last().map_or_else(String::new, |reask| {
+            format!(" (the last request had {})", reask.max_tokens)
+        }),
+        _ => format!(" under {}", meta.mechanism),
+    };
+    format!("{}{detail}: {}", row.what, row.call)
 }
 
 /// Warnings the call produced, and for a schema file what the projection left out of the wire
-/// form (DESIGN.md: dropped only from the wire form, with a warning). A contract's notes stay in
+/// form (a keyword a mechanism cannot carry is dropped from the wire form only, never from
+/// validation, and the user is told). A contract's notes stay in
 /// `meta.notes`: they are by design (bounds too large for a grammar engine), the same on every
 /// call, and validation checks them anyway.
 fn warn_meta(meta: &CallMeta, schema_file: bool, printer: &Printer) {

@@ -13,7 +13,7 @@ use slmcode::backends::call::{
 };
 use slmcode::repair::{self, FailureClass, Rung};
 
-use crate::cli::exit::CliError;
+use crate::cli::exit::{self, CliError};
 use crate::cli::printer::Printer;
 
 /// One call on stdout.
@@ -128,27 +128,17 @@ pub fn print(outcome: &StructuredOutcome, pretty: bool, printer: &Printer) -> Re
 /// What to do about a tool turn that failed.
 pub fn hint(violation: &SchemaViolation) -> String {
     match violation.class {
-        FailureClass::UnknownTool => {
-            "the model called a tool the file does not have: try --reask 2, or describe the tools better in the file".to_owned()
-        }
-        FailureClass::ToolNotChosen => {
-            "the model called another tool than --tool-choice names: try --reask 2; an engine that enforces json_schema or a grammar prevents it".to_owned()
-        }
-        FailureClass::InvalidArguments => {
-            "the call's arguments violate the tool's parameters (listed above): try --reask 2 or a clearer --prompt".to_owned()
-        }
-        FailureClass::Truncated => {
-            "the call ran out of tokens: raise --max-tokens".to_owned()
-        }
-        FailureClass::Repetition => {
-            "the model fell into a loop: try --reask 2 or a larger model".to_owned()
-        }
+        // Without a tool call, the class says what came instead of the call.
         FailureClass::Empty | FailureClass::Prose | FailureClass::Malformed => format!(
             "the model answered without a tool call under {}: try --reask 2, or --tool-choice auto to accept an answer",
             violation.meta.mechanism
         ),
         FailureClass::WrongShape => {
             "the model answered instead of calling, and the answer does not satisfy the schema: try --reask 2".to_owned()
+        }
+        class => {
+            let row = exit::failure(class);
+            format!("{}: {}", row.what, row.call)
         }
     }
 }

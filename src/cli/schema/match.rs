@@ -73,10 +73,10 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     let grammar = gbnf::parse(&derived.grammar).map_err(|error| {
         CliError::new(
             Exit::Failure,
-            anyhow::anyhow!(
-                "the grammar derived from {} does not parse: {error}",
+            anyhow::Error::new(error).context(format!(
+                "the grammar derived from {} does not parse",
                 named.name
-            ),
+            )),
         )
     })?;
     let input = Source::from_arg(input.as_deref());

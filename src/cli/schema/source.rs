@@ -53,7 +53,7 @@ pub(super) fn derive(named: &Named, whitespace: Whitespace) -> Result<Arc<Derive
         };
         CliError::new(
             Exit::Failure,
-            anyhow::anyhow!("{} has no grammar: {error}", named.name),
+            anyhow::Error::new(error).context(format!("{} has no grammar", named.name)),
         )
         .with_hint(hint)
     })

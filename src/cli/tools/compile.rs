@@ -297,9 +297,9 @@ fn request_report(
     let provider = resolved.settings.provider;
     let (mechanism, guided_field, source) = match &args.mechanism {
         Some(text) => {
-            let mechanism: Mechanism = text
-                .parse()
-                .map_err(|error| CliError::usage(anyhow!("--mechanism: {error}")))?;
+            let mechanism: Mechanism = text.parse().map_err(|error| {
+                CliError::usage(anyhow::Error::new(error).context("--mechanism"))
+            })?;
             (mechanism, preset(provider).guided_field, "flag")
         }
         None => {

@@ -14,9 +14,10 @@ use serde_json::Value;
 use slmcode::repair::Rung;
 use slmcode::tools::{DroppedCall, ExtractError, ExtractOptions, ExtractedCall, extract};
 
-use crate::cli::exit::{CliError, CommandResult, Exit};
+use crate::cli::exit::{self, CliError, CommandResult, Exit};
 use crate::cli::input::Source;
 use crate::cli::printer::Printer;
+use slmcode::repair::FailureClass;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -123,13 +124,24 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
 }
 
 fn extract_error(error: ExtractError) -> CliError {
-    match &error {
-        ExtractError::NoCall { .. } => CliError::new(Exit::NotJson, error)
-            .with_hint("the model answered without calling a tool; re-ask for exactly one call"),
-        ExtractError::Truncated { .. } => CliError::new(Exit::Truncated, error)
-            .with_hint("raise max_tokens, or re-ask with the partial call and \"finish the call\""),
-        ExtractError::UnknownTool { .. } | ExtractError::InvalidArguments { .. } => {
-            CliError::new(Exit::SchemaViolation, error)
-        }
+    let class = match &error {
+        ExtractError::NoCall { class, .. } => *class,
+        ExtractError::Truncated { .. } => FailureClass::Truncated,
+        ExtractError::UnknownTool { .. } => FailureClass::UnknownTool,
+        ExtractError::InvalidArguments { .. } => FailureClass::InvalidArguments,
+    };
+    let row = exit::failure(class);
+    let hint = match class {
+        FailureClass::Empty | FailureClass::Prose | FailureClass::Malformed => Some(
+            "the model answered without calling a tool: re-ask for exactly one call".to_owned(),
+        ),
+        FailureClass::Truncated => Some(row.offline_hint()),
+        // The error lists the tools or the arguments' errors: that is the whole story.
+        _ => None,
+    };
+    let error = CliError::new(row.exit, error);
+    match hint {
+        Some(hint) => error.with_hint(hint),
+        None => error,
     }
 }

@@ -10,7 +10,6 @@ mod extract;
 
 use std::path::Path;
 
-use anyhow::anyhow;
 use clap::Subcommand;
 use serde_json::Value;
 use slmcode::tools::{ToolChoice, ToolSet};
@@ -55,23 +54,30 @@ pub(super) fn load(path: &Path) -> Result<ToolsFile, CliError> {
     let bytes = std::fs::read(path).map_err(|error| {
         CliError::new(
             Exit::Failure,
-            anyhow!("cannot read tools file {name}: {error}"),
+            anyhow::Error::new(error).context(format!("cannot read tools file {name}")),
         )
     })?;
     let document: Value = serde_json::from_slice(&bytes).map_err(|error| {
         CliError::new(
             Exit::Failure,
-            anyhow!("tools file {name} is not valid JSON: {error}"),
+            anyhow::Error::new(error).context(format!("tools file {name} is not valid JSON")),
         )
     })?;
     let hint = "a tools file is an OpenAI `tools` array, an object with a `tools` array (such as a request body), or Anthropic tools with `input_schema`";
     let tools = ToolSet::from_value(&document).map_err(|error| {
-        CliError::new(Exit::Failure, anyhow!("tools file {name}: {error}")).with_hint(hint)
+        CliError::new(
+            Exit::Failure,
+            anyhow::Error::new(error).context(format!("tools file {name}")),
+        )
+        .with_hint(hint)
     })?;
     let tool_choice = match document.get("tool_choice") {
         Some(value) if document.get("tools").is_some() => Some(
             ToolChoice::from_value(value, "/tool_choice").map_err(|error| {
-                CliError::new(Exit::Failure, anyhow!("tools file {name}: {error}"))
+                CliError::new(
+                    Exit::Failure,
+                    anyhow::Error::new(error).context(format!("tools file {name}")),
+                )
             })?,
         ),
         _ => None,

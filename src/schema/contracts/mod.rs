@@ -173,7 +173,7 @@ impl fmt::Display for UnknownContract {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "unknown contract `{}`", self.name)?;
         if let Some(suggestion) = self.suggestion {
-            write!(f, " (did you mean `{suggestion}`?)")?;
+            f.write_str(&crate::text::did_you_mean(Some(suggestion)))?;
         }
         let names: Vec<&str> = UnknownContract::valid_names().collect();
         write!(f, "; the contracts are: {}", names.join(", "))
@@ -197,42 +197,7 @@ fn nearest(name: &str) -> Option<&'static str> {
     if let (Some(found), None) = (prefixed.next(), prefixed.next()) {
         return Some(found);
     }
-    names()
-        .map(|candidate| (edit_distance(&folded, candidate), candidate))
-        .filter(|(distance, candidate)| *distance <= 2 && *distance < candidate.len() / 2 + 1)
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, candidate)| candidate)
-}
-
-/// Edit distance with adjacent transpositions (optimal string alignment), over characters.
-fn edit_distance(left: &str, right: &str) -> usize {
-    let left: Vec<char> = left.chars().collect();
-    let right: Vec<char> = right.chars().collect();
-    let width = right.len() + 1;
-    let mut table = vec![0usize; (left.len() + 1) * width];
-    for (index, cell) in table.iter_mut().enumerate().take(width) {
-        *cell = index;
-    }
-    for row in 0..=left.len() {
-        table[row * width] = row;
-    }
-    for row in 1..=left.len() {
-        for column in 1..=right.len() {
-            let cost = usize::from(left[row - 1] != right[column - 1]);
-            let mut best = (table[(row - 1) * width + column] + 1)
-                .min(table[row * width + column - 1] + 1)
-                .min(table[(row - 1) * width + column - 1] + cost);
-            if row > 1
-                && column > 1
-                && left[row - 1] == right[column - 2]
-                && left[row - 2] == right[column - 1]
-            {
-                best = best.min(table[(row - 2) * width + column - 2] + 1);
-            }
-            table[row * width + column] = best;
-        }
-    }
-    table[left.len() * width + right.len()]
+    crate::text::nearest(&folded, names(), |candidate| 2.min(candidate.len() / 2))
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::expr::{Expr, render_top};
-use super::hash::FastBuild;
+use foldhash::fast::FixedState as FastBuild;
 
 /// A named rule; `body` is `None` until defined.
 #[derive(Debug)]

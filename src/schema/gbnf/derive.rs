@@ -12,7 +12,9 @@ use super::expr::Expr;
 use super::merge;
 use super::shared::{RESERVED, Shared, Whitespace};
 use crate::schema::distinct::Distinct;
-use crate::schema::{Problem, json_kind, pointer_push};
+use crate::schema::pointer::decode_fragment;
+use crate::schema::walk::without;
+use crate::schema::{Problem, json_kind, pointer_push, resolve_ref, unescape_token};
 
 /// How deep `allOf`, `$ref` siblings and merged branches may inline one another before the
 /// walk gives up on a part of the schema.
@@ -345,7 +347,7 @@ impl<'schema> Deriver<'schema> {
             );
             return None;
         };
-        let target_pointer = percent_decode(fragment);
+        let target_pointer = decode_fragment(fragment);
         if !target_pointer.is_empty() && !target_pointer.starts_with('/') {
             self.note(
                 &here,
@@ -368,8 +370,7 @@ impl<'schema> Deriver<'schema> {
 
     /// The schema a local `$ref` points at, without notes or errors.
     pub fn lookup(&self, reference: &str) -> Option<&'schema Value> {
-        let fragment = reference.strip_prefix('#')?;
-        self.root.pointer(&percent_decode(fragment))
+        resolve_ref(self.root, reference)
     }
 
     /// A rule for the target of `reference`, made once per target (so recursion works).
@@ -381,7 +382,7 @@ impl<'schema> Deriver<'schema> {
                 self.rule("value")
             };
         };
-        let target_pointer = percent_decode(reference.trim_start_matches('#'));
+        let target_pointer = decode_fragment(reference.trim_start_matches('#')).into_owned();
         if let Some(&index) = self.refs.get(&target_pointer) {
             return Expr::Ref(index);
         }
@@ -389,9 +390,10 @@ impl<'schema> Deriver<'schema> {
             .rsplit('/')
             .next()
             .filter(|token| !token.is_empty())
-            .unwrap_or("document")
-            .replace("~1", "/")
-            .replace("~0", "~");
+            .map_or_else(
+                || "document".to_owned(),
+                |token| unescape_token(token).into_owned(),
+            );
         let index = self.builder.declare(&hint, RESERVED);
         self.refs.insert(target_pointer.clone(), index);
         let body = self.value(target, &target_pointer, &hint, 0);
@@ -471,14 +473,6 @@ impl<'schema> Deriver<'schema> {
     }
 }
 
-/// `map` without the given keys.
-pub(crate) fn without(map: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
-    map.iter()
-        .filter(|(key, _)| !keys.contains(&key.as_str()))
-        .map(|(key, value)| (key.clone(), value.clone()))
-        .collect()
-}
-
 /// Whether any `$ref` in the schema points at the whole schema (`#`).
 fn refers_to_root(schema: &Value) -> bool {
     let mut stack = vec![schema];
@@ -495,31 +489,4 @@ fn refers_to_root(schema: &Value) -> bool {
         }
     }
     false
-}
-
-/// Decodes `%XX` escapes in a URI fragment (JSON pointers in `$ref` are URI-encoded).
-fn percent_decode(fragment: &str) -> String {
-    let bytes = fragment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        let escaped = (bytes[index] == b'%' && index + 2 < bytes.len())
-            .then(|| Some(hex_value(bytes[index + 1])? * 16 + hex_value(bytes[index + 2])?))
-            .flatten();
-        match escaped {
-            Some(byte) => {
-                out.push(byte);
-                index += 3;
-            }
-            None => {
-                out.push(bytes[index]);
-                index += 1;
-            }
-        }
-    }
-    String::from_utf8(out).unwrap_or_else(|_| fragment.to_owned())
-}
-
-fn hex_value(byte: u8) -> Option<u8> {
-    char::from(byte).to_digit(16).map(|digit| digit as u8)
 }

@@ -13,6 +13,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde_json::{Map, Number, Value, json};
 
 use super::types::integer_bounds;
+use crate::schema::pointer::ref_pointer;
 use crate::schema::pointer_push;
 
 /// A small deterministic generator (SplitMix64).
@@ -193,12 +194,12 @@ impl<'s> Generator<'s> {
 
     fn map(&mut self, map: &Map<String, Value>, pointer: &str, depth: u32) -> Node {
         if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
-            let target_pointer = reference.trim_start_matches('#');
+            let target_pointer = ref_pointer(reference).expect("fixtures use local refs");
             let target = self
                 .root
-                .pointer(target_pointer)
-                .expect("fixtures use local refs");
-            return self.node(target, target_pointer, depth);
+                .pointer(&target_pointer)
+                .expect("fixtures' refs resolve");
+            return self.node(target, &target_pointer, depth);
         }
         for keyword in ["anyOf", "oneOf"] {
             if let Some(branches) = map.get(keyword).and_then(Value::as_array) {

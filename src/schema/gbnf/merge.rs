@@ -11,10 +11,11 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-use super::derive::{ANNOTATIONS, Deriver, without};
+use super::derive::{ANNOTATIONS, Deriver};
 use super::expr::Expr;
 use crate::schema::distinct::{DistinctValues, equality_hash};
 use crate::schema::pointer_push;
+use crate::schema::walk::without;
 
 const LOWER_BOUNDS: &[&str] = &[
     "minLength",

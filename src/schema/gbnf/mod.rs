@@ -25,7 +25,6 @@ mod derive;
 mod expr;
 mod formats;
 mod grammar;
-mod hash;
 mod legalize;
 mod merge;
 mod numbers;
@@ -43,13 +42,13 @@ mod tests;
 #[cfg(test)]
 mod texts;
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::Problem;
 use super::validate::structural_hash;
+use crate::memo::Memo;
 
 pub use grammar::Grammar;
 pub use parse::{GbnfParseError, parse};
@@ -120,32 +119,18 @@ pub fn derive(schema: &Value) -> Result<Arc<Derived>, GbnfError> {
 /// Derives the grammar of `schema` with `whitespace` between tokens, from the process-wide
 /// cache when the same schema has been derived with it before.
 pub fn derive_with(schema: &Value, whitespace: Whitespace) -> Result<Arc<Derived>, GbnfError> {
-    type Buckets = HashMap<(u64, Whitespace), Vec<(Value, Arc<Derived>)>>;
-    static CACHE: OnceLock<Mutex<Buckets>> = OnceLock::new();
-    const CAPACITY: usize = 256;
-    let cache = CACHE.get_or_init(Default::default);
-    let key = (structural_hash(schema), whitespace);
-    let lock = || {
-        cache
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    };
-    if let Some(found) = lock()
-        .get(&key)
-        .and_then(|bucket| bucket.iter().find(|(seen, _)| seen == schema))
-    {
-        return Ok(Arc::clone(&found.1));
-    }
-    let derived = Arc::new(derive_uncached_with(schema, whitespace)?);
-    let mut cache = lock();
-    if cache.len() >= CAPACITY {
-        cache.clear();
-    }
-    cache
-        .entry(key)
-        .or_default()
-        .push((schema.clone(), Arc::clone(&derived)));
-    Ok(derived)
+    static MEMO: Memo<(Value, Whitespace), Derived> = Memo::new();
+    // The whitespace is a key, not a bucket: two derivations of one schema share a bucket.
+    MEMO.get_or_try_insert(
+        structural_hash(schema),
+        |(seen, seen_whitespace)| *seen_whitespace == whitespace && seen == schema,
+        || {
+            Ok((
+                (schema.clone(), whitespace),
+                derive_uncached_with(schema, whitespace)?,
+            ))
+        },
+    )
 }
 
 /// Derives the grammar of `schema` without looking at or filling the cache (for benchmarks

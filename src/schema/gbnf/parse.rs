@@ -93,10 +93,7 @@ pub fn parse(text: &str) -> Result<Grammar, GbnfParseError> {
 
 fn error_at(text: &str, offset: usize, message: String) -> GbnfParseError {
     let offset = offset.min(text.len());
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |index| index + 1);
-    let column = before[line_start..].chars().count() + 1;
+    let (line, column) = crate::text::line_column(text, offset);
     GbnfParseError {
         offset,
         line,

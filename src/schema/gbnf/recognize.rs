@@ -16,7 +16,7 @@ use std::fmt;
 use serde::Serialize;
 
 use super::grammar::{Class, Element, Grammar, Rule, nullable_rules};
-use super::hash::FastBuild;
+use foldhash::fast::FixedState as FastBuild;
 
 /// A grammar symbol: a terminal set (index into the terminals) or a nonterminal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -426,10 +426,7 @@ impl<'g> Run<'g> {
     }
 
     fn mismatch(&self, input: &str, offset: usize, found: Option<char>) -> Mismatch {
-        let before = &input[..offset];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |index| index + 1);
-        let column = before[line_start..].chars().count() + 1;
+        let (line, column) = crate::text::line_column(input, offset);
         let mut terminals: Vec<u32> = self.scans.iter().map(|(terminal, _)| *terminal).collect();
         terminals.sort_unstable();
         terminals.dedup();

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::emulator::Profile;
 use super::*;
-use crate::repair::{FailureClass, Rung, Stats};
+use crate::repair::{FailureClass, Rung};
 
 /// `{"reason":"a","in_scope":true}`: what the emulator's strict server writes for scope_judge.
 const SHORTEST_SCOPE: &str = r#"{"reason":"a","in_scope":true}"#;
@@ -168,8 +168,8 @@ fn repair_stats_count_every_answer_unless_record_stats_is_off() {
     let mut world = World::new(Profile::llama_server(), Provider::LlamaCpp).off();
     world.emulator.answers(["no JSON here", FENCED_SCOPE]);
     world.call(&scope_request()).unwrap();
-    let path = world.dir.path().join(crate::repair::STATS_FILE);
-    let stats = Stats::load(&path).unwrap();
+    let path = world.dir.path().join(crate::files::STATS_FILE);
+    let stats = crate::files::stats::load(&path).unwrap();
     assert_eq!(stats.total, 2);
     assert_eq!(stats.outcomes["prose"], 1);
     assert_eq!(stats.outcomes["repaired"], 1);
@@ -177,5 +177,5 @@ fn repair_stats_count_every_answer_unless_record_stats_is_off() {
     world.settings.record_stats = false;
     world.emulator.answers([FENCED_SCOPE]);
     world.call(&scope_request()).unwrap();
-    assert_eq!(Stats::load(&path).unwrap().total, 2);
+    assert_eq!(crate::files::stats::load(&path).unwrap().total, 2);
 }

@@ -1,5 +1,5 @@
 //! Tool turns: a structured request that carries a typed tool set ([`ToolSet`]) and a
-//! [`ToolChoice`] (DESIGN.md, "Tools as a constraint"; seed 001).
+//! [`ToolChoice`], constrained like any other structured answer.
 //!
 //! Upstream, by choice and mechanism:
 //! - a local engine that enforces json_schema, guided_json or a grammar, under `required` or a

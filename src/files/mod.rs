@@ -10,14 +10,19 @@
 //!   to the rename, so processes editing at the same moment never lose each other's changes
 //!   ([`FileLock`]).
 //!
-//! Depends on nothing else in the crate; never prints.
+//! The repair statistics' file is read and written here too ([`stats`]), so `repair` stays
+//! pure counting. Depends on nothing else in the crate but the types of the files it keeps;
+//! never prints.
 
 use std::fmt;
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+pub mod stats;
+
+pub use stats::{STATS_FILE, StatsError};
 
 /// Something other than a regular file is at a path slmcode reads or writes (following a
 /// symlink): it is neither opened nor replaced.
@@ -145,42 +150,40 @@ pub fn write_atomic(path: &Path, contents: &[u8], private: bool) -> Result<(), F
     let existing_permissions = fs::metadata(&target)
         .ok()
         .map(|metadata| metadata.permissions());
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let temporary = directory.join(format!(
-        ".{}.{}.{}.tmp",
+    // The temporary file is removed when it is dropped, on every way out before the rename.
+    let mut builder = tempfile::Builder::new();
+    let prefix = format!(
+        ".{}.",
         target
             .file_name()
             .and_then(|name| name.to_str())
-            .unwrap_or("file"),
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed),
-    ));
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
+            .unwrap_or("file")
+    );
+    builder.prefix(&prefix).suffix(".tmp");
     #[cfg(unix)]
     {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(if private { 0o600 } else { 0o666 });
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(if private {
+            0o600
+        } else {
+            0o666
+        }));
     }
-    let written = (|| {
-        let mut file = options.open(&temporary)?;
-        file.write_all(contents)?;
-        if private {
-            set_private(&file)?;
-        } else if let Some(permissions) = existing_permissions {
-            file.set_permissions(permissions)?;
-        }
-        file.sync_all()?;
-        drop(file);
-        // Looked at again just before the rename: a special file put there since is not
-        // replaced either.
-        regular_file_exists(&target)?;
-        fs::rename(&temporary, &target).map_err(FileError::from)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&temporary);
+    let mut temporary = builder.tempfile_in(&directory)?;
+    temporary.write_all(contents)?;
+    let file = temporary.as_file();
+    if private {
+        set_private(file)?;
+    } else if let Some(permissions) = existing_permissions {
+        file.set_permissions(permissions)?;
     }
-    written?;
+    file.sync_all()?;
+    // Looked at again just before the rename: a special file put there since is not replaced
+    // either.
+    regular_file_exists(&target)?;
+    temporary
+        .persist(&target)
+        .map_err(|error| FileError::from(error.error))?;
     // The rename is durable only once the directory entry is; not every platform can open a
     // directory, and the file is already complete either way.
     if let Ok(directory) = File::open(&directory) {
@@ -198,6 +201,13 @@ fn set_private(file: &File) -> io::Result<()> {
 #[cfg(not(unix))]
 fn set_private(_file: &File) -> io::Result<()> {
     Ok(())
+}
+
+/// `value` as pretty JSON with a final newline, written with [`write_atomic`] (not private).
+pub fn write_json_atomic(path: &Path, value: &impl serde::Serialize) -> Result<(), FileError> {
+    let mut text = serde_json::to_vec_pretty(value).map_err(io::Error::from)?;
+    text.push(b'\n');
+    write_atomic(path, &text, false)
 }
 
 /// An advisory lock (`std::fs::File::lock`) on `<file>.lock` beside a file, held until it is
@@ -265,5 +275,4 @@ impl Drop for FileLock {
 }
 
 #[cfg(test)]
-#[path = "files_tests.rs"]
 mod tests;

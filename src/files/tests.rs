@@ -54,6 +54,21 @@ fn a_write_keeps_the_mode() {
     assert_eq!(mode_of(&path), 0o640);
 }
 
+#[cfg(unix)]
+#[test]
+fn a_new_file_gets_the_mode_any_new_file_gets() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain");
+    fs::write(&plain, "").unwrap();
+    let path = dir.path().join("repair-stats.json");
+    write_atomic(&path, b"{}\n", false).unwrap();
+    // What the umask leaves of 0666, as for a file created the ordinary way.
+    assert_eq!(mode_of(&path), mode_of(&plain));
+    let private = dir.path().join("private");
+    write_atomic(&private, b"", true).unwrap();
+    assert_eq!(mode_of(&private), 0o600);
+}
+
 #[test]
 fn an_atomic_write_replaces_the_file_and_leaves_no_temporary_file() {
     let dir = tempfile::tempdir().unwrap();
