@@ -20,6 +20,8 @@
 //! - [`config`]: settings, with their provenance (flags > environment > file > defaults).
 //! - [`backends`]: provider presets, transport, error classes and retry, probing, and the
 //!   capabilities cache: which constraint mechanism an endpoint really supports.
+//! - [`serve`]: an OpenAI-compatible proxy that puts the structured call path in front of an
+//!   endpoint for any client of the chat API.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![warn(missing_docs)]
@@ -30,4 +32,5 @@ pub mod config;
 pub mod files;
 pub mod repair;
 pub mod schema;
+pub mod serve;
 pub mod tools;

@@ -71,6 +71,12 @@ pub struct Settings {
     pub reask: u32,
     /// Whether repair statistics are counted and persisted.
     pub record_stats: bool,
+    /// Where `slmcode serve` listens.
+    pub serve_listen: std::net::SocketAddr,
+    /// The NAME of the environment variable holding the key clients of the proxy must send.
+    pub serve_key_env: Option<String>,
+    /// How many requests the proxy handles at once.
+    pub serve_max_connections: u32,
 }
 
 impl Default for Settings {
@@ -92,6 +98,9 @@ impl Default for Settings {
             probe_timeout_s: 20,
             reask: 1,
             record_stats: true,
+            serve_listen: std::net::SocketAddr::from(([127, 0, 0, 1], 8090)),
+            serve_key_env: None,
+            serve_max_connections: 64,
         }
     }
 }

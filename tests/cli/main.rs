@@ -22,6 +22,7 @@ mod repair;
 mod roles;
 mod schema;
 mod schema_gbnf;
+mod serve;
 mod settings_readme;
 mod status;
 #[path = "../support/tls_server.rs"]
