@@ -79,6 +79,11 @@ impl Live {
         self.in_flight.fetch_sub(1, Ordering::SeqCst);
     }
 
+    /// A request refused before it could take a slot (unreadable, too large).
+    pub fn count_request(&self) {
+        bump(&self.requests);
+    }
+
     pub fn count_passthrough(&self) {
         bump(&self.passthrough);
     }

@@ -23,6 +23,7 @@ mod roles;
 mod schema;
 mod schema_gbnf;
 mod serve;
+mod serve_hostile;
 mod settings_readme;
 mod status;
 #[path = "../support/tls_server.rs"]

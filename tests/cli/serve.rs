@@ -552,7 +552,7 @@ fn the_proxy_key_is_asked_for_when_one_is_set() {
         None,
         "the proxy key stays here"
     );
-    served.wait_for_line("401 refused class=unauthorized");
+    served.wait_for_line("401 refused class=invalid_api_key");
     assert!(!served.lines().join("\n").contains("proxy-secret"));
 
     // A named variable that is not set is an error, not an open proxy.
