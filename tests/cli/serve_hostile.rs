@@ -82,7 +82,9 @@ fn a_huge_body_is_refused_with_413_before_it_is_read() {
     drop(stream);
     // A head without end.
     let mut stream = connect(&served);
-    stream.write_all(b"POST /v1/chat/completions HTTP/1.1\r\n").unwrap();
+    stream
+        .write_all(b"POST /v1/chat/completions HTTP/1.1\r\n")
+        .unwrap();
     let filler = format!("X-Filler: {}\r\n", "a".repeat(1000));
     for _ in 0..70 {
         if stream.write_all(filler.as_bytes()).is_err() {

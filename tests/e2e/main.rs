@@ -32,6 +32,7 @@ mod readme;
 #[path = "../support/readme_runner.rs"]
 mod readme_runner;
 mod real_model;
+mod serve_clients;
 mod tool_calls;
 mod tools;
 
