@@ -274,8 +274,7 @@ fn chat(
             let headers = translate::meta_headers(&outcome.meta);
             if ask.stream {
                 let chunks = translate::completion_chunks(&outcome, &ask, &stamp);
-                connection.respond_events(&chunks, &headers);
-                false
+                connection.respond_events(&chunks, &headers, keep_alive)
             } else {
                 let body = translate::completion(&outcome, &stamp);
                 connection.respond_json(200, &body, &headers, keep_alive)
@@ -358,10 +357,12 @@ fn relay(
                     keep_alive,
                 );
             }
-            if !connection.respond_relayed(relayed) {
+            if connection.respond_relayed(relayed, keep_alive) {
+                keep_alive
+            } else {
                 record.class = Some("client_closed".to_owned());
+                false
             }
-            false
         }
         Err(error) => {
             record.status = 502;

@@ -277,12 +277,17 @@ impl Connection {
         status: u16,
         content_type: &str,
         headers: &[(&str, String)],
+        keep_alive: bool,
     ) -> io::Result<()> {
         let mut head = status_line(status);
         push_header(&mut head, "Content-Type", content_type);
         push_header(&mut head, "Cache-Control", "no-cache");
         push_header(&mut head, "Transfer-Encoding", "chunked");
-        push_header(&mut head, "Connection", "close");
+        push_header(
+            &mut head,
+            "Connection",
+            if keep_alive { "keep-alive" } else { "close" },
+        );
         for (name, value) in headers {
             push_header(&mut head, name, value);
         }
@@ -295,9 +300,11 @@ impl Connection {
         if bytes.is_empty() {
             return Ok(());
         }
-        write!(self.writer, "{:x}\r\n", bytes.len())?;
-        self.writer.write_all(bytes)?;
-        self.writer.write_all(b"\r\n")?;
+        // One write per piece: with Nagle off, three small writes are three packets.
+        let mut framed = format!("{:x}\r\n", bytes.len()).into_bytes();
+        framed.extend_from_slice(bytes);
+        framed.extend_from_slice(b"\r\n");
+        self.writer.write_all(&framed)?;
         self.writer.flush()
     }
 
@@ -306,34 +313,41 @@ impl Connection {
         self.writer.flush()
     }
 
-    /// Answers `chunks` as server-sent events, each a `data:` line, then `data: [DONE]`; the
-    /// connection ends with it.
-    pub fn respond_events(&mut self, chunks: &[Value], headers: &[(&str, String)]) {
+    /// Answers `chunks` as server-sent events, each a `data:` line, then `data: [DONE]`;
+    /// returns whether the connection can carry another request.
+    pub fn respond_events(
+        &mut self,
+        chunks: &[Value],
+        headers: &[(&str, String)],
+        keep_alive: bool,
+    ) -> bool {
         let sent = (|| -> io::Result<()> {
-            self.start_chunked(200, "text/event-stream", headers)?;
+            self.start_chunked(200, "text/event-stream", headers, keep_alive)?;
             for chunk in chunks {
                 self.piece(format!("data: {chunk}\n\n").as_bytes())?;
             }
             self.piece(b"data: [DONE]\n\n")?;
             self.end_chunked()
         })();
-        // A client that left has nobody to tell.
-        drop(sent);
+        sent.is_ok() && keep_alive
     }
 
     /// Relays an upstream 2xx answer as it arrives, each piece written and flushed as it is
-    /// read; the connection ends with it. Returns whether it was sent to the end: when the
-    /// client goes away first, the upstream answer is dropped, which closes its connection and
-    /// stops the generation on the server; when the upstream fails midway, the answer is left
-    /// without its last chunk so the client sees it is incomplete.
-    pub fn respond_relayed(&mut self, relayed: Relayed) -> bool {
+    /// read. Returns whether it was sent to the end: when the client goes away first, the
+    /// upstream answer is dropped, which closes its connection and stops the generation on the
+    /// server; when the upstream fails midway, the answer is left without its last chunk and
+    /// the connection is closed, so the client sees it is incomplete.
+    pub fn respond_relayed(&mut self, relayed: Relayed, keep_alive: bool) -> bool {
         let Relayed {
             status,
             content_type,
             mut body,
         } = relayed;
         let content_type = content_type.unwrap_or_else(|| "application/json".to_owned());
-        if self.start_chunked(status, &content_type, &[]).is_err() {
+        if self
+            .start_chunked(status, &content_type, &[], keep_alive)
+            .is_err()
+        {
             return false;
         }
         let mut buffer = vec![0; 16 * 1024];

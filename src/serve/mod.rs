@@ -198,8 +198,6 @@ impl Proxy {
             reason: error.to_string(),
         };
         let listener = TcpListener::bind(options.listen).map_err(bind_error)?;
-        // Accepting polls, so that a stop is seen within a tick.
-        listener.set_nonblocking(true).map_err(bind_error)?;
         let address = listener.local_addr().map_err(bind_error)?;
         let upstream = context.target.client();
         Ok(Proxy {
@@ -232,21 +230,36 @@ impl Proxy {
     /// Connections still open then are left to end with the process.
     pub fn run(&self, stop: &AtomicBool) {
         let most_connections = u64::from(self.shared.options.max_connections) * 4;
+        std::thread::scope(|scope| {
+            // Accepting blocks; a stop is noticed here and wakes it with a connection of its own.
+            scope.spawn(|| {
+                while !stop.load(Ordering::SeqCst) {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                let _ = std::net::TcpStream::connect_timeout(&self.address, Duration::from_secs(1));
+            });
+            self.accept(stop, most_connections);
+        });
+        let started = Instant::now();
+        while self.shared.counters.in_flight() > 0 && started.elapsed() < STOP_GRACE {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn accept(&self, stop: &AtomicBool, most_connections: u64) {
         while !stop.load(Ordering::SeqCst) {
             let stream = match self.listener.accept() {
                 Ok((stream, _)) => stream,
-                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
-                    std::thread::sleep(Duration::from_millis(20));
-                    continue;
-                }
                 // One failed accept (a client gone already, no descriptor left for now):
                 // the next one may be fine.
                 Err(_) => {
-                    std::thread::sleep(Duration::from_millis(20));
+                    std::thread::sleep(Duration::from_millis(5));
                     continue;
                 }
             };
-            let _ = stream.set_nonblocking(false);
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
             let shared = self.shared.clone();
             if shared.connections.fetch_add(1, Ordering::SeqCst) >= most_connections {
                 shared.connections.fetch_sub(1, Ordering::SeqCst);
@@ -261,10 +274,6 @@ impl Proxy {
                     let guard = guard;
                     handle::connection(&guard.0, stream);
                 });
-        }
-        let started = Instant::now();
-        while self.shared.counters.in_flight() > 0 && started.elapsed() < STOP_GRACE {
-            std::thread::sleep(Duration::from_millis(20));
         }
     }
 }
