@@ -136,7 +136,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         proxy: resolved
             .config_path
             .parent()
-            .and_then(|dir| proxy_status(dir, Duration::from_secs(2))),
+            .and_then(|dir| proxy_status(dir, (!args.offline).then_some(Duration::from_secs(2)))),
         warnings,
     };
     for warning in &report.warnings {
@@ -235,6 +235,10 @@ fn proxy_line(proxy: Option<&ProxyStatus>) -> String {
                 counters.failed,
                 counters.refused,
                 counters.in_flight
+            ),
+            None if proxy.state == "not_checked" => format!(
+                "proxy:      on {} (pid {}), not asked (--offline)",
+                proxy.address, proxy.pid
             ),
             None => format!(
                 "proxy:      stale: nothing answers on {} (pid {} is gone or stuck; its state file is left over)",

@@ -163,8 +163,8 @@ pub fn remove_state(dir: &Path, pid: u32) {
 /// A proxy `slmcode status` found through the state file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ProxyStatus {
-    /// `running` (it answered with its counters) or `stale` (nothing answers at the address:
-    /// a proxy that was killed left its file).
+    /// `running` (it answered with its counters), `stale` (nothing answers at the address: a
+    /// proxy that was killed left its file) or `not_checked` (nothing was asked).
     pub state: &'static str,
     /// Where it listens.
     pub address: String,
@@ -179,15 +179,15 @@ pub struct ProxyStatus {
 }
 
 /// The proxy the state file in `dir` names, asked for its counters on `GET /slmcode/status`
-/// (within `timeout`); `None` when there is no state file.
-pub fn proxy_status(dir: &Path, timeout: std::time::Duration) -> Option<ProxyStatus> {
+/// within `timeout` (`None`: not asked); `None` when there is no state file.
+pub fn proxy_status(dir: &Path, timeout: Option<std::time::Duration>) -> Option<ProxyStatus> {
     let state = read_state(dir)?;
-    let counters = ask_counters(&state.address, timeout);
+    let counters = timeout.and_then(|timeout| ask_counters(&state.address, timeout));
     Some(ProxyStatus {
-        state: if counters.is_some() {
-            "running"
-        } else {
-            "stale"
+        state: match (timeout, &counters) {
+            (None, _) => "not_checked",
+            (Some(_), Some(_)) => "running",
+            (Some(_), None) => "stale",
         },
         address: state.address,
         pid: state.pid,

@@ -659,6 +659,55 @@ fn sigterm_and_sigint_stop_it_cleanly_and_remove_the_state_file() {
 }
 
 #[test]
+fn a_stop_lets_the_request_in_flight_finish() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let slm = slm_for(&emulator);
+    let served = Served::start(&slm, &["--json"]);
+    emulator.always_delay(Duration::from_millis(1500));
+    let before = emulator.requests().len();
+    let url = served.url("/v1/chat/completions");
+    let body = json!({"messages": [{"role": "user", "content": "hi"}]});
+    let in_flight = std::thread::spawn(move || post(&url, &body, None).0);
+    for _ in 0..500 {
+        if emulator.requests().len() > before {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let (code, lines) = served.stop(libc::SIGTERM);
+    assert_eq!(
+        in_flight.join().unwrap(),
+        200,
+        "answered before the proxy stopped"
+    );
+    assert_eq!(code, 0, "{lines:?}");
+    // --json: one JSON object per request on stderr.
+    let record: Value = lines
+        .iter()
+        .find_map(|line| serde_json::from_str(line).ok())
+        .expect("a JSON log line");
+    assert_eq!(record["kind"], "passthrough");
+    assert_eq!(record["status"], 200);
+    assert!(record["duration_ms"].as_u64().unwrap() >= 1000, "{record}");
+}
+
+#[test]
+fn a_conversation_too_long_for_the_context_is_a_400() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let slm = slm_for(&emulator);
+    let served = Served::start(&slm, &[]);
+    emulator.faults([crate::emulator::Fault::ContextOverflow]);
+    let (status, _, text) = post(
+        &served.url("/v1/chat/completions"),
+        &structured_body(false),
+        None,
+    );
+    assert_eq!(status, 400, "{text}");
+    let error: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(error["error"]["code"], "context_overflow", "{error}");
+}
+
+#[test]
 fn status_shows_a_running_proxys_counters_and_calls_a_dead_one_stale() {
     let emulator = Emulator::start(Profile::llama_server());
     let slm = slm_for(&emulator);
@@ -670,7 +719,7 @@ fn status_shows_a_running_proxys_counters_and_calls_a_dead_one_stale() {
         &structured_body(false),
         None,
     );
-    let run = slm.run(["status", "--json", "--offline"], "");
+    let run = slm.run(["status", "--json"], "");
     run.code(0);
     let report = run.json();
     let proxy = &report["proxy"];
@@ -680,6 +729,12 @@ fn status_shows_a_running_proxys_counters_and_calls_a_dead_one_stale() {
     assert_eq!(proxy["counters"]["structured"], 1);
     assert_eq!(proxy["counters"]["succeeded"], 1);
     let run = slm.run(["status", "--offline"], "");
+    assert!(
+        run.stdout.contains("not asked (--offline)"),
+        "--offline asks nothing: {}",
+        run.stdout
+    );
+    let run = slm.run(["status"], "");
     assert!(
         run.stdout
             .contains(&format!("proxy:      running on {}", served.address)),
@@ -691,10 +746,11 @@ fn status_shows_a_running_proxys_counters_and_calls_a_dead_one_stale() {
     let (code, _) = served.stop(libc::SIGKILL);
     assert_ne!(code, 0);
     assert!(slm.config_dir().join("serve.json").exists());
-    let run = slm.run(["status", "--json", "--offline"], "");
+    let run = slm.run(["status", "--json"], "");
     run.code(0);
     assert_eq!(run.json()["proxy"]["state"], "stale");
-    let run = slm.run(["status", "--offline"], "");
+    assert_eq!(run.json()["proxy"]["counters"], Value::Null);
+    let run = slm.run(["status"], "");
     assert!(run.stdout.contains("proxy:      stale"), "{}", run.stdout);
 
     // No proxy ever started: null, and a line that says so.
