@@ -79,6 +79,7 @@ fn main() {
             key: None,
             max_connections: 256,
             max_body_bytes: MAX_BODY_BYTES,
+            log_content: false,
         },
         Arc::new(|_| {}),
     )

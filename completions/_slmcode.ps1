@@ -475,6 +475,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('--api-key-env', '--api-key-env', [CompletionResultType]::ParameterName, 'The NAME of the environment variable holding the API key (never the key itself)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
+            [CompletionResult]::new('--log-content', '--log-content', [CompletionResultType]::ParameterName, 'Put the content in the log lines: each request''s last message and the call path''s answer, 500 characters at most (never the key). Off by default: prompts and answers may hold what a log should not')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')

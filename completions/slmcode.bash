@@ -1387,7 +1387,7 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__serve)
-            opts="-q -h -V --listen --key-env --max-connections --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            opts="-q -h -V --listen --key-env --max-connections --log-content --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

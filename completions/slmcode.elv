@@ -430,6 +430,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
             cand --timeout 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds'
             cand --color 'When to colour messages on stderr'
+            cand --log-content 'Put the content in the log lines: each request''s last message and the call path''s answer, 500 characters at most (never the key). Off by default: prompts and answers may hold what a log should not'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'

@@ -335,6 +335,7 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand serve" -l timeout -d 'Th
 complete -c slmcode -n "__fish_slmcode_using_subcommand serve" -l color -d 'When to colour messages on stderr' -r -f -a "auto\t'Colour when the stream is a terminal and `NO_COLOR` is not set'
 always\t''
 never\t''"
+complete -c slmcode -n "__fish_slmcode_using_subcommand serve" -l log-content -d 'Put the content in the log lines: each request\'s last message and the call path\'s answer, 500 characters at most (never the key). Off by default: prompts and answers may hold what a log should not'
 complete -c slmcode -n "__fish_slmcode_using_subcommand serve" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
 complete -c slmcode -n "__fish_slmcode_using_subcommand serve" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
 complete -c slmcode -n "__fish_slmcode_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'

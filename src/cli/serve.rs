@@ -37,6 +37,12 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     max_connections: Option<String>,
 
+    /// Put the content in the log lines: each request's last message and the call path's
+    /// answer, 500 characters at most (never the key). Off by default: prompts and answers
+    /// may hold what a log should not.
+    #[arg(long)]
+    log_content: bool,
+
     #[command(flatten)]
     settings: SettingsArgs,
 }
@@ -79,6 +85,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             key,
             max_connections: settings.serve_max_connections,
             max_body_bytes: MAX_BODY_BYTES,
+            log_content: args.log_content,
         },
         logger,
     )

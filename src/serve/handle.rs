@@ -12,7 +12,7 @@ use crate::backends::forward::RELAY_LIMIT;
 
 use super::http::{Connection, ReadError, Request};
 use super::translate::{self, ClientAsk, Route, Stamp, Structured};
-use super::{LogRecord, RequestKind, Shared};
+use super::{LOGGED_CONTENT_CHARS, LogRecord, RequestKind, Shared};
 
 /// Serves the requests of one connection until it closes or an answer ends it.
 pub(super) fn connection(shared: &Shared, stream: TcpStream) {
@@ -110,8 +110,27 @@ fn record_for(method: &str, path: &str) -> LogRecord {
         rung: None,
         reasks: None,
         class: None,
+        request: None,
+        answer: None,
         duration_ms: 0,
     }
+}
+
+/// `text` cut to [`LOGGED_CONTENT_CHARS`] characters.
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(LOGGED_CONTENT_CHARS) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
+/// The text of a chat body's last message, for a log that shows content.
+fn last_message(body: &Value) -> Option<String> {
+    let content = body.get("messages")?.as_array()?.last()?.get("content")?;
+    Some(cut(&match content {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }))
 }
 
 fn finish(shared: &Shared, mut record: LogRecord, started: Instant) {
@@ -231,6 +250,9 @@ fn chat(
             );
         }
     };
+    if shared.options.log_content {
+        record.request = last_message(&parsed);
+    }
     let structured = match translate::classify(&parsed) {
         Ok(Route::Passthrough) => {
             record.kind = RequestKind::Passthrough;
@@ -271,6 +293,9 @@ fn chat(
             record.reasks = Some(outcome.meta.reasks.len());
             record.status = 200;
             shared.counters.count_structured(tools, true);
+            if shared.options.log_content {
+                record.answer = Some(cut(&translate::answer_text(&outcome.answer)));
+            }
             let headers = translate::meta_headers(&outcome.meta);
             if ask.stream {
                 let chunks = translate::completion_chunks(&outcome, &ask, &stamp);
@@ -288,6 +313,9 @@ fn chat(
             }
             record.status = status;
             record.class = Some(class.to_owned());
+            if shared.options.log_content {
+                record.answer = body.pointer("/error/raw").and_then(Value::as_str).map(cut);
+            }
             shared.counters.count_structured(tools, false);
             let mut headers = failure
                 .meta()

@@ -60,7 +60,13 @@ pub struct ProxyOptions {
     pub max_connections: u32,
     /// The largest request body read.
     pub max_body_bytes: u64,
+    /// Whether log records carry the content: the last message of a chat request and, on the
+    /// call path, the answer (each cut to [`LOGGED_CONTENT_CHARS`]). Off unless asked for.
+    pub log_content: bool,
 }
+
+/// How much of a message or an answer a log record keeps, in characters.
+pub const LOGGED_CONTENT_CHARS: usize = 500;
 
 /// Which path a request took.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -112,6 +118,13 @@ pub struct LogRecord {
     pub reasks: Option<usize>,
     /// The failure class, or why the request was refused.
     pub class: Option<String>,
+    /// The last message of the request, when content is logged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request: Option<String>,
+    /// The call path's answer (the validated JSON, the tool calls, or the failed text), when
+    /// content is logged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
     /// From the request's arrival to the end of the answer, in milliseconds.
     pub duration_ms: u64,
 }
@@ -141,7 +154,14 @@ impl fmt::Display for LogRecord {
         if let Some(class) = &self.class {
             write!(f, " class={class}")?;
         }
-        write!(f, " {}ms", self.duration_ms)
+        write!(f, " {}ms", self.duration_ms)?;
+        if let Some(request) = &self.request {
+            write!(f, " request={request:?}")?;
+        }
+        if let Some(answer) = &self.answer {
+            write!(f, " answer={answer:?}")?;
+        }
+        Ok(())
     }
 }
 

@@ -119,6 +119,8 @@ fn a_log_line_names_the_path_and_the_call_but_never_content() {
         rung: None,
         reasks: Some(1),
         class: Some("wrong_shape".to_owned()),
+        request: None,
+        answer: None,
         duration_ms: 12,
     };
     assert_eq!(

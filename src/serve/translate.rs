@@ -287,6 +287,22 @@ fn message(answer: &Answer) -> (Value, &'static str) {
     }
 }
 
+/// The answer as text: the validated JSON, or the tool calls (`name(arguments)`) and the text
+/// beside them.
+pub fn answer_text(answer: &Answer) -> String {
+    match answer {
+        Answer::Value(value) => value.to_string(),
+        Answer::Tools { calls, content } => {
+            let mut parts: Vec<String> = calls
+                .iter()
+                .map(|call| format!("{}({})", call.name, call.arguments))
+                .collect();
+            parts.extend(content.clone());
+            parts.join(" ")
+        }
+    }
+}
+
 /// OpenAI's `usage`, summed over every answer of the call; zeros where the server said nothing.
 pub fn usage(tokens: Option<&Usage>) -> Value {
     let tokens = tokens.cloned().unwrap_or_default();

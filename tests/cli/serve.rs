@@ -299,6 +299,38 @@ fn a_json_schema_request_gets_the_validated_value_with_meta_headers_and_summed_u
 }
 
 #[test]
+fn content_is_logged_only_when_asked_for() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let slm = slm_for(&emulator);
+    let quiet = Served::start(&slm, &[]);
+    post(
+        &quiet.url("/v1/chat/completions"),
+        &structured_body(false),
+        None,
+    );
+    quiet.wait_for_line("200 structured");
+    assert!(
+        !quiet.lines().join("\n").contains("Name someone"),
+        "{:?}",
+        quiet.lines()
+    );
+    let told = Served::start(&slm, &["--log-content"]);
+    let (_, _, text) = post(
+        &told.url("/v1/chat/completions"),
+        &structured_body(false),
+        None,
+    );
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    let content = answer["choices"][0]["message"]["content"].as_str().unwrap();
+    let line = told.wait_for_line("200 structured");
+    assert!(
+        line.contains("request=\"Name someone and their age.\""),
+        "{line}"
+    );
+    assert!(line.contains(&format!("answer={content:?}")), "{line}");
+}
+
+#[test]
 fn a_wrong_answer_is_reasked_and_the_usage_is_summed_over_both_attempts() {
     // An engine that ignores every constraint: the model writes what the script says.
     let emulator = Emulator::start(Profile::llama_cpp_python());
