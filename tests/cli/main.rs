@@ -24,6 +24,7 @@ mod schema;
 mod schema_gbnf;
 mod serve;
 mod serve_hostile;
+mod serve_structured;
 mod settings_readme;
 mod status;
 #[path = "../support/tls_server.rs"]
