@@ -94,19 +94,22 @@ def main():
         "finish_reason": tools.choices[0].finish_reason,
     }
 
+    # llama.cpp's own field, relayed as it came: the random model may not stop at once.
     plain = client.chat.completions.create(
         model="any",
         messages=[{"role": "user", "content": "Say hello."}],
         max_tokens=24,
         stream=True,
+        extra_body={"ignore_eos": True},
     )
-    chunks, text = 0, []
+    chunks, text, finish = 0, [], None
     for chunk in plain:
         chunks += 1
         for choice in chunk.choices:
             if choice.delta.content:
                 text.append(choice.delta.content)
-    report["plain_stream"] = {"chunks": chunks, "text": "".join(text)}
+            finish = choice.finish_reason or finish
+    report["plain_stream"] = {"chunks": chunks, "text": "".join(text), "finish_reason": finish}
 
     for mode in ("TOOLS", "JSON_SCHEMA"):
         patched = instructor.from_openai(

@@ -130,10 +130,12 @@ fn clients_through_the_proxy(endpoint: &str, model: &str) {
     assert_eq!(call["finish_reason"], "tool_calls");
     let arguments: Value = serde_json::from_str(call["arguments"].as_str().unwrap()).unwrap();
     assert!(arguments["path"].is_string(), "{arguments}");
+    // 24 tokens, one chunk each: the field that made the model write them was relayed too.
     assert!(
-        report["plain_stream"]["chunks"].as_u64().unwrap() > 3,
+        report["plain_stream"]["chunks"].as_u64().unwrap() > 20,
         "a plain stream arrives in pieces: {report}"
     );
+    assert_eq!(report["plain_stream"]["finish_reason"], "length", "{report}");
     for key in ["instructor_tools", "instructor_json_schema"] {
         assert_eq!(report[key]["type"], "Person", "{report}");
         assert!(
