@@ -135,7 +135,10 @@ fn clients_through_the_proxy(endpoint: &str, model: &str) {
         report["plain_stream"]["chunks"].as_u64().unwrap() > 20,
         "a plain stream arrives in pieces: {report}"
     );
-    assert_eq!(report["plain_stream"]["finish_reason"], "length", "{report}");
+    assert_eq!(
+        report["plain_stream"]["finish_reason"], "length",
+        "{report}"
+    );
     for key in ["instructor_tools", "instructor_json_schema"] {
         assert_eq!(report[key]["type"], "Person", "{report}");
         assert!(
