@@ -46,6 +46,9 @@ _slmcode() {
             slmcode,schema)
                 cmd="slmcode__subcmd__schema"
                 ;;
+            slmcode,serve)
+                cmd="slmcode__subcmd__serve"
+                ;;
             slmcode,status)
                 cmd="slmcode__subcmd__status"
                 ;;
@@ -120,6 +123,9 @@ _slmcode() {
                 ;;
             slmcode__subcmd__help,schema)
                 cmd="slmcode__subcmd__help__subcmd__schema"
+                ;;
+            slmcode__subcmd__help,serve)
+                cmd="slmcode__subcmd__help__subcmd__serve"
                 ;;
             slmcode__subcmd__help,status)
                 cmd="slmcode__subcmd__help__subcmd__status"
@@ -227,7 +233,7 @@ _slmcode() {
 
     case "${cmd}" in
         slmcode)
-            opts="-q -h -V --json --quiet --color --help --version repair validate generate schema tools roles doctor status probe readiness config assets help"
+            opts="-q -h -V --json --quiet --color --help --version repair validate generate schema tools roles doctor status probe readiness config serve assets help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -649,7 +655,7 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__help)
-            opts="repair validate generate schema tools roles doctor status probe readiness config assets help"
+            opts="repair validate generate schema tools roles doctor status probe readiness config serve assets help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -931,6 +937,20 @@ _slmcode() {
         slmcode__subcmd__help__subcmd__schema__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__help__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1359,6 +1379,56 @@ _slmcode() {
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slmcode__subcmd__serve)
+            opts="-q -h -V --listen --key-env --max-connections --log-content --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-connections)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0

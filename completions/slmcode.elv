@@ -37,6 +37,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand probe 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
             cand readiness 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
             cand config 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
+            cand serve 'An OpenAI-compatible proxy in front of the endpoint: requests with response_format or tools take the structured call path (validated JSON, tool calls validated against their parameters), any other is relayed unchanged. Point OPENAI_BASE_URL at it'
             cand assets 'Write (or with --check, verify) the generated shell completions and man pages'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -420,6 +421,25 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         }
         &'slmcode;config;help;help'= {
         }
+        &'slmcode;serve'= {
+            cand --listen 'Where to listen, such as 127.0.0.1:8090 (port 0 picks a free one) [default: the serve_listen setting, 127.0.0.1:8090]'
+            cand --key-env 'The NAME of the environment variable holding the key clients must send as `Authorization: Bearer KEY` [default: the serve_key_env setting; unset: no key]'
+            cand --max-connections 'How many requests are handled at once; one more is answered 503 [default: the serve_max_connections setting, 64]'
+            cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
+            cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
+            cand --model 'The model id to request'
+            cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
+            cand --timeout 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds'
+            cand --color 'When to colour messages on stderr'
+            cand --log-content 'Put the content in the log lines: each request''s last message and the call path''s answer, 500 characters at most (never the key). Off by default: prompts and answers may hold what a log should not'
+            cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
+            cand -q 'Say less on stderr: no notes or warnings, only errors'
+            cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'slmcode;assets'= {
             cand --dir 'The repository root that holds `completions/` and `man/`'
             cand --color 'When to colour messages on stderr'
@@ -444,6 +464,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand probe 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
             cand readiness 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
             cand config 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
+            cand serve 'An OpenAI-compatible proxy in front of the endpoint: requests with response_format or tools take the structured call path (validated JSON, tool calls validated against their parameters), any other is relayed unchanged. Point OPENAI_BASE_URL at it'
             cand assets 'Write (or with --check, verify) the generated shell completions and man pages'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -504,6 +525,8 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         &'slmcode;help;config;list'= {
         }
         &'slmcode;help;config;path'= {
+        }
+        &'slmcode;help;serve'= {
         }
         &'slmcode;help;assets'= {
         }

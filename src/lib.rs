@@ -23,6 +23,8 @@
 //! - [`config`]: settings, with their provenance (flags > environment > file > defaults).
 //! - [`backends`]: provider presets, transport, error classes and retry, probing, and the
 //!   capabilities cache: which constraint mechanism an endpoint really supports.
+//! - [`serve`]: an OpenAI-compatible proxy that puts the structured call path in front of an
+//!   endpoint for any client of the chat API.
 
 // Where tests live. A file's unit tests sit at its bottom, in `#[cfg(test)] mod tests { .. }`;
 // when that would take the file past about 600 lines, they move to `<file>_tests.rs` beside it,
@@ -40,6 +42,7 @@ pub mod config;
 pub mod files;
 pub mod repair;
 pub mod schema;
+pub mod serve;
 pub mod tools;
 
 mod memo;

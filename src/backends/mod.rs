@@ -16,6 +16,7 @@ pub mod call;
 pub mod capabilities;
 pub mod errors;
 pub mod fingerprint;
+pub mod forward;
 pub mod negotiate;
 pub mod presets;
 pub mod probe;

@@ -519,14 +519,21 @@ impl Client {
             .config()
             .timeout_global(Some(timeout))
             .build();
-        let request = match (&self.key, self.auth) {
+        let request = self.authorize_get(request);
+        self.finish(request.call(), timeout)
+    }
+
+    pub(super) fn authorize_get(
+        &self,
+        request: ureq::RequestBuilder<ureq::typestate::WithoutBody>,
+    ) -> ureq::RequestBuilder<ureq::typestate::WithoutBody> {
+        match (&self.key, self.auth) {
             (Some(key), AuthHeader::Bearer) => {
                 request.header("Authorization", format!("Bearer {}", key.expose()))
             }
             (Some(key), AuthHeader::AzureApiKey) => request.header("api-key", key.expose()),
             (None, _) => request,
-        };
-        self.finish(request.call(), timeout)
+        }
     }
 
     pub(super) fn authorize_post(

@@ -14,6 +14,7 @@ mod readiness;
 mod repair;
 mod roles;
 mod schema;
+mod serve;
 mod settings_args;
 mod status;
 mod tools;
@@ -112,6 +113,10 @@ enum Command {
     Readiness(readiness::Args),
     /// Read and edit settings: get, set, unset, list (with where each value comes from), path.
     Config(config::Args),
+    /// An OpenAI-compatible proxy in front of the endpoint: requests with response_format or
+    /// tools take the structured call path (validated JSON, tool calls validated against their
+    /// parameters), any other is relayed unchanged. Point OPENAI_BASE_URL at it.
+    Serve(serve::Args),
     /// Write (or with --check, verify) the generated shell completions and man pages.
     #[command(hide = true)]
     Assets(assets::Args),
@@ -151,6 +156,7 @@ fn run(command: Command, printer: &Printer) -> CommandResult {
         Command::Probe(args) => probe::run(args, printer),
         Command::Generate(args) => generate::run(*args, printer),
         Command::Tools(args) => tools::run(args, printer),
+        Command::Serve(args) => serve::run(args, printer),
     }
 }
 

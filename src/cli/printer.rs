@@ -119,6 +119,11 @@ impl Printer {
         }
     }
 
+    /// A line of a long-running command's log on stderr (`serve`): its output, never silenced.
+    pub fn log(&self, text: &str) {
+        to_stderr(&format!("{text}\n"));
+    }
+
     /// An error with its causes and a hint, on stderr; never silenced.
     pub fn error(&self, error: &anyhow::Error, hint: Option<&str>) {
         let mut text = format!("{}: {error}\n", self.paint("error", "1;31"));

@@ -36,6 +36,10 @@ pub struct SettingsArgs {
     /// chunks), in seconds
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<String>,
+
+    /// A command's own settings flags (`serve --listen`), resolved with the others.
+    #[arg(skip)]
+    pub extra: Vec<(Key, Option<String>)>,
 }
 
 impl SettingsArgs {
@@ -51,6 +55,11 @@ impl SettingsArgs {
         ] {
             if let Some(value) = value {
                 overrides.set(key, value.clone());
+            }
+        }
+        for (key, value) in &self.extra {
+            if let Some(value) = value {
+                overrides.set(*key, value.clone());
             }
         }
         overrides

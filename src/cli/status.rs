@@ -12,6 +12,7 @@ use slmcode::backends::{Target, TargetError, reachability};
 use slmcode::config::{Key, StructuredDecoding};
 use slmcode::files::{STATS_FILE, stats};
 use slmcode::repair::Stats;
+use slmcode::serve::{ProxyStatus, proxy_status};
 
 use super::exit::{CommandResult, Exit};
 use super::printer::Printer;
@@ -67,6 +68,10 @@ struct Report {
     /// outcomes: {name: count}, rungs: {rung: count}, changed: {rung: count}, calls: {as_is |
     /// repaired | reasked | failed: count}}`.
     repair: Stats,
+    /// The proxy `slmcode serve` runs with this config directory: `{state: running | stale,
+    /// address, pid, started_at, endpoint, counters}` (counters null when stale); null when
+    /// none was started.
+    proxy: Option<ProxyStatus>,
     /// Warnings (no endpoint, a corrupt cache, unreadable repair stats).
     warnings: Vec<String>,
 }
@@ -129,6 +134,10 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             .as_ref()
             .map(|cache| cache.path().display().to_string()),
         repair,
+        proxy: resolved
+            .config_path
+            .parent()
+            .and_then(|dir| proxy_status(dir, (!args.offline).then_some(Duration::from_secs(2)))),
         warnings,
     };
     for warning in &report.warnings {
@@ -170,6 +179,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             .as_deref()
             .unwrap_or("none (no config directory)")
     ));
+    lines.push(proxy_line(report.proxy.as_ref()));
     for line in lines {
         printer.line(&line)?;
     }
@@ -207,6 +217,36 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         }
     }
     Ok(Exit::Success)
+}
+
+/// The line about `slmcode serve`.
+fn proxy_line(proxy: Option<&ProxyStatus>) -> String {
+    match proxy {
+        None => "proxy:      none (`slmcode serve` starts one)".to_owned(),
+        Some(proxy) => match &proxy.counters {
+            Some(counters) => format!(
+                "proxy:      running on {} (pid {}): {} requests, {} passthrough, {} structured, {} tools, {} succeeded, {} failed, {} refused, {} in flight",
+                proxy.address,
+                proxy.pid,
+                counters.requests,
+                counters.passthrough,
+                counters.structured,
+                counters.tools,
+                counters.succeeded,
+                counters.failed,
+                counters.refused,
+                counters.in_flight
+            ),
+            None if proxy.state == "not_checked" => format!(
+                "proxy:      on {} (pid {}), not asked (--offline)",
+                proxy.address, proxy.pid
+            ),
+            None => format!(
+                "proxy:      stale: nothing answers on {} (pid {} is gone or stuck; its state file is left over)",
+                proxy.address, proxy.pid
+            ),
+        },
+    }
 }
 
 /// The lines about what slmcode talks to and how.

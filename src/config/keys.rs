@@ -50,6 +50,12 @@ pub enum Key {
     Reask,
     /// `record_stats`
     RecordStats,
+    /// `serve_listen`
+    ServeListen,
+    /// `serve_key_env`
+    ServeKeyEnv,
+    /// `serve_max_connections`
+    ServeMaxConnections,
 }
 
 /// One row of the registry. The parse and read functions are private: use [`Key::parse`],
@@ -76,7 +82,7 @@ pub struct KeySpec {
 }
 
 /// The registry, in [`Key`] order (a test holds that).
-pub static KEYS: [KeySpec; 17] = [
+pub static KEYS: [KeySpec; 20] = [
     KeySpec {
         key: Key::Provider,
         name: "provider",
@@ -345,6 +351,51 @@ pub static KEYS: [KeySpec; 17] = [
         },
         read: |settings| Value::Bool(settings.record_stats),
     },
+    KeySpec {
+        key: Key::ServeListen,
+        name: "serve_listen",
+        doc: "where `slmcode serve` listens: an address other than 127.0.0.1 or ::1 must be given on purpose",
+        accepted: "an IP address and port such as 127.0.0.1:8090 (localhost:PORT is 127.0.0.1; port 0 picks a free one)",
+        default: "127.0.0.1:8090",
+        environment: "SLMCODE_SERVE_LISTEN",
+        flag: "--listen",
+        secret: false,
+        apply: |settings, text| {
+            settings.serve_listen = parse::listen_address(text)?;
+            Ok(())
+        },
+        read: |settings| Value::Text(settings.serve_listen.to_string()),
+    },
+    KeySpec {
+        key: Key::ServeKeyEnv,
+        name: "serve_key_env",
+        doc: "the NAME of the environment variable that holds the key clients of `slmcode serve` must send (`Authorization: Bearer KEY`); unset: no key is asked for",
+        accepted: "an environment variable name such as SLMCODE_PROXY_KEY",
+        default: "(unset)",
+        environment: "SLMCODE_SERVE_KEY_ENV",
+        flag: "--key-env",
+        secret: false,
+        apply: |settings, text| {
+            settings.serve_key_env = Some(parse::variable_name(text)?);
+            Ok(())
+        },
+        read: |settings| optional_text(settings.serve_key_env.as_deref()),
+    },
+    KeySpec {
+        key: Key::ServeMaxConnections,
+        name: "serve_max_connections",
+        doc: "how many requests `slmcode serve` handles at once; one more is answered 503 at once",
+        accepted: "a whole number from 1 to 1024",
+        default: "64",
+        environment: "SLMCODE_SERVE_MAX_CONNECTIONS",
+        flag: "--max-connections",
+        secret: false,
+        apply: |settings, text| {
+            settings.serve_max_connections = narrow(parse::integer(text, 1, 1024)?);
+            Ok(())
+        },
+        read: |settings| Value::Integer(settings.serve_max_connections.into()),
+    },
 ];
 
 fn optional_text(text: Option<&str>) -> Value {
@@ -358,7 +409,7 @@ fn narrow(number: u64) -> u32 {
 
 impl Key {
     /// Every key, in registry order.
-    pub const ALL: [Key; 17] = [
+    pub const ALL: [Key; 20] = [
         Key::Provider,
         Key::Endpoint,
         Key::Model,
@@ -376,6 +427,9 @@ impl Key {
         Key::ProbeTimeoutS,
         Key::Reask,
         Key::RecordStats,
+        Key::ServeListen,
+        Key::ServeKeyEnv,
+        Key::ServeMaxConnections,
     ];
 
     /// This key's row in [`KEYS`].
@@ -427,7 +481,7 @@ impl Key {
     /// secret or for a variable name (which may be a pasted key), and without its userinfo for
     /// an endpoint (which may hold a password).
     pub fn quotable(self, text: &str) -> Option<String> {
-        if self.spec().secret || self == Key::ApiKeyEnv {
+        if self.spec().secret || matches!(self, Key::ApiKeyEnv | Key::ServeKeyEnv) {
             None
         } else if self == Key::Endpoint {
             Some(redact_userinfo(text))

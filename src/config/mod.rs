@@ -80,6 +80,12 @@ pub struct Settings {
     /// is read nor written, and negotiation remembers only in memory. Not a setting a user
     /// writes: it follows `SLMCODE_CONFIG_DIR` as the settings file does.
     pub config_dir: Option<std::path::PathBuf>,
+    /// Where `slmcode serve` listens.
+    pub serve_listen: std::net::SocketAddr,
+    /// The NAME of the environment variable holding the key clients of the proxy must send.
+    pub serve_key_env: Option<String>,
+    /// How many requests the proxy handles at once.
+    pub serve_max_connections: u32,
 }
 
 impl Default for Settings {
@@ -103,6 +109,9 @@ impl Default for Settings {
             reask: 1,
             record_stats: true,
             config_dir: None,
+            serve_listen: std::net::SocketAddr::from(([127, 0, 0, 1], 8090)),
+            serve_key_env: None,
+            serve_max_connections: 64,
         }
     }
 }

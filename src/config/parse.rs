@@ -144,6 +144,18 @@ pub(crate) fn endpoint(text: &str) -> Result<String, String> {
     Ok(format!("{scheme}://{authority}{path}{query}"))
 }
 
+/// Where a server listens: an IP address and a port (`127.0.0.1:8090`, `[::1]:8090`);
+/// `localhost:PORT` is 127.0.0.1, never a name looked up.
+pub(crate) fn listen_address(text: &str) -> Result<std::net::SocketAddr, String> {
+    let text = text.trim();
+    let text = match text.strip_prefix("localhost:") {
+        Some(port) => format!("127.0.0.1:{port}"),
+        None => text.to_owned(),
+    };
+    text.parse::<std::net::SocketAddr>()
+        .map_err(|_| "not an IP address with a port".to_owned())
+}
+
 /// `host[:port]`, with the host lower-cased; IPv6 hosts in brackets.
 fn host_and_port(authority: &str) -> Result<String, String> {
     let (host, port) = if let Some(inside) = authority.strip_prefix('[') {
@@ -192,6 +204,24 @@ fn host_and_port(authority: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn listen_addresses_are_ip_and_port() {
+        assert_eq!(
+            listen_address(" localhost:8090 "),
+            Ok(std::net::SocketAddr::from(([127, 0, 0, 1], 8090)))
+        );
+        assert_eq!(
+            listen_address("[::1]:0"),
+            Ok(std::net::SocketAddr::from((
+                std::net::Ipv6Addr::LOCALHOST,
+                0
+            )))
+        );
+        assert!(listen_address("127.0.0.1").is_err());
+        assert!(listen_address("example.com:80").is_err());
+        assert!(listen_address("127.0.0.1:70000").is_err());
+    }
 
     #[test]
     fn integers_are_plain_digits_within_range() {

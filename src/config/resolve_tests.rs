@@ -78,6 +78,9 @@ fn layered_values(key: Key) -> [&'static str; 3] {
         Key::ProbeTimeoutS => ["11", "21", "31"],
         Key::Reask => ["2", "3", "4"],
         Key::RecordStats => ["false", "true", "false"],
+        Key::ServeListen => ["127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"],
+        Key::ServeKeyEnv => ["FILE_PROXY", "ENV_PROXY", "FLAG_PROXY"],
+        Key::ServeMaxConnections => ["5", "6", "7"],
         Key::ApiKey => unreachable!("the key has its own chain"),
     }
 }

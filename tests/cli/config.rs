@@ -10,7 +10,7 @@ use crate::util::{Run, Slm};
 const KEY_LIST: &str = "provider, endpoint, model, api_key_env, api_key, structured_decoding, \
                         max_tokens, temperature, anti_repetition, thinking, grammar_whitespace, \
                         schema_in_prompt, timeout_s, call_timeout_s, probe_timeout_s, \
-                        reask, record_stats";
+                        reask, record_stats, serve_listen, serve_key_env, serve_max_connections";
 
 fn config_file(slm: &Slm) -> PathBuf {
     slm.config_dir().join("config.toml")
@@ -315,24 +315,27 @@ fn list_shows_every_key_with_its_value_and_source() {
         run.stdout,
         format!(
             "\
-key                  value     source
-provider             llamacpp  file {file}:1
-endpoint             (unset)   default
-model                qwen      flag --model
-api_key_env          (unset)   default
-api_key              (unset)   default
-structured_decoding  auto      default
-max_tokens           4096      file {file}:2
-temperature          0.1       env SLMCODE_TEMPERATURE
-anti_repetition      always    default
-thinking             auto      default
-grammar_whitespace   compact   default
-schema_in_prompt     false     default
-timeout_s            120       default
-call_timeout_s       300       default
-probe_timeout_s      20        default
-reask                1         default
-record_stats         true      default
+key                    value           source
+provider               llamacpp        file {file}:1
+endpoint               (unset)         default
+model                  qwen            flag --model
+api_key_env            (unset)         default
+api_key                (unset)         default
+structured_decoding    auto            default
+max_tokens             4096            file {file}:2
+temperature            0.1             env SLMCODE_TEMPERATURE
+anti_repetition        always          default
+thinking               auto            default
+grammar_whitespace     compact         default
+schema_in_prompt       false           default
+timeout_s              120             default
+call_timeout_s         300             default
+probe_timeout_s        20              default
+reask                  1               default
+record_stats           true            default
+serve_listen           127.0.0.1:8090  default
+serve_key_env          (unset)         default
+serve_max_connections  64              default
 "
         )
     );
@@ -344,7 +347,7 @@ record_stats         true      default
     assert_eq!(report["config_path"], json!(path));
     assert_eq!(report["config_exists"], true);
     let settings = report["settings"].as_array().unwrap();
-    assert_eq!(settings.len(), 17);
+    assert_eq!(settings.len(), 20);
     assert_eq!(
         settings[0],
         json!({"key": "provider", "value": "llamacpp", "source": {"kind": "file", "path": path, "line": 1}})

@@ -37,6 +37,7 @@ mod readme;
 mod readme_runner;
 mod real_model;
 mod thinking;
+mod serve_clients;
 mod tool_calls;
 mod tools;
 

@@ -1,0 +1,171 @@
+//! `slmcode serve`: the OpenAI-compatible proxy ([`slmcode::serve`]) on the command line.
+//! Resolves the settings, negotiates with the endpoint once, listens, says where on stderr,
+//! writes the state file `slmcode status` reads, prints one line per request on stderr (a JSON
+//! object per line with `--json`), and stops cleanly on SIGINT or SIGTERM (exit 0).
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::anyhow;
+use slmcode::backends::call::CallContext;
+use slmcode::config::{Environment, Key, Secret};
+use slmcode::files::STATS_FILE;
+use slmcode::serve::{
+    LogRecord, MAX_BODY_BYTES, Proxy, ProxyOptions, ServeState, remove_state, write_state,
+};
+
+use super::exit::{CliError, CommandResult, Exit};
+use super::printer::Printer;
+use super::probe::{negotiate, options, target_from};
+use super::settings_args::{self, SettingsArgs};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Where to listen, such as 127.0.0.1:8090 (port 0 picks a free one) [default: the
+    /// serve_listen setting, 127.0.0.1:8090]
+    #[arg(long, value_name = "ADDRESS")]
+    listen: Option<String>,
+
+    /// The NAME of the environment variable holding the key clients must send as
+    /// `Authorization: Bearer KEY` [default: the serve_key_env setting; unset: no key]
+    #[arg(long, value_name = "VARIABLE")]
+    key_env: Option<String>,
+
+    /// How many requests are handled at once; one more is answered 503 [default: the
+    /// serve_max_connections setting, 64]
+    #[arg(long, value_name = "N")]
+    max_connections: Option<String>,
+
+    /// Put the content in the log lines: each request's last message and the call path's
+    /// answer, 500 characters at most (never the key). Off by default: prompts and answers
+    /// may hold what a log should not.
+    #[arg(long)]
+    log_content: bool,
+
+    #[command(flatten)]
+    settings: SettingsArgs,
+}
+
+pub fn run(args: Args, printer: &Printer) -> CommandResult {
+    let mut settings_args = args.settings.clone();
+    settings_args.extra = vec![
+        (Key::ServeListen, args.listen.clone()),
+        (Key::ServeKeyEnv, args.key_env.clone()),
+        (Key::ServeMaxConnections, args.max_connections.clone()),
+    ];
+    let resolved = settings_args::resolve(&settings_args, printer)?;
+    let settings = resolved.settings.clone();
+    let key = proxy_key(settings.serve_key_env.as_deref())?;
+    let (target, _) = target_from(&resolved)?;
+    let negotiate_options = options(&resolved, false, true);
+    let negotiation = negotiate(&target, &negotiate_options, printer);
+    for warning in &negotiation.warnings {
+        printer.warn(warning);
+    }
+    let mechanism = negotiation.capabilities.mechanism;
+    let endpoint = target.endpoint.to_string();
+    let context = CallContext::new(target, negotiation)
+        .with_cache(negotiate_options.cache.clone())
+        .with_stats_file(Some(resolved.config_path.with_file_name(STATS_FILE)));
+    let json = printer.json();
+    let log_printer = printer.clone();
+    let logger = Arc::new(move |record: &LogRecord| {
+        if json {
+            log_printer.log(&serde_json::to_string(record).unwrap_or_default());
+        } else {
+            log_printer.log(&format!("slmcode serve: {record}"));
+        }
+    });
+    let proxy = Proxy::bind(
+        settings.clone(),
+        context,
+        ProxyOptions {
+            listen: settings.serve_listen,
+            key,
+            max_connections: settings.serve_max_connections,
+            max_body_bytes: MAX_BODY_BYTES,
+            log_content: args.log_content,
+        },
+        logger,
+    )
+    .map_err(|error| {
+        CliError::new(Exit::Failure, error)
+            .with_hint("choose another address with --listen (port 0 picks a free one)")
+    })?;
+    let address = proxy.local_addr();
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, stop.clone())
+            .map_err(|error| anyhow!("cannot handle signal {signal}: {error}"))?;
+    }
+    let pid = std::process::id();
+    let state_dir = resolved
+        .config_path
+        .parent()
+        .map(std::path::Path::to_path_buf);
+    if let Some(dir) = &state_dir {
+        let state = ServeState {
+            address: address.to_string(),
+            pid,
+            started_at: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |since| since.as_secs()),
+            endpoint: endpoint.clone(),
+        };
+        if let Err(error) = std::fs::create_dir_all(dir)
+            .map_err(|error| error.to_string())
+            .and_then(|()| write_state(dir, &state).map_err(|error| error.to_string()))
+        {
+            printer.warn(&format!(
+                "`slmcode status` will not see this proxy: cannot write its state file: {error}"
+            ));
+        }
+    }
+    if !address.ip().is_loopback() {
+        printer.warn(&format!(
+            "listening on {address}, which other machines may reach: anyone who can connect uses the endpoint with its key{}",
+            if settings.serve_key_env.is_some() {
+                ""
+            } else {
+                " (set serve_key_env to ask for a key)"
+            }
+        ));
+    }
+    printer.log(&format!(
+        "slmcode serve: listening on http://{address}/v1, forwarding to {endpoint} (mechanism {mechanism}); stop with Ctrl-C"
+    ));
+    proxy.run(&stop);
+    if let Some(dir) = &state_dir {
+        remove_state(dir, pid);
+    }
+    let counters = proxy.counters();
+    printer.log(&format!(
+        "slmcode serve: stopped after {} requests ({} passthrough, {} structured, {} tools, {} failed, {} refused)",
+        counters.requests,
+        counters.passthrough,
+        counters.structured,
+        counters.tools,
+        counters.failed,
+        counters.refused
+    ));
+    Ok(Exit::Success)
+}
+
+/// The proxy's key, from the variable `serve_key_env` names; a named variable that is unset or
+/// empty is an error, not an open proxy.
+fn proxy_key(variable: Option<&str>) -> Result<Option<Secret>, CliError> {
+    let Some(variable) = variable else {
+        return Ok(None);
+    };
+    match Environment::from_process().get(variable) {
+        Some(key) if !key.trim().is_empty() => Ok(Some(Secret::new(key.trim()))),
+        _ => Err(CliError::new(
+            Exit::Failure,
+            anyhow!("serve_key_env names {variable}, which is not set or empty"),
+        )
+        .with_hint(format!(
+            "export {variable}=<the key clients send>, or unset serve_key_env"
+        ))),
+    }
+}

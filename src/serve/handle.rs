@@ -1,0 +1,406 @@
+//! One connection's requests: routing, the proxy's key, the call path or the relay, the
+//! answer, the counters and the log record.
+
+use std::io::Read;
+use std::net::TcpStream;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+
+use crate::backends::call::structured_call;
+use crate::backends::forward::RELAY_LIMIT;
+
+use super::http::{Connection, ReadError, Request};
+use super::translate::{self, ClientAsk, Route, Stamp, Structured};
+use super::{LOGGED_CONTENT_CHARS, LogRecord, RequestKind, Shared};
+
+/// Serves the requests of one connection until it closes or an answer ends it.
+pub(super) fn connection(shared: &Shared, stream: TcpStream) {
+    let Ok(mut connection) = Connection::new(stream) else {
+        return;
+    };
+    loop {
+        let request = match connection.read_request(shared.options.max_body_bytes) {
+            Ok(request) => request,
+            Err(ReadError::Closed) => return,
+            Err(ReadError::Refuse(status, message)) => {
+                let started = Instant::now();
+                let code = match status {
+                    413 => "request_too_large",
+                    411 => "length_required",
+                    431 => "headers_too_large",
+                    _ => "invalid_request",
+                };
+                let body = translate::error_body(&message, "invalid_request_error", code, None);
+                connection.refuse(status, &body);
+                shared.counters.count_refused(false);
+                shared.counters.count_request();
+                let mut record = record_for("-", "-");
+                record.status = status;
+                record.class = Some(code.to_owned());
+                finish(shared, record, started);
+                return;
+            }
+        };
+        if !shared.counters.enter(shared.options.max_connections) {
+            if !busy(shared, &mut connection, &request) {
+                return;
+            }
+            continue;
+        }
+        let keep = handle(shared, &mut connection, request);
+        shared.counters.leave();
+        if !keep {
+            return;
+        }
+    }
+}
+
+/// Refuses a connection past the cap on open connections, without reading it.
+pub(super) fn too_many_connections(shared: &Shared, stream: TcpStream) {
+    if let Ok(mut connection) = Connection::new(stream) {
+        let body = busy_body(shared);
+        connection.respond_json(503, &body, &[("Retry-After", "1".to_owned())], false);
+    }
+    shared.counters.count_refused(true);
+    let mut record = record_for("-", "-");
+    record.status = 503;
+    record.class = Some("busy".to_owned());
+    finish(shared, record, Instant::now());
+}
+
+fn busy_body(shared: &Shared) -> Value {
+    translate::error_body(
+        &format!(
+            "slmcode serve is handling {} requests, its limit (serve_max_connections); try again",
+            shared.options.max_connections
+        ),
+        "server_busy",
+        "busy",
+        None,
+    )
+}
+
+/// Answers 503 at once: every slot is taken. Returns whether the connection goes on.
+fn busy(shared: &Shared, connection: &mut Connection, request: &Request) -> bool {
+    let started = Instant::now();
+    let body = busy_body(shared);
+    let keep = connection.respond_json(
+        503,
+        &body,
+        &[("Retry-After", "1".to_owned())],
+        request.keep_alive,
+    );
+    shared.counters.count_refused(true);
+    let mut record = record_for(&request.method, &request.path);
+    record.status = 503;
+    record.class = Some("busy".to_owned());
+    finish(shared, record, started);
+    keep
+}
+
+fn record_for(method: &str, path: &str) -> LogRecord {
+    LogRecord {
+        method: method.to_owned(),
+        path: path.to_owned(),
+        status: 200,
+        kind: RequestKind::Refused,
+        stream: false,
+        mechanism: None,
+        rung: None,
+        reasks: None,
+        class: None,
+        request: None,
+        answer: None,
+        duration_ms: 0,
+    }
+}
+
+/// `text` cut to [`LOGGED_CONTENT_CHARS`] characters.
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(LOGGED_CONTENT_CHARS) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
+/// The text of a chat body's last message, for a log that shows content.
+fn last_message(body: &Value) -> Option<String> {
+    let content = body.get("messages")?.as_array()?.last()?.get("content")?;
+    Some(cut(&match content {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }))
+}
+
+fn finish(shared: &Shared, mut record: LogRecord, started: Instant) {
+    record.duration_ms = started.elapsed().as_millis() as u64;
+    (shared.log)(&record);
+}
+
+/// One request: returns whether the connection goes on.
+fn handle(shared: &Shared, connection: &mut Connection, request: Request) -> bool {
+    let started = Instant::now();
+    let mut record = record_for(&request.method, &request.path);
+    let route = request
+        .path
+        .strip_prefix("/v1")
+        .unwrap_or(&request.path)
+        .to_owned();
+    let keep_alive = request.keep_alive;
+    let refuse = |connection: &mut Connection,
+                  record: &mut LogRecord,
+                  status: u16,
+                  code: &str,
+                  message: &str| {
+        record.status = status;
+        record.class = Some(code.to_owned());
+        let body = translate::error_body(message, "invalid_request_error", code, None);
+        shared.counters.count_refused(false);
+        connection.respond_json(status, &body, &[], keep_alive)
+    };
+    let keep = if request.path == "/slmcode/status" {
+        record.kind = RequestKind::Status;
+        let counters = serde_json::to_value(shared.counters.snapshot()).unwrap_or(Value::Null);
+        connection.respond_json(200, &counters, &[], keep_alive)
+    } else if !authorized(shared, &request) {
+        refuse(
+            connection,
+            &mut record,
+            401,
+            "invalid_api_key",
+            "the proxy's key is missing or wrong: send it as `Authorization: Bearer KEY`",
+        )
+    } else {
+        match (request.method.as_str(), route.as_str()) {
+            ("POST", "/chat/completions") => chat(shared, connection, request, &mut record),
+            ("GET", "/models") => {
+                record.kind = RequestKind::Passthrough;
+                shared.counters.count_passthrough();
+                relay(shared, connection, None, keep_alive, &mut record)
+            }
+            (method, "/chat/completions" | "/models") => refuse(
+                connection,
+                &mut record,
+                405,
+                "method_not_allowed",
+                &format!("{method} is not allowed on {}", request.path),
+            ),
+            _ => refuse(
+                connection,
+                &mut record,
+                404,
+                "not_found",
+                &format!(
+                    "slmcode serve has no route {}: it serves /v1/chat/completions and /v1/models",
+                    request.path
+                ),
+            ),
+        }
+    };
+    finish(shared, record, started);
+    keep
+}
+
+/// Whether the request carries the proxy's key (always, when none is set). The comparison
+/// takes the same time wherever the first difference is.
+fn authorized(shared: &Shared, request: &Request) -> bool {
+    let Some(key) = &shared.options.key else {
+        return true;
+    };
+    let given = request
+        .header("authorization")
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .unwrap_or("");
+    let expected = key.expose().as_bytes();
+    let given = given.trim().as_bytes();
+    let mut difference = u8::from(expected.len() != given.len());
+    for (index, byte) in expected.iter().enumerate() {
+        difference |= byte ^ given.get(index).copied().unwrap_or(0);
+    }
+    difference == 0
+}
+
+fn chat(
+    shared: &Shared,
+    connection: &mut Connection,
+    request: Request,
+    record: &mut LogRecord,
+) -> bool {
+    let keep_alive = request.keep_alive;
+    let bad_request = |connection: &mut Connection,
+                       record: &mut LogRecord,
+                       message: &str,
+                       param: Option<&str>| {
+        record.status = 400;
+        record.class = Some("invalid_request".to_owned());
+        let body =
+            translate::error_body(message, "invalid_request_error", "invalid_request", param);
+        shared.counters.count_refused(false);
+        connection.respond_json(400, &body, &[], keep_alive)
+    };
+    let parsed: Value = match serde_json::from_slice(&request.body) {
+        Ok(value) => value,
+        Err(error) => {
+            return bad_request(
+                connection,
+                record,
+                &format!("the body is not JSON: {error}"),
+                None,
+            );
+        }
+    };
+    if shared.options.log_content {
+        record.request = last_message(&parsed);
+    }
+    let structured = match translate::classify(&parsed) {
+        Ok(Route::Passthrough) => {
+            record.kind = RequestKind::Passthrough;
+            record.stream = parsed.get("stream") == Some(&Value::Bool(true));
+            shared.counters.count_passthrough();
+            return relay(shared, connection, Some(&request.body), keep_alive, record);
+        }
+        Ok(Route::Structured(structured)) => structured,
+        Err(error) => {
+            return bad_request(connection, record, &error.message, error.param.as_deref());
+        }
+    };
+    let Structured {
+        request: call,
+        tools,
+        ask,
+        temperature,
+    } = *structured;
+    record.kind = if tools {
+        RequestKind::Tools
+    } else {
+        RequestKind::Structured
+    };
+    record.stream = ask.stream;
+    let mut settings = shared.settings.clone();
+    if let Some(temperature) = temperature {
+        settings.temperature = temperature;
+    }
+    let result = structured_call(&settings, &call, &shared.context);
+    let stamp = stamp(shared, &ask);
+    match result {
+        Ok(outcome) => {
+            record.mechanism = Some(outcome.meta.mechanism.to_string());
+            record.rung = outcome
+                .meta
+                .repair_rung
+                .map(|rung| rung.as_str().to_owned());
+            record.reasks = Some(outcome.meta.reasks.len());
+            record.status = 200;
+            shared.counters.count_structured(tools, true);
+            if shared.options.log_content {
+                record.answer = Some(cut(&translate::answer_text(&outcome.answer)));
+            }
+            let headers = translate::meta_headers(&outcome.meta);
+            if ask.stream {
+                let chunks = translate::completion_chunks(&outcome, &ask, &stamp);
+                connection.respond_events(&chunks, &headers, keep_alive)
+            } else {
+                let body = translate::completion(&outcome, &stamp);
+                connection.respond_json(200, &body, &headers, keep_alive)
+            }
+        }
+        Err(failure) => {
+            let (status, body, class) = translate::failure(&failure);
+            if let Some(meta) = failure.meta() {
+                record.mechanism = Some(meta.mechanism.to_string());
+                record.reasks = Some(meta.reasks.len());
+            }
+            record.status = status;
+            record.class = Some(class.to_owned());
+            if shared.options.log_content {
+                record.answer = body.pointer("/error/raw").and_then(Value::as_str).map(cut);
+            }
+            shared.counters.count_structured(tools, false);
+            let mut headers = failure
+                .meta()
+                .map(translate::meta_headers)
+                .unwrap_or_default();
+            headers.push(("x-slmcode-class", class.to_owned()));
+            connection.respond_json(status, &body, &headers, keep_alive)
+        }
+    }
+}
+
+fn stamp(shared: &Shared, ask: &ClientAsk) -> Stamp {
+    let created = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs());
+    let number = shared
+        .next_id
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    Stamp {
+        id: format!("chatcmpl-slmcode-{created:x}-{number}"),
+        created,
+        model: ask
+            .model
+            .clone()
+            .or_else(|| shared.context.target.model.clone())
+            .unwrap_or_else(|| "slmcode".to_owned()),
+    }
+}
+
+/// Relays the request to the upstream and its answer back (a 2xx as it arrives, an error
+/// whole with the key masked out); returns whether the connection goes on.
+fn relay(
+    shared: &Shared,
+    connection: &mut Connection,
+    body: Option<&[u8]>,
+    keep_alive: bool,
+    record: &mut LogRecord,
+) -> bool {
+    let path = if body.is_some() {
+        "/chat/completions"
+    } else {
+        "/models"
+    };
+    let idle = Duration::from_secs(shared.settings.timeout_s.max(1));
+    let whole = Duration::from_secs(shared.settings.call_timeout_s.max(1));
+    match shared.upstream.forward(path, body, idle, whole) {
+        Ok(relayed) => {
+            let status = relayed.status;
+            record.status = status;
+            if !(200..300).contains(&status) {
+                record.class = Some(format!("upstream_{status}"));
+                shared.counters.count_upstream_error();
+                let mut text = String::new();
+                let _ = relayed
+                    .body
+                    .take(RELAY_LIMIT.min(1 << 20))
+                    .read_to_string(&mut text);
+                let text = shared.upstream.redact(&text);
+                let content_type = relayed
+                    .content_type
+                    .unwrap_or_else(|| "application/json".to_owned());
+                return connection.respond_bytes(
+                    status,
+                    &content_type,
+                    text.as_bytes(),
+                    &[],
+                    keep_alive,
+                );
+            }
+            if connection.respond_relayed(relayed, keep_alive) {
+                keep_alive
+            } else {
+                record.class = Some("client_closed".to_owned());
+                false
+            }
+        }
+        Err(error) => {
+            record.status = 502;
+            record.class = Some(error.class.as_str().to_owned());
+            shared.counters.count_upstream_error();
+            let message = shared.upstream.redact(&error.to_string());
+            let mut body =
+                translate::error_body(&message, "upstream_error", error.class.as_str(), None);
+            body["error"]["class"] = json!(error.class.as_str());
+            connection.respond_json(502, &body, &[], keep_alive)
+        }
+    }
+}

@@ -1,0 +1,343 @@
+//! `slmcode serve` through the real binary in front of the engine emulator: `response_format`
+//! and `tools` requests through the call path, whole and streamed, re-asks, failures in
+//! OpenAI's error shape, and what the log shows of them.
+
+use serde_json::{Value, json};
+
+use crate::emulator::{Emulator, Profile, Scripted};
+use crate::serve::{Served, events, header, post, slm_for};
+use crate::util::Slm;
+
+fn schema() -> Value {
+    json!({"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+        "required": ["name", "age"], "additionalProperties": false})
+}
+
+pub fn structured_body(stream: bool) -> Value {
+    json!({"model": "client-model", "stream": stream, "stream_options": {"include_usage": true},
+        "messages": [{"role": "user", "content": "Name someone and their age."}],
+        "response_format": {"type": "json_schema",
+            "json_schema": {"name": "person", "schema": schema(), "strict": true}}})
+}
+
+fn tools_body(stream: bool) -> Value {
+    json!({"model": "client-model", "stream": stream, "tool_choice": "required",
+        "messages": [{"role": "user", "content": "Read Cargo.toml"}],
+        "tools": [{"type": "function", "function": {"name": "read_file",
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}},
+                "required": ["path"], "additionalProperties": false}}}]})
+}
+
+fn valid(value: &Value) -> bool {
+    jsonschema::is_valid(&schema(), value)
+}
+
+#[test]
+fn a_json_schema_request_gets_the_validated_value_with_meta_headers_and_summed_usage() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let slm = slm_for(&emulator);
+    let served = Served::start(&slm, &[]);
+    let (status, headers, text) = post(
+        &served.url("/v1/chat/completions"),
+        &structured_body(false),
+        None,
+    );
+    assert_eq!(status, 200, "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answer["object"], "chat.completion");
+    assert_eq!(answer["model"], "client-model");
+    assert_eq!(answer["choices"][0]["finish_reason"], "stop");
+    let content: Value =
+        serde_json::from_str(answer["choices"][0]["message"]["content"].as_str().unwrap()).unwrap();
+    assert!(valid(&content), "{content}");
+    // llama-server: the derived grammar carried the constraint, not the client's json_schema.
+    let sent = emulator.chat_bodies().pop().unwrap();
+    assert!(sent.get("grammar").is_some(), "{sent}");
+    assert_eq!(
+        header(&headers, "x-slmcode-mechanism"),
+        Some("gbnf_grammar")
+    );
+    assert_eq!(header(&headers, "x-slmcode-rung"), Some("none"));
+    assert_eq!(header(&headers, "x-slmcode-reasks"), Some("0"));
+    assert_eq!(header(&headers, "x-slmcode-stream-end"), Some("finished"));
+    assert_eq!(answer["slmcode"]["mechanism"], "gbnf_grammar");
+    assert_eq!(answer["usage"]["prompt_tokens"], 20);
+    served.wait_for_line(
+        "POST /v1/chat/completions 200 structured mechanism=gbnf_grammar rung=none reasks=0",
+    );
+}
+
+#[test]
+fn content_is_logged_only_when_asked_for() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let slm = slm_for(&emulator);
+    let quiet = Served::start(&slm, &[]);
+    post(
+        &quiet.url("/v1/chat/completions"),
+        &structured_body(false),
+        None,
+    );
+    quiet.wait_for_line("200 structured");
+    assert!(
+        !quiet.lines().join("\n").contains("Name someone"),
+        "{:?}",
+        quiet.lines()
+    );
+    let told = Served::start(&slm, &["--log-content"]);
+    let (_, _, text) = post(
+        &told.url("/v1/chat/completions"),
+        &structured_body(false),
+        None,
+    );
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    let content = answer["choices"][0]["message"]["content"].as_str().unwrap();
+    let line = told.wait_for_line("200 structured");
+    assert!(
+        line.contains("request=\"Name someone and their age.\""),
+        "{line}"
+    );
+    assert!(line.contains(&format!("answer={content:?}")), "{line}");
+}
+
+#[test]
+fn a_wrong_answer_is_reasked_and_the_usage_is_summed_over_both_attempts() {
+    // An engine that ignores every constraint: the model writes what the script says.
+    let emulator = Emulator::start(Profile::llama_cpp_python());
+    emulator.answers([
+        "Sure: {\"name\": \"Ada\"}".to_owned(),
+        "{\"name\": \"Ada\", \"age\": 36}".to_owned(),
+    ]);
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_ENDPOINT", &emulator.base_url())
+        .env("SLMCODE_STRUCTURED_DECODING", "off");
+    let served = Served::start(&slm, &[]);
+    let (status, headers, text) = post(
+        &served.url("/v1/chat/completions"),
+        &structured_body(false),
+        None,
+    );
+    assert_eq!(status, 200, "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        answer["choices"][0]["message"]["content"],
+        "{\"name\":\"Ada\",\"age\":36}"
+    );
+    assert_eq!(header(&headers, "x-slmcode-reasks"), Some("1"));
+    assert_eq!(header(&headers, "x-slmcode-mechanism"), Some("prompt_only"));
+    assert_eq!(answer["slmcode"]["reasks"][0]["class"], "wrong_shape");
+    let completion = answer["usage"]["completion_tokens"].as_u64().unwrap();
+    assert_eq!(answer["usage"]["prompt_tokens"], 40, "20 per attempt");
+    assert!(completion > "{\"name\": \"Ada\", \"age\": 36}".len() as u64);
+    served.wait_for_line("structured mechanism=prompt_only rung=none reasks=1");
+}
+
+#[test]
+fn a_streaming_client_gets_the_validated_answer_as_chunks() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let slm = slm_for(&emulator);
+    let served = Served::start(&slm, &[]);
+    let (status, headers, text) = post(
+        &served.url("/v1/chat/completions"),
+        &structured_body(true),
+        None,
+    );
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(header(&headers, "content-type"), Some("text/event-stream"));
+    assert_eq!(
+        header(&headers, "x-slmcode-mechanism"),
+        Some("gbnf_grammar")
+    );
+    let events = events(&text);
+    assert_eq!(events.last().unwrap(), "[DONE]");
+    let chunks: Vec<Value> = events[..events.len() - 1]
+        .iter()
+        .map(|event| serde_json::from_str(event).unwrap())
+        .collect();
+    let content: String = chunks
+        .iter()
+        .filter_map(|chunk| chunk.pointer("/choices/0/delta/content")?.as_str())
+        .collect();
+    assert!(valid(&serde_json::from_str(&content).unwrap()), "{content}");
+    let finish: Vec<&Value> = chunks
+        .iter()
+        .filter_map(|chunk| chunk.pointer("/choices/0/finish_reason"))
+        .filter(|finish| !finish.is_null())
+        .collect();
+    assert_eq!(finish, [&json!("stop")]);
+    let usage = chunks.last().unwrap();
+    assert_eq!(usage["choices"], json!([]));
+    assert_eq!(usage["usage"]["prompt_tokens"], 20);
+    served.wait_for_line("200 structured stream mechanism=gbnf_grammar");
+}
+
+#[test]
+fn json_object_asks_for_any_object() {
+    let emulator = Emulator::start(Profile::llama_cpp_python());
+    emulator.answers(["Here: {\"a\": 1,}".to_owned()]);
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_ENDPOINT", &emulator.base_url())
+        .env("SLMCODE_STRUCTURED_DECODING", "off");
+    let served = Served::start(&slm, &[]);
+    let body = json!({"messages": [{"role": "user", "content": [{"type": "text", "text": "an object"}]}],
+        "response_format": {"type": "json_object"}});
+    let (status, headers, text) = post(&served.url("/v1/chat/completions"), &body, None);
+    assert_eq!(status, 200, "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answer["choices"][0]["message"]["content"], "{\"a\":1}");
+    assert_ne!(header(&headers, "x-slmcode-rung"), Some("none"), "repaired");
+    // The text parts reached the engine as text.
+    let sent = emulator.chat_bodies().pop().unwrap();
+    assert!(sent.to_string().contains("an object"));
+}
+
+#[test]
+fn an_exhausted_call_is_an_openai_error_with_the_class_the_errors_and_partial() {
+    let emulator = Emulator::start(Profile::llama_cpp_python());
+    emulator.answers([
+        "{\"name\": \"Ada\", \"age\": \"old\"}".to_owned(),
+        "{\"name\": \"Ada\", \"age\": \"very old\"}".to_owned(),
+    ]);
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_ENDPOINT", &emulator.base_url())
+        .env("SLMCODE_STRUCTURED_DECODING", "off");
+    let served = Served::start(&slm, &[]);
+    let (status, headers, text) = post(
+        &served.url("/v1/chat/completions"),
+        &structured_body(false),
+        None,
+    );
+    assert_eq!(status, 422, "{text}");
+    let error: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(error["error"]["code"], "wrong_shape");
+    assert_eq!(error["error"]["class"], "wrong_shape");
+    assert_eq!(error["error"]["errors"][0]["pointer"], "/age", "{error}");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("2 attempts")
+    );
+    assert!(error["error"].get("partial").is_some());
+    assert_eq!(header(&headers, "x-slmcode-class"), Some("wrong_shape"));
+    assert_eq!(header(&headers, "x-slmcode-reasks"), Some("1"));
+    served.wait_for_line(
+        "POST /v1/chat/completions 422 structured mechanism=prompt_only reasks=1 class=wrong_shape",
+    );
+
+    // A truncated answer keeps its complete members as partial.
+    emulator.answers([
+        "{\"name\": \"Ada\", \"age\": 3".to_owned(),
+        "{\"name\": \"Ada\", \"age\": 3".to_owned(),
+    ]);
+    let body = json!({"messages": [{"role": "user", "content": "x"}], "max_tokens": 21,
+        "response_format": {"type": "json_schema", "json_schema": {"name": "p", "schema": schema()}}});
+    let (status, _, text) = post(&served.url("/v1/chat/completions"), &body, None);
+    assert_eq!(status, 422, "{text}");
+    let error: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(error["error"]["class"], "truncated", "{error}");
+    assert_eq!(error["error"]["partial"], json!({"name": "Ada"}));
+}
+
+#[test]
+fn a_tools_request_answers_tool_calls_with_ids_validated_against_the_parameters() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let slm = slm_for(&emulator);
+    let served = Served::start(&slm, &[]);
+    let (status, headers, text) = post(
+        &served.url("/v1/chat/completions"),
+        &tools_body(false),
+        None,
+    );
+    assert_eq!(status, 200, "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answer["choices"][0]["finish_reason"], "tool_calls");
+    let call = &answer["choices"][0]["message"]["tool_calls"][0];
+    assert!(call["id"].as_str().unwrap().starts_with("call_"), "{call}");
+    assert_eq!(call["type"], "function");
+    assert_eq!(call["function"]["name"], "read_file");
+    let arguments: Value =
+        serde_json::from_str(call["function"]["arguments"].as_str().unwrap()).unwrap();
+    assert!(arguments["path"].is_string(), "{arguments}");
+    assert_eq!(
+        header(&headers, "x-slmcode-mechanism"),
+        Some("gbnf_grammar")
+    );
+    served.wait_for_line("POST /v1/chat/completions 200 tools mechanism=gbnf_grammar");
+
+    // Streamed: the same call as a tool_calls delta with its index.
+    let (status, _, text) = post(&served.url("/v1/chat/completions"), &tools_body(true), None);
+    assert_eq!(status, 200, "{text}");
+    let events = events(&text);
+    let delta: Value = events
+        .iter()
+        .filter_map(|event| serde_json::from_str::<Value>(event).ok())
+        .find_map(|chunk| chunk.pointer("/choices/0/delta/tool_calls").cloned())
+        .expect("a tool_calls delta");
+    assert_eq!(delta[0]["index"], 0);
+    assert_eq!(delta[0]["function"]["name"], "read_file");
+}
+
+#[test]
+fn a_bad_tool_call_is_reasked_and_an_answer_after_the_tool_result_goes_on() {
+    let emulator = Emulator::start(Profile::llama_cpp_python());
+    emulator.script([
+        Scripted::ToolCalls(json!([{"id": "call_1", "type": "function",
+            "function": {"name": "read_file", "arguments": "{\"file\": 1}"}}])),
+        Scripted::ToolCalls(json!([{"id": "call_2", "type": "function",
+            "function": {"name": "read_file", "arguments": "{\"path\": \"Cargo.toml\"}"}}])),
+    ]);
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_ENDPOINT", &emulator.base_url())
+        .env("SLMCODE_STRUCTURED_DECODING", "off");
+    let served = Served::start(&slm, &[]);
+    let (status, headers, text) = post(
+        &served.url("/v1/chat/completions"),
+        &tools_body(false),
+        None,
+    );
+    assert_eq!(status, 200, "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    let call = &answer["choices"][0]["message"]["tool_calls"][0];
+    let id = call["id"].as_str().unwrap().to_owned();
+    assert!(id.starts_with("call_"), "{call}");
+    assert_eq!(call["function"]["arguments"], "{\"path\":\"Cargo.toml\"}");
+    assert_eq!(header(&headers, "x-slmcode-reasks"), Some("1"));
+    assert_eq!(answer["slmcode"]["reasks"][0]["class"], "invalid_arguments");
+
+    // The harness sends the result back under the call's id; the conversation reaches the engine.
+    let mut next = tools_body(false);
+    next["tool_choice"] = json!("auto");
+    next["messages"].as_array_mut().unwrap().extend([
+        answer["choices"][0]["message"].clone(),
+        json!({"role": "tool", "tool_call_id": id, "content": "[package]"}),
+    ]);
+    emulator.answers(["The package is slmcode.".to_owned()]);
+    let (status, _, text) = post(&served.url("/v1/chat/completions"), &next, None);
+    assert_eq!(status, 200, "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answer["choices"][0]["finish_reason"], "stop");
+    assert_eq!(
+        answer["choices"][0]["message"]["content"],
+        "The package is slmcode."
+    );
+    let sent = emulator.chat_bodies().pop().unwrap();
+    let messages = sent["messages"].as_array().unwrap();
+    let tool = messages.iter().find(|m| m["role"] == "tool").unwrap();
+    assert_eq!(tool["tool_call_id"], id.as_str());
+}
+
+#[test]
+fn a_conversation_too_long_for_the_context_is_a_400() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let slm = slm_for(&emulator);
+    let served = Served::start(&slm, &[]);
+    emulator.faults([crate::emulator::Fault::ContextOverflow]);
+    let (status, _, text) = post(
+        &served.url("/v1/chat/completions"),
+        &structured_body(false),
+        None,
+    );
+    assert_eq!(status, 400, "{text}");
+    let error: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(error["error"]["code"], "context_overflow", "{error}");
+}
