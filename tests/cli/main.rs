@@ -23,6 +23,7 @@ mod roles;
 mod schema;
 mod schema_gbnf;
 mod settings_readme;
+mod snapshots;
 mod status;
 mod thinking;
 #[path = "../support/tls_server.rs"]
