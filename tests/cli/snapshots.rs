@@ -37,7 +37,10 @@ fn settings(slm: &Slm) -> insta::Settings {
 fn run_settings(slm: &Slm, emulator: Option<&Emulator>) -> insta::Settings {
     let mut settings = settings(slm);
     if let Some(emulator) = emulator {
-        settings.add_filter(&regex_escape(&emulator.root_url()), "http://127.0.0.1:[PORT]");
+        settings.add_filter(
+            &regex_escape(&emulator.root_url()),
+            "http://127.0.0.1:[PORT]",
+        );
     }
     settings.add_filter(
         r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z",
@@ -117,7 +120,11 @@ fn the_walk_finds_nested_subcommands() {
     for expected in ["", "config", "config list", "schema gbnf", "doctor"] {
         assert!(names.contains(expected), "{expected:?} not in {names:?}");
     }
-    assert!(!names.iter().any(|name| name.split(' ').any(|n| n == "help")));
+    assert!(
+        !names
+            .iter()
+            .any(|name| name.split(' ').any(|n| n == "help"))
+    );
 }
 
 /// Every command's help; each is checked even when an earlier one fails, so one run lists
