@@ -26,6 +26,7 @@ mod serve;
 mod serve_hostile;
 mod serve_structured;
 mod settings_readme;
+mod snapshots;
 mod status;
 mod thinking;
 #[path = "../support/tls_server.rs"]
