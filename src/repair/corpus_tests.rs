@@ -53,6 +53,7 @@ pub(super) struct Case {
     pub(super) expect: Expect,
 }
 
+#[derive(Debug, PartialEq)]
 pub(super) enum Expect {
     /// The value and the rungs that changed something, in ladder order; the last one is the
     /// reported rung (`none` when the list is empty).
@@ -224,5 +225,24 @@ fn the_corpus_covers_every_rung_but_coerce_and_every_failure_class() {
             .iter()
             .any(|case| matches!(&case.expect, Expect::Fails(named) if named == class));
         assert!(named, "no row fails as {class}");
+    }
+}
+
+/// The same input may sit in two files (a row on the other side of another kind's rule), but
+/// never with two expectations.
+#[test]
+fn an_input_listed_twice_expects_the_same_both_times() {
+    let cases = every_row();
+    let mut seen: std::collections::HashMap<&str, &Case> = std::collections::HashMap::new();
+    for case in &cases {
+        if let Some(first) = seen.insert(&case.input, case) {
+            assert_eq!(
+                first.expect,
+                case.expect,
+                "{} and {}",
+                first.name(),
+                case.name()
+            );
+        }
     }
 }
