@@ -84,21 +84,7 @@ mod write;
 #[cfg(test)]
 mod corpus_tests;
 #[cfg(test)]
-mod corpus_tests_breadth;
-#[cfg(test)]
-mod corpus_tests_breadth_more;
-#[cfg(test)]
-mod corpus_tests_gaps;
-#[cfg(test)]
-mod corpus_tests_loose;
-#[cfg(test)]
-mod corpus_tests_models;
-#[cfg(test)]
-mod corpus_tests_models_cut;
-#[cfg(test)]
-mod corpus_tests_models_more;
-#[cfg(test)]
-mod corpus_tests_more;
+mod ladder_tests;
 #[cfg(test)]
 mod property_tests;
 #[cfg(test)]

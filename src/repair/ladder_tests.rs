@@ -1,129 +1,11 @@
-//! Corpus rows for truncation, the failure classes and schema coercion, and the checks of
-//! `partial`, `missing_required` and `finish_reason: length`.
+//! Checks of the ladder that a corpus row cannot express: coercion against a schema (with the
+//! pointers it lists), the partial value and missing required keys of a truncated object,
+//! `finish_reason: length`, where messages point, answers of only Unicode spaces, and outputs
+//! too long or too deep to write as a row.
 
 use serde_json::{Value, json};
 
-use super::corpus_tests::{Case, check, fails, ok};
 use super::{CoercionKind, FailureClass, RepairOptions, Rung, repair};
-
-/// Every row of this file, for the coverage count in `corpus_tests`.
-pub(super) const ALL_MORE: &[&[Case]] = &[TRUNCATED, NOT_CUT, FAILURES];
-
-const TRUNCATED: &[Case] = &[
-    // Cut inside a string, a key, a number, a literal, a comment, an escape.
-    fails(r#"{"a": "hello wor"#, "truncated"),
-    fails(r#"{"a": 1, "ke"#, "truncated"),
-    fails(r#"{"a": 12"#, "truncated"),
-    fails(r#"{"a": -"#, "truncated"),
-    fails(r#"{"a": 1."#, "truncated"),
-    fails(r#"{"a": 1e"#, "truncated"),
-    fails(r#"{"a": 1e+"#, "truncated"),
-    fails(r#"{"a": tr"#, "truncated"),
-    fails(r#"{"a": nul"#, "truncated"),
-    fails(r#"{"a": Non"#, "truncated"),
-    fails(r#"{"a": -Inf"#, "truncated"),
-    fails("{\"a\": 1 /* note", "truncated"),
-    fails(r#"{"a": "x\"#, "truncated"),
-    fails(r#"{"a": "\u12"#, "truncated"),
-    fails(r#"{"a": "\ud83d"#, "truncated"),
-    fails(r#"{"a": "\ud83d\u"#, "truncated"),
-    // Cut after ':' or ',', right after an opener, after a key.
-    fails(r#"{"a":"#, "truncated"),
-    fails(r#"{"a": 1,"#, "truncated"),
-    fails(r#"[1, 2,"#, "truncated"),
-    fails(r#"{"#, "truncated"),
-    fails(r#"["#, "truncated"),
-    fails(r#"{"a": ["#, "truncated"),
-    fails(r#"{"a": {"#, "truncated"),
-    fails(r#"{"a""#, "truncated"),
-    fails(r#"{a"#, "truncated"),
-    fails(r#"{"a": 1, b"#, "truncated"),
-    // A number at the very end may go on.
-    fails(r#"[1, 2, 3"#, "truncated"),
-    // Whitespace to the end of the text does not end a number either: `echo` and editors add
-    // a newline to a cut-off answer.
-    fails("[1, 2, 3\n", "truncated"),
-    fails("[1, 2, 3 ", "truncated"),
-    fails("{\"line\": 42\r\n", "truncated"),
-    fails("```json\n{\"a\": 1\n", "truncated"),
-    fails(r#"{"n": 0"#, "truncated"),
-    fails(r#"{"n": [1.5"#, "truncated"),
-    // Truncation wins over every other rung: fences, prose, quotes, comments.
-    fails("```json\n{\"a\": [1, 2", "truncated"),
-    fails(
-        "Here you go: {\"plan\": {\"steps\": [\"a\", \"b",
-        "truncated",
-    ),
-    fails("{'a': 'it's not", "truncated"),
-    fails("<think>so {\"a\": 1} is", "truncated"),
-    fails("{\"a\": \"x\" // comment\n, \"b\":", "truncated"),
-    fails("```json\n{\"a\": \"unterminated\n```", "truncated"),
-    fails("```json\n{\"a\": 1,\n```", "truncated"),
-    fails("{\"a\": bare", "truncated"),
-    fails("{\"text\": \"He said \"hi", "truncated"),
-];
-
-const NOT_CUT: &[Case] = &[
-    // The final value is complete: only the closers are missing.
-    ok(r#"{"a": true"#, r#"{"a": true}"#, "close_braces"),
-    ok(r#"["x", "y""#, r#"["x", "y"]"#, "close_braces"),
-    ok(r#"{"a": {}"#, r#"{"a": {}}"#, "close_braces"),
-    ok(r#"[[1], [2]"#, "[[1], [2]]", "close_braces"),
-    ok(
-        "{\"a\": 1 // last\n",
-        r#"{"a": 1}"#,
-        "comments close_braces",
-    ),
-    // Prose on a later line ends the document like a closing fence (this row was `malformed`
-    // before the review of the ladder's gaps; see `prose.rs`).
-    ok(
-        "{\"a\": 1, \"b\": 2\n\nI hope this helps!",
-        r#"{"a": 1, "b": 2}"#,
-        "extract close_braces",
-    ),
-];
-
-const FAILURES: &[Case] = &[
-    fails("", "empty"),
-    fails("   \n\t ", "empty"),
-    fails("<think>I cannot decide.</think>", "empty"),
-    fails("\u{feff}", "empty"),
-    fails("I'm sorry, I can't help with that.", "prose"),
-    fails("Set {the config} and click [button].", "prose"),
-    fails("- [ x ] done\n- item", "prose"),
-    fails("<|im_start|>assistant\nNo JSON today<|im_end|>", "prose"),
-    fails("```python\nprint('hi')\n```", "prose"),
-    fails("The answer is 42.", "prose"),
-    // Issue 14 turned `{"a": }` around: a key with no value is dropped (corpus_tests_breadth).
-    fails(r#"{"a": ]"#, "malformed"),
-    fails(r#"{"a": 1 2}"#, "malformed"),
-    fails(r#"{"a": [1, 2 x]}"#, "malformed"),
-    // Issue 14 turned `"b" 2` around: the missing `:` is supplied (corpus_tests_breadth).
-    fails("{\"a\": 1, \"b\"\n 2}", "malformed"),
-    fails(r#"{"a" 1}"#, "prose"),
-    // Issue 14 turned these around: kept as their text (corpus_tests_breadth).
-    fails(r#"[01]"#, "malformed"),
-    fails(r#"[12px]"#, "malformed"),
-    fails(r#"[.5]"#, "prose"),
-    fails(r#"{"a": +1}"#, "malformed"),
-    fails("{\"a\": [1, 2, ..x]}", "malformed"),
-    fails("```json\n{the config}\n```", "malformed"),
-];
-
-#[test]
-fn truncated_documents() {
-    check(TRUNCATED);
-}
-
-#[test]
-fn complete_final_values_get_their_closers() {
-    check(NOT_CUT);
-}
-
-#[test]
-fn failure_classes() {
-    check(FAILURES);
-}
 
 fn schema() -> Value {
     json!({
@@ -448,4 +330,54 @@ fn messages_say_where() {
         failure.message,
         "the JSON document is cut off inside a number (line 1, column 5)"
     );
+}
+
+#[test]
+fn an_answer_of_only_unicode_spaces_is_empty() {
+    for text in ["\u{a0}", "\u{200b}\u{feff}", " \u{3000}\n", "\u{c}"] {
+        let failure = repair(text, &RepairOptions::new()).unwrap_err();
+        assert_eq!(failure.class, FailureClass::Empty, "{text:?}");
+        assert_eq!(failure.message, "the input is empty", "{text:?}");
+    }
+}
+
+#[test]
+fn long_and_deep_model_outputs() {
+    let long = "x".repeat(20_000);
+    let repaired = repair(
+        &format!("Here you go:\n```json\n{{\"a\": \"{long}\",}}\n```"),
+        &RepairOptions::new(),
+    )
+    .unwrap();
+    assert_eq!(repaired.value, json!({ "a": long }));
+    assert_eq!(repaired.rung, Rung::TrailingComma);
+
+    // A long array that lost only its closer, after a complete string: closed.
+    let items: Vec<String> = (0..500).map(|number| number.to_string()).collect();
+    let text = format!("[{}, \"end\"", items.join(", "));
+    let repaired = repair(&text, &RepairOptions::new()).unwrap();
+    assert_eq!(repaired.value.as_array().map(Vec::len), Some(501));
+    assert_eq!(repaired.rung, Rung::CloseBraces);
+    // The same array cut after a number: truncated, with or without a final newline.
+    for cut in [
+        format!("[{}", items.join(", ")),
+        format!("[{}\n", items.join(", ")),
+    ] {
+        let failure = repair(&cut, &RepairOptions::new()).unwrap_err();
+        assert_eq!(failure.class, FailureClass::Truncated);
+    }
+
+    let nested = format!("{}1{}", "{\"a\":".repeat(100), "}".repeat(100));
+    let repaired = repair(&format!("ok {nested}"), &RepairOptions::new()).unwrap();
+    assert_eq!(
+        repaired.value,
+        serde_json::from_str::<Value>(&nested).unwrap()
+    );
+    assert_eq!(repaired.rung, Rung::Extract);
+    let failure = repair(
+        &format!("{}1", "{\"a\":".repeat(200)),
+        &RepairOptions::new(),
+    )
+    .unwrap_err();
+    assert_eq!(failure.class, FailureClass::Truncated);
 }
