@@ -36,8 +36,8 @@ mod readme;
 #[path = "../support/readme_runner.rs"]
 mod readme_runner;
 mod real_model;
-mod thinking;
 mod serve_clients;
+mod thinking;
 mod tool_calls;
 mod tools;
 
