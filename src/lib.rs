@@ -45,13 +45,13 @@
 //! assert_eq!(violations.0[0].pointer, "/n");
 //! ```
 //!
-//! [`structured_call`](backends::structured_call) is the whole path `slmcode generate` runs:
+//! [`structured_call`](backends::call::structured_call) is the whole path `slmcode generate` runs:
 //! negotiate the strongest constraint the endpoint supports, ask, repair, validate, re-ask.
 //! Settings come from an [`Environment`](config::Environment) the harness builds (or
 //! `Environment::from_process()`), so nothing is read from the process unless it says so:
 //!
 //! ```
-//! use slmcode::backends::{CallContext, CallFailure, StructuredRequest, structured_call};
+//! use slmcode::backends::call::{CallContext, CallFailure, StructuredRequest, structured_call};
 //! use slmcode::config::{Environment, Overrides, resolve};
 //!
 //! let dir = tempfile::tempdir()?;

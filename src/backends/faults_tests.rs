@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::call::{CallContext, CallFailure, StructuredRequest, structured_call};
 use super::tests::emulator::{Emulator, Profile, RefusingPort};
 use super::*;
 use crate::config::{Provider, Settings, StructuredDecoding};

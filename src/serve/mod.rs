@@ -8,7 +8,7 @@
 //! handled at once (one more is answered 503 at once) and four times as many connections open,
 //! `ureq` upstream. Routes:
 //! - `POST /v1/chat/completions` (also without `/v1`): a request with `response_format` or
-//!   `tools` runs [`structured_call`](crate::backends::structured_call) ([`translate`] maps both ways); any other is relayed
+//!   `tools` runs [`structured_call`](crate::backends::call::structured_call) ([`translate`] maps both ways); any other is relayed
 //!   unchanged, an event stream chunk by chunk as it arrives;
 //! - `GET /v1/models`: relayed;
 //! - `GET /slmcode/status`: the counters ([`Counters`]), for `slmcode status`.
