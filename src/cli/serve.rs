@@ -10,7 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::anyhow;
 use slmcode::backends::call::CallContext;
 use slmcode::config::{Environment, Key, Secret};
-use slmcode::files::STATS_FILE;
+use slmcode::files::stats::STATS_FILE;
 use slmcode::serve::{
     LogRecord, MAX_BODY_BYTES, Proxy, ProxyOptions, ServeState, remove_state, write_state,
 };

@@ -6,15 +6,16 @@
 //! ([`KEYS`]) names, documents and parses every setting; [`environment_variables`] lists every
 //! variable read. [`ConfigFile`] edits the file without losing comments or other tools'
 //! tables, and writes it atomically. [`readiness`] scores how safe the settings are for a
-//! small local model. [`endpoint`] normalises the base URL a user writes, once, for every layer.
+//! small local model. An endpoint's base URL is normalised once, for every layer
+//! ([`crate::backends::normalize_endpoint`]).
 //!
 //! This module uses nothing else in the crate but `schema` (for the grammar's whitespace) and
 //! `files` (atomic writes); it reads files and the environment but never the network, never
 //! prints and never exits.
 
-use crate::schema::Whitespace;
+use crate::schema::gbnf::Whitespace;
 
-pub mod endpoint;
+pub(crate) mod endpoint;
 mod environment;
 mod error;
 mod file;

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use crate::config::Settings;
-use crate::files::STATS_FILE;
+use crate::files::stats::STATS_FILE;
 
 use super::super::cache::{CacheEntry, CapabilityCache, Demotion};
 use super::super::capabilities::WireForm;

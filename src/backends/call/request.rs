@@ -15,7 +15,8 @@ use serde_json::Value;
 
 use crate::agents::{self, Decoding, JSON_STOP, RoleKind, RoleSpec, UnknownRoleContract};
 use crate::config::{Settings, Thinking};
-use crate::schema::{self, Mechanism, SchemaError, UnknownContract, Whitespace};
+use crate::schema::gbnf::Whitespace;
+use crate::schema::{self, Mechanism, SchemaError, UnknownContract};
 use crate::tools::{CompileError, SCHEMA_NAME, ToolChoice, ToolSet};
 
 use super::super::presets::preset;

@@ -27,7 +27,7 @@ use slmcode::backends::call::{
 };
 use slmcode::backends::{CallError, ErrorClass, Target};
 use slmcode::config::{self, Environment, Key, Resolved};
-use slmcode::files::STATS_FILE;
+use slmcode::files::stats::STATS_FILE;
 use slmcode::repair::{self, FailureClass};
 use slmcode::schema::{self, Mechanism, ValidationError};
 

@@ -357,7 +357,8 @@ fn llama_cpp_gets_the_derived_grammar_and_the_prompt_still_describes_the_schema(
         let body = world.emulator.chat_bodies().pop().unwrap();
         // The default grammar_whitespace: compact.
         let derived =
-            schema::gbnf::derive_with(contract.schema(), schema::Whitespace::Compact).unwrap();
+            schema::gbnf::derive_with(contract.schema(), schema::gbnf::Whitespace::Compact)
+                .unwrap();
         assert_eq!(
             body["grammar"],
             derived.grammar.as_str(),
@@ -405,7 +406,7 @@ fn llama_server_gets_a_schema_with_a_number_or_a_format_as_the_derived_grammar()
     let body = world.emulator.chat_bodies().pop().unwrap();
     assert_eq!(constrained_fields(&body), ["grammar"]);
     let pretty = Settings {
-        grammar_whitespace: schema::Whitespace::Pretty,
+        grammar_whitespace: schema::gbnf::Whitespace::Pretty,
         ..world.settings.clone()
     };
     structured_call(&pretty, &scope_request(), &context).unwrap();
