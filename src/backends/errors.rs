@@ -223,6 +223,7 @@ pub fn excerpt_chars(text: &str, limit: usize) -> String {
 /// A failed call: its class, the status and a short body excerpt when the server answered, the
 /// server's `Retry-After` hint, and how many attempts were made.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub struct CallError {
     /// How the failure is handled.
     pub class: ErrorClass,

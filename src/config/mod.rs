@@ -40,6 +40,7 @@ pub use values::{
 
 /// Every setting, resolved and typed. [`Settings::default`] holds the defaults.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Settings {
     /// The kind of server; decides the preset (default endpoint, key variable, probes).
     pub provider: Provider,

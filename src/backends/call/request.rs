@@ -193,6 +193,7 @@ impl StructuredRequest {
 
 /// A request the call path cannot make.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RequestError {
     /// The named contract does not exist.
     #[error(transparent)]

@@ -308,6 +308,8 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
                 }
                 fail(detail, &violation.meta, exit, printer)
             }
+            // A failure a later library adds: its message, exit 1.
+            Err(failure) => Err(CliError::new(Exit::Failure, anyhow::Error::new(failure))),
         }
     })();
     if let Some(footer) = footer {
@@ -545,10 +547,7 @@ fn warn_meta(meta: &CallMeta, schema_file: bool, printer: &Printer) {
 fn meta_of(result: &Result<StructuredOutcome, CallFailure>) -> Option<&CallMeta> {
     match result {
         Ok(outcome) => Some(&outcome.meta),
-        Err(CallFailure::Endpoint { meta, .. }) => Some(meta),
-        Err(CallFailure::DeadlineExceeded(exceeded)) => Some(&exceeded.meta),
-        Err(CallFailure::SchemaViolation(violation)) => Some(&violation.meta),
-        Err(CallFailure::Request(_)) => None,
+        Err(failure) => failure.meta(),
     }
 }
 
