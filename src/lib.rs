@@ -64,7 +64,7 @@
 //! let settings = resolve(&environment, &Overrides::new())?.settings;
 //! let context = CallContext::from_settings(&settings)?;
 //! let request = StructuredRequest::contract("plan").user("Add a --timeout flag");
-//! let result = structured_call(&settings, &request, &context);
+//! let result = structured_call(&request, &context);
 //! match &result {
 //!     // The value passed the contract's schema; the meta says how it was obtained.
 //!     Ok(outcome) => println!("{:?} by {:?}", outcome.value(), outcome.meta.mechanism),

@@ -65,7 +65,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     }
     let mechanism = negotiation.capabilities.mechanism;
     let endpoint = target.endpoint.to_string();
-    let context = CallContext::new(target, negotiation)
+    let context = CallContext::new(resolved.settings.clone(), target, negotiation)
         .with_cache(negotiate_options.cache.clone())
         .with_stats_file(Some(resolved.config_path.with_file_name(STATS_FILE)));
     let json = printer.json();

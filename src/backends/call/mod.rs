@@ -38,7 +38,7 @@ mod tests;
 
 use std::time::{Duration, Instant};
 
-use crate::config::{AntiRepetition, Settings};
+use crate::config::AntiRepetition;
 use crate::repair::{self, CallEnding, FailureClass, RepairOptions, Rung, Stats};
 use crate::schema::Mechanism;
 
@@ -68,12 +68,12 @@ use watch::Verdict;
 
 pub use turn::{assistant_message, tool_result_message};
 
-/// Runs one structured request (see the module docs).
+/// Runs one structured request with the context's settings (see the module docs).
 pub fn structured_call(
-    settings: &Settings,
     request: &StructuredRequest,
     context: &CallContext,
 ) -> Result<StructuredOutcome, CallFailure> {
+    let settings = &context.settings;
     let started = Instant::now();
     let plan = Plan::resolve(settings, request)?;
     context.recall_refusals();

@@ -86,6 +86,8 @@ pub struct StructuredRequest {
     pub mechanism: Option<Mechanism>,
     /// A sampling seed, for repeatable answers.
     pub seed: Option<u64>,
+    /// The sampling temperature; `None` takes `temperature` from the settings.
+    pub temperature: Option<f64>,
     /// The deadline of the whole call; `None` takes `call_timeout_s` from the settings.
     pub call_timeout: Option<Duration>,
 }
@@ -328,7 +330,7 @@ impl Plan {
             messages: inject(&request.messages, &instructions),
             model: None,
             max_tokens: Some(budget),
-            temperature: Some(settings.temperature),
+            temperature: Some(request.temperature.unwrap_or(settings.temperature)),
             stop: if settings.thinking == Thinking::Off
                 || !preset(settings.provider).stops_reach_reasoning()
             {

@@ -192,11 +192,11 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     }
     let spinner = printer.spinner("waiting for the model ...");
     let shown = spinner.clone();
-    let context = CallContext::new(target, negotiation)
+    let context = CallContext::new(resolved.settings.clone(), target, negotiation)
         .with_cache(negotiate_options.cache.clone())
         .with_stats_file(Some(resolved.config_path.with_file_name(STATS_FILE)))
         .with_progress(move |progress| shown.set_message(progress_line(progress)));
-    let result = structured_call(&resolved.settings, &request, &context);
+    let result = structured_call(&request, &context);
     spinner.finish_and_clear();
     let footer = args
         .verbose

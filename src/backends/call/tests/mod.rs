@@ -119,7 +119,7 @@ impl World {
     }
 
     fn call(&self, request: &StructuredRequest) -> Result<StructuredOutcome, CallFailure> {
-        structured_call(&self.settings, request, &self.context())
+        structured_call(request, &self.context())
     }
 
     fn entry(&self) -> CacheEntry {
