@@ -35,14 +35,16 @@ pub use crate::config::endpoint::{
     Endpoint, EndpointError, NormalizedEndpoint, normalize_endpoint,
 };
 pub use cache::{
-    CacheEntry, CacheError, CacheKey, CapabilityCache, Demotion, FAILED_PROBE_LIFETIME, FailedProbe,
+    CacheEntry, CacheError, CacheKey, CapabilityCache, Demotion, FAILED_PROBE_LIFETIME,
+    FailedProbe, Snapshot,
 };
 pub use capabilities::{Capabilities, GuidedField, Outcome, WireForm};
 pub use errors::{CallError, ErrorClass, Failure, TlsFailure, classify};
 pub use fingerprint::Fingerprint;
+pub use forward::Relayed;
 pub use negotiate::{NegotiateOptions, Negotiation, Negotiator, Source, TargetError};
-pub use presets::{AuthHeader, Preset, Prior, preset};
+pub use presets::{AuthHeader, FingerprintRoute, Preset, Prior, preset};
 pub use probe::{ProbeReport, Target, probe};
 pub use retry::{Jitter, RetryPolicy};
 pub use stream::{Flow, Progress, StreamEnd, StreamLimits, Streamed, Timing};
-pub use transport::{ChatMessage, ChatRequest, ChatResponse, Client, build_body};
+pub use transport::{ChatMessage, ChatRequest, ChatResponse, Client, ToolCall, Usage, build_body};

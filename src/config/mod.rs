@@ -28,7 +28,9 @@ mod values;
 
 pub use environment::{ConfigDirSource, Environment, EnvironmentVariable, environment_variables};
 pub use error::ConfigError;
-pub use file::{CONFIG_FILE_NAME, ConfigFile, holds_literal_key, set_value, unset_value};
+pub use file::{
+    CONFIG_FILE_NAME, ConfigFile, RemovedKey, holds_literal_key, set_value, unset_value,
+};
 pub use keys::{InvalidValue, KEYS, Key, KeySpec, UnknownKey};
 pub use provider::{Provider, UnknownProvider};
 pub use resolve::{
