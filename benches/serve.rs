@@ -61,12 +61,10 @@ fn main() {
     let seconds = numbers.get(2).copied().unwrap_or(5);
 
     let emulator = Emulator::start(Profile::llama_server());
-    let settings = Settings {
-        provider: slmcode::config::Provider::LlamaCpp,
-        endpoint: Some(emulator.base_url()),
-        record_stats: false,
-        ..Settings::default()
-    };
+    let mut settings = Settings::default();
+    settings.provider = slmcode::config::Provider::LlamaCpp;
+    settings.endpoint = Some(emulator.base_url());
+    settings.record_stats = false;
     let mut options = NegotiateOptions::from_settings(&settings);
     options.cache = None;
     let context = CallContext::negotiate(&settings, Negotiator::global(), &options)

@@ -21,7 +21,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if resolved.settings.endpoint.is_some() {
         let context = CallContext::from_settings(&resolved.settings)?;
         let request = StructuredRequest::contract("plan").user("Add a --timeout flag");
-        let outcome = structured_call(&resolved.settings, &request, &context)?;
+        let outcome = structured_call(&request, &context)?;
         println!("{:?}", outcome.meta.mechanism);
     }
     Ok(())

@@ -22,7 +22,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let resolved = resolve(&environment, &Overrides::new())?;
     let context = CallContext::from_settings(&resolved.settings)?;
     let request = StructuredRequest::contract("plan").user("Add a --timeout flag");
-    let outcome = structured_call(&resolved.settings, &request, &context)?;
+    let outcome = structured_call(&request, &context)?;
     println!("{}", outcome.meta.mechanism.as_str());
     Ok(())
 }

@@ -80,7 +80,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .system("You are a coding agent. Use the tools to look at the project, then answer.")
         .user(question);
     for turn in 1..=TURNS {
-        let outcome = structured_call(&resolved.settings, &request, &context)?;
+        let outcome = structured_call(&request, &context)?;
         let calls = outcome.tool_calls();
         if calls.is_empty() {
             let answer = content(&outcome.answer).unwrap_or_default();

@@ -3,6 +3,81 @@
 //! The library is the core: it never prints and never exits. The `slmcode` binary is a thin
 //! command-line layer over it (see `src/cli/`).
 //!
+//! # Three entry points
+//!
+//! [`repair`](repair::repair) turns a model's unconstrained answer into a value that passes the
+//! schema, on a fixed ladder of repairs whose rung is reported, or says why it cannot:
+//!
+//! ```
+//! use slmcode::repair::{RepairOptions, Rung, repair};
+//! use serde_json::json;
+//!
+//! let schema = json!({
+//!     "type": "object",
+//!     "properties": {"steps": {"type": "array", "items": {"type": "string"}}},
+//!     "required": ["steps"]
+//! });
+//! let answer = "Sure! Here is the plan:\n```json\n{\"steps\": [\"read\", \"write\",]}\n```";
+//! let repaired = repair(answer, &RepairOptions::new().schema(&schema)?)?;
+//! assert_eq!(repaired.value, json!({"steps": ["read", "write"]}));
+//! assert_ne!(repaired.rung, Rung::None); // it took a repair, and says which
+//!
+//! let failure = repair("I cannot help with that.", &RepairOptions::new().schema(&schema)?)
+//!     .unwrap_err();
+//! println!("{}: {}", failure.class.as_str(), failure);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! [`validate`](schema::validate()) checks a value against a schema (any draft the validator
+//! knows) and names every violation by its JSON pointer; [`schema::contract`] gives the
+//! shipped contracts' schemas:
+//!
+//! ```
+//! use slmcode::schema::{ValidateError, validate};
+//! use serde_json::json;
+//!
+//! let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+//! assert!(validate(&schema, &json!({"n": 3})).is_ok());
+//! let Err(ValidateError::Violations(violations)) = validate(&schema, &json!({"n": "three"}))
+//! else {
+//!     panic!("a string is not an integer");
+//! };
+//! assert_eq!(violations.0[0].pointer, "/n");
+//! ```
+//!
+//! [`structured_call`](backends::call::structured_call) is the whole path `slmcode generate` runs:
+//! negotiate the strongest constraint the endpoint supports, ask, repair, validate, re-ask.
+//! Settings come from an [`Environment`](config::Environment) the harness builds (or
+//! `Environment::from_process()`), so nothing is read from the process unless it says so:
+//!
+//! ```
+//! use slmcode::backends::call::{CallContext, CallFailure, StructuredRequest, structured_call};
+//! use slmcode::config::{Environment, Overrides, resolve};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let environment = Environment::from_pairs([
+//!     ("SLMCODE_CONFIG_DIR", dir.path().to_str().unwrap()),
+//!     ("SLMCODE_PROVIDER", "llamacpp"),
+//!     // Nothing listens here: the call fails, and says how.
+//!     ("SLMCODE_ENDPOINT", "http://127.0.0.1:1"),
+//! ]);
+//! let settings = resolve(&environment, &Overrides::new())?.settings;
+//! let context = CallContext::from_settings(&settings)?;
+//! let request = StructuredRequest::contract("plan").user("Add a --timeout flag");
+//! let result = structured_call(&request, &context);
+//! match &result {
+//!     // The value passed the contract's schema; the meta says how it was obtained.
+//!     Ok(outcome) => println!("{:?} by {:?}", outcome.value(), outcome.meta.mechanism),
+//!     // The endpoint failed, after the retries its class allows.
+//!     Err(CallFailure::Endpoint { error, .. }) => println!("endpoint: {}", error.class),
+//!     // Every answer failed validation: the errors, the raw text, what was complete.
+//!     Err(CallFailure::SchemaViolation(violation)) => println!("{violation}"),
+//!     Err(failure) => println!("{failure}"),
+//! }
+//! assert!(matches!(result, Err(CallFailure::Endpoint { .. })));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! Layers, from the bottom up:
 //! - [`schema`]: the contract registry, validation with JSON-pointer paths, the supported
 //!   schema subset and its linter, GBNF derivation and recognition, per-mechanism projection.

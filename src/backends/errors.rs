@@ -223,6 +223,7 @@ pub fn excerpt_chars(text: &str, limit: usize) -> String {
 /// A failed call: its class, the status and a short body excerpt when the server answered, the
 /// server's `Retry-After` hint, and how many attempts were made.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub struct CallError {
     /// How the failure is handled.
     pub class: ErrorClass,
@@ -238,10 +239,10 @@ pub struct CallError {
     /// fix: [`TlsFailure::remedy`]).
     pub tls: Option<TlsFailure>,
     /// Whether the connection was refused: nothing listens at the endpoint (start the server,
-    /// or fix the port). Retried only for a short grace ([`crate::backends::retry::REFUSED_GRACE`]).
+    /// or fix the port). Retried only for a short grace (`REFUSED_GRACE`).
     pub refused: bool,
     /// For a refused connection, when the endpoint began refusing in this process (the
-    /// transport's [`refusing_since`](crate::backends::retry::refusing_since)): the grace runs
+    /// transport's `refusing_since`): the grace runs
     /// from then, so a probe and the call after it share one.
     pub refusing_since: Option<std::time::Instant>,
 }

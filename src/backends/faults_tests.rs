@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::call::{CallContext, CallFailure, StructuredRequest, structured_call};
 use super::tests::emulator::{Emulator, Profile, RefusingPort};
 use super::*;
 use crate::config::{Provider, Settings, StructuredDecoding};
@@ -86,7 +87,7 @@ fn a_refused_connection_ends_the_call_without_a_plain_resend() {
         .unwrap()
         .with_sleep(|_| {});
     let request = StructuredRequest::contract("scope_judge").user("In scope?");
-    let failure = structured_call(&settings, &request, &context).unwrap_err();
+    let failure = structured_call(&request, &context).unwrap_err();
     let CallFailure::Endpoint { error, meta } = failure else {
         panic!("not an endpoint failure: {failure:?}");
     };
@@ -117,8 +118,7 @@ fn the_probe_and_the_call_after_it_share_one_grace() {
     let probed = context.negotiation.report.as_ref().unwrap();
     assert!(probed.baseline_failure.as_ref().unwrap().refused);
     let request = StructuredRequest::contract("scope_judge").user("In scope?");
-    let CallFailure::Endpoint { error, meta } =
-        structured_call(&settings, &request, &context).unwrap_err()
+    let CallFailure::Endpoint { error, meta } = structured_call(&request, &context).unwrap_err()
     else {
         panic!("not an endpoint failure");
     };

@@ -3,10 +3,10 @@
 //! this client's key (never the caller's credentials), and the answer is handed back as a
 //! stream so the caller can relay it piece by piece as it arrives.
 
-use std::io::{self, Read};
+use std::io::Read;
 use std::time::Duration;
 
-use super::errors::{CallError, Failure};
+use super::errors::CallError;
 use super::transport::Client;
 
 /// An upstream answer being relayed: its status, its content type and its body as it arrives.
@@ -92,9 +92,4 @@ impl Client {
     pub fn redact(&self, text: &str) -> String {
         self.mask(text)
     }
-}
-
-/// The error for an upstream body that failed while it was being relayed.
-pub fn relay_error(error: &io::Error) -> CallError {
-    CallError::from_failure(Failure::Connection(error.to_string()))
 }

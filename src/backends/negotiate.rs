@@ -259,7 +259,7 @@ impl Negotiator {
     }
 
     /// Keeps a failed probe's result for `backoff` (doubling per failure) instead of
-    /// [`FAILED_PROBE_BACKOFF`].
+    /// `FAILED_PROBE_BACKOFF`.
     pub fn with_failure_backoff(mut self, backoff: Duration) -> Negotiator {
         self.backoff = backoff;
         self

@@ -326,7 +326,7 @@ fn save_stats(stats: &Stats, printer: &Printer) {
     let Some(directory) = slmcode::config::Environment::from_process().config_dir() else {
         return;
     };
-    let path = directory.join(slmcode::files::STATS_FILE);
+    let path = directory.join(slmcode::files::stats::STATS_FILE);
     match slmcode::files::stats::add(stats, &path) {
         Ok(None) => {}
         Ok(Some(replaced)) => {

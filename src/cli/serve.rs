@@ -10,7 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::anyhow;
 use slmcode::backends::call::CallContext;
 use slmcode::config::{Environment, Key, Secret};
-use slmcode::files::STATS_FILE;
+use slmcode::files::stats::STATS_FILE;
 use slmcode::serve::{
     LogRecord, MAX_BODY_BYTES, Proxy, ProxyOptions, ServeState, remove_state, write_state,
 };
@@ -65,7 +65,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     }
     let mechanism = negotiation.capabilities.mechanism;
     let endpoint = target.endpoint.to_string();
-    let context = CallContext::new(target, negotiation)
+    let context = CallContext::new(resolved.settings.clone(), target, negotiation)
         .with_cache(negotiate_options.cache.clone())
         .with_stats_file(Some(resolved.config_path.with_file_name(STATS_FILE)));
     let json = printer.json();

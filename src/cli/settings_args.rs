@@ -103,6 +103,8 @@ pub fn config_error(error: ConfigError) -> CliError {
         | ConfigError::Lock { .. }
         | ConfigError::Write { .. }
         | ConfigError::InvalidOverride { .. } => None,
+        // A kind a later library adds: its message says it all.
+        _ => None,
     };
     let exit = match error {
         ConfigError::InvalidOverride { .. } => Exit::Usage,

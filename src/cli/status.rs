@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde::Serialize;
 use slmcode::backends::{Target, TargetError, reachability};
 use slmcode::config::{Key, StructuredDecoding};
-use slmcode::files::{STATS_FILE, stats};
+use slmcode::files::stats::{self, STATS_FILE};
 use slmcode::repair::Stats;
 use slmcode::serve::{ProxyStatus, proxy_status};
 

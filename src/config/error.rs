@@ -9,6 +9,7 @@ use super::keys::{InvalidValue, UnknownKey};
 
 /// A settings problem that stops resolution or an edit of `config.toml`.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConfigError {
     /// Neither `SLMCODE_CONFIG_DIR` nor a home directory says where the config lives.
     #[error("no config directory: set SLMCODE_CONFIG_DIR (there is no home directory)")]

@@ -108,7 +108,7 @@ pub(crate) struct FileEntries {
     pub removed: Vec<RemovedKey>,
 }
 
-/// A key of an earlier version in the file (see [`super::keys::REMOVED_KEYS`]).
+/// A key an earlier version wrote in the file, which this one no longer reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RemovedKey {
     /// Its name.

@@ -11,7 +11,7 @@ use super::endpoint::redact_userinfo;
 use super::parse;
 use super::values::{AntiRepetition, Secret, StructuredDecoding, Thinking, Value};
 use super::{Provider, Settings};
-use crate::schema::Whitespace;
+use crate::schema::gbnf::Whitespace;
 
 /// A setting's name, as a type: the keys of `config.toml`, `config get KEY` and so on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -6,15 +6,16 @@
 //! ([`KEYS`]) names, documents and parses every setting; [`environment_variables`] lists every
 //! variable read. [`ConfigFile`] edits the file without losing comments or other tools'
 //! tables, and writes it atomically. [`readiness`] scores how safe the settings are for a
-//! small local model. [`endpoint`] normalises the base URL a user writes, once, for every layer.
+//! small local model. An endpoint's base URL is normalised once, for every layer
+//! ([`crate::backends::normalize_endpoint`]).
 //!
 //! This module uses nothing else in the crate but `schema` (for the grammar's whitespace) and
 //! `files` (atomic writes); it reads files and the environment but never the network, never
 //! prints and never exits.
 
-use crate::schema::Whitespace;
+use crate::schema::gbnf::Whitespace;
 
-pub mod endpoint;
+pub(crate) mod endpoint;
 mod environment;
 mod error;
 mod file;
@@ -27,7 +28,9 @@ mod values;
 
 pub use environment::{ConfigDirSource, Environment, EnvironmentVariable, environment_variables};
 pub use error::ConfigError;
-pub use file::{CONFIG_FILE_NAME, ConfigFile, holds_literal_key, set_value, unset_value};
+pub use file::{
+    CONFIG_FILE_NAME, ConfigFile, RemovedKey, holds_literal_key, set_value, unset_value,
+};
 pub use keys::{InvalidValue, KEYS, Key, KeySpec, UnknownKey};
 pub use provider::{Provider, UnknownProvider};
 pub use resolve::{
@@ -39,6 +42,7 @@ pub use values::{
 
 /// Every setting, resolved and typed. [`Settings::default`] holds the defaults.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Settings {
     /// The kind of server; decides the preset (default endpoint, key variable, probes).
     pub provider: Provider,

@@ -11,7 +11,7 @@ use super::keys::Key;
 use super::resolve::{ConfigWarning, Resolved, Source};
 use super::values::{AntiRepetition, StructuredDecoding, Value};
 use super::{Provider, Settings};
-use crate::schema::Whitespace;
+use crate::schema::gbnf::Whitespace;
 
 /// The smallest `max_tokens` that fits the largest contract's answer. The largest shipped
 /// contract examples (`examples/contracts/architect.json` and `plan.json`) are about 1.2 KB of

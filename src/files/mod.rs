@@ -22,8 +22,6 @@ use std::time::{Duration, Instant};
 
 pub mod stats;
 
-pub use stats::{STATS_FILE, StatsError};
-
 /// Something other than a regular file is at a path slmcode reads or writes (following a
 /// symlink): it is neither opened nor replaced.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -17,6 +17,7 @@ use crate::schema::{ValidationError, Validator, Violations, follow_refs};
 
 /// A repaired (or already valid) document.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Repaired {
     /// The value; valid against the schema when one was given.
     pub value: Value,
@@ -88,6 +89,7 @@ impl fmt::Display for FailureClass {
 /// A repair that did not produce a value that can be trusted.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("{message}")]
+#[non_exhaustive]
 pub struct RepairFailure {
     /// What kind of failure: what a caller's re-ask should say.
     pub class: FailureClass,

@@ -19,6 +19,7 @@ use crate::memo::Memo;
 /// resolve locally, a keyword with a value of the wrong type, ...).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid schema at {pointer}: {message}", pointer = display_pointer(.pointer))]
+#[non_exhaustive]
 pub struct SchemaError {
     /// JSON pointer into the schema where the problem was found (`""` for the root).
     pub pointer: String,
@@ -140,6 +141,7 @@ impl Validator {
 
 /// Why [`validate`] did not return `Ok`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ValidateError {
     /// The schema itself could not be compiled.
     #[error(transparent)]

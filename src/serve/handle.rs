@@ -266,7 +266,7 @@ fn chat(
         }
     };
     let Structured {
-        request: call,
+        request: mut call,
         tools,
         ask,
         temperature,
@@ -277,11 +277,8 @@ fn chat(
         RequestKind::Structured
     };
     record.stream = ask.stream;
-    let mut settings = shared.settings.clone();
-    if let Some(temperature) = temperature {
-        settings.temperature = temperature;
-    }
-    let result = structured_call(&settings, &call, &shared.context);
+    call.temperature = temperature;
+    let result = structured_call(&call, &shared.context);
     let stamp = stamp(shared, &ask);
     match result {
         Ok(outcome) => {

@@ -3,12 +3,12 @@
 //! change.
 //!
 //! [`Proxy::bind`] listens (on 127.0.0.1 unless told otherwise) and [`Proxy::run`] serves until
-//! a stop flag is set: synchronous, one thread per connection ([`http`]: `httparse` for request
+//! a stop flag is set: synchronous, one thread per connection (`httparse` for request
 //! heads, every client-controlled size and wait bounded), at most `max_connections` requests
 //! handled at once (one more is answered 503 at once) and four times as many connections open,
 //! `ureq` upstream. Routes:
 //! - `POST /v1/chat/completions` (also without `/v1`): a request with `response_format` or
-//!   `tools` runs [`structured_call`] ([`translate`] maps both ways); any other is relayed
+//!   `tools` runs [`structured_call`](crate::backends::call::structured_call) ([`translate`] maps both ways); any other is relayed
 //!   unchanged, an event stream chunk by chunk as it arrives;
 //! - `GET /v1/models`: relayed;
 //! - `GET /slmcode/status`: the counters ([`Counters`]), for `slmcode status`.

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use crate::config::Settings;
-use crate::files::STATS_FILE;
+use crate::files::stats::STATS_FILE;
 
 use super::super::cache::{CacheEntry, CapabilityCache, Demotion};
 use super::super::capabilities::WireForm;
@@ -70,6 +70,7 @@ pub struct CallContext {
     pub(super) sleep: Sleep,
     pub(super) progress: Option<ProgressReport>,
     pub(super) learned: Mutex<Learned>,
+    pub(super) settings: Settings,
 }
 
 impl fmt::Debug for CallContext {
@@ -87,8 +88,9 @@ impl fmt::Debug for CallContext {
 impl CallContext {
     /// A context for `target` with `negotiation`: no cache, no stats file, the default retry
     /// policy, real sleeps.
-    pub fn new(target: Target, negotiation: Negotiation) -> CallContext {
+    pub fn new(settings: Settings, target: Target, negotiation: Negotiation) -> CallContext {
         CallContext {
+            settings,
             client: target.client(),
             target,
             negotiation,
@@ -127,13 +129,25 @@ impl CallContext {
     ) -> Result<CallContext, TargetError> {
         let (target, _) = Target::from_settings(settings)?;
         let negotiation = negotiator.negotiate(&target, options);
-        Ok(CallContext::new(target, negotiation).with_cache(options.cache.clone()))
+        Ok(CallContext::new(settings.clone(), target, negotiation)
+            .with_cache(options.cache.clone()))
     }
 
     /// Writes demotions and enforcement failures to `cache` (and reads recorded ones from it).
     pub fn with_cache(mut self, cache: Option<CapabilityCache>) -> CallContext {
         self.cache = cache;
         self.cache_kept = OnceLock::new();
+        self
+    }
+
+    /// The settings every call through this context runs with.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Runs calls with `settings` instead (same target, negotiation and learned state).
+    pub fn with_settings(mut self, settings: Settings) -> CallContext {
+        self.settings = settings;
         self
     }
 

@@ -40,7 +40,8 @@ use serde_json::Value;
 
 use crate::config::{Provider, Settings, StructuredDecoding};
 use crate::repair::{RepairOptions, RepetitionDetector};
-use crate::schema::{self, Constraint, Mechanism, Problem, Whitespace};
+use crate::schema::gbnf::Whitespace;
+use crate::schema::{self, Constraint, Mechanism, Problem};
 
 use super::super::cache::Demotion;
 use super::super::capabilities::{GuidedField, WireForm};

@@ -3,7 +3,7 @@
 //!
 //! Given settings, a [`StructuredRequest`] (a contract, a caller's schema or a role, and the
 //! messages) and a [`CallContext`] (the target, its negotiated capabilities, the cache), it
-//! 1. plans the request ([`request`]): the original schema, the contract's prompt (or the
+//! 1. plans the request: the original schema, the contract's prompt (or the
 //!    caller's prompt and schema) injected into the system message under every mechanism, the
 //!    role's stop sequences, whether tools ride along;
 //! 2. walks the mechanism ladder (`ladder`): prompt-only when `structured_decoding` is off
@@ -17,7 +17,7 @@
 //!    ladder (a tool turn's answer: its calls, each against its tool), whatever the server
 //!    claimed, and counts an answer that does not parse under a
 //!    form that claims to enforce (two in a row: the form is marked not enforced and demoted);
-//! 4. on a failure, sends at most `reask` re-asks matched to the failure class ([`evolve`]);
+//! 4. on a failure, sends at most `reask` re-asks matched to the failure class ([`next_action`]);
 //! 5. returns the value with its [`CallMeta`], or a [`CallFailure`]: an endpoint failure, or a
 //!    [`SchemaViolation`] with the validation errors, the bounded raw text, and for a
 //!    truncated object the complete members and the required ones missing.
@@ -26,10 +26,10 @@
 //! only retry is the retry policy's, per request.
 
 mod context;
-pub mod evolve;
+pub(crate) mod evolve;
 mod ladder;
 mod outcome;
-pub mod request;
+pub(crate) mod request;
 mod turn;
 mod watch;
 
@@ -38,7 +38,7 @@ mod tests;
 
 use std::time::{Duration, Instant};
 
-use crate::config::{AntiRepetition, Settings};
+use crate::config::AntiRepetition;
 use crate::repair::{self, CallEnding, FailureClass, RepairOptions, Rung, Stats};
 use crate::schema::Mechanism;
 
@@ -68,12 +68,12 @@ use watch::Verdict;
 
 pub use turn::{assistant_message, tool_result_message};
 
-/// Runs one structured request (see the module docs).
+/// Runs one structured request with the context's settings (see the module docs).
 pub fn structured_call(
-    settings: &Settings,
     request: &StructuredRequest,
     context: &CallContext,
 ) -> Result<StructuredOutcome, CallFailure> {
+    let settings = &context.settings;
     let started = Instant::now();
     let plan = Plan::resolve(settings, request)?;
     context.recall_refusals();

@@ -130,6 +130,7 @@ impl fmt::Display for StreamEnding {
 
 /// What happened during one call (`meta` in `generate --json`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct CallMeta {
     /// The mechanism of the last answer (the one that produced the value, on success).
     pub mechanism: Mechanism,
@@ -273,6 +274,7 @@ pub struct ToolsMeta {
 
 /// A successful structured call.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct StructuredOutcome {
     /// The answer.
     pub answer: Answer,
@@ -300,6 +302,7 @@ impl StructuredOutcome {
 
 /// No trustworthy value after every attempt: the evidence.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct SchemaViolation {
     /// Why the last answer failed.
     pub class: FailureClass,
@@ -363,6 +366,7 @@ impl fmt::Display for SchemaViolation {
 
 /// The call's deadline passed during an answer: what had arrived by then.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct DeadlineExceeded {
     /// The deadline that passed.
     pub deadline: Duration,
@@ -397,6 +401,7 @@ impl fmt::Display for DeadlineExceeded {
 
 /// Why a structured call failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CallFailure {
     /// The request cannot be made (unknown contract, no schema, a schema that does not
     /// compile, no messages). Nothing was sent.

@@ -15,7 +15,8 @@ use serde_json::Value;
 
 use crate::agents::{self, Decoding, JSON_STOP, RoleKind, RoleSpec, UnknownRoleContract};
 use crate::config::{Settings, Thinking};
-use crate::schema::{self, Mechanism, SchemaError, UnknownContract, Whitespace};
+use crate::schema::gbnf::Whitespace;
+use crate::schema::{self, Mechanism, SchemaError, UnknownContract};
 use crate::tools::{CompileError, SCHEMA_NAME, ToolChoice, ToolSet};
 
 use super::super::presets::preset;
@@ -85,6 +86,8 @@ pub struct StructuredRequest {
     pub mechanism: Option<Mechanism>,
     /// A sampling seed, for repeatable answers.
     pub seed: Option<u64>,
+    /// The sampling temperature; `None` takes `temperature` from the settings.
+    pub temperature: Option<f64>,
     /// The deadline of the whole call; `None` takes `call_timeout_s` from the settings.
     pub call_timeout: Option<Duration>,
 }
@@ -192,6 +195,7 @@ impl StructuredRequest {
 
 /// A request the call path cannot make.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RequestError {
     /// The named contract does not exist.
     #[error(transparent)]
@@ -326,7 +330,7 @@ impl Plan {
             messages: inject(&request.messages, &instructions),
             model: None,
             max_tokens: Some(budget),
-            temperature: Some(settings.temperature),
+            temperature: Some(request.temperature.unwrap_or(settings.temperature)),
             stop: if settings.thinking == Thinking::Off
                 || !preset(settings.provider).stops_reach_reasoning()
             {

@@ -27,7 +27,7 @@ use slmcode::backends::call::{
 };
 use slmcode::backends::{CallError, ErrorClass, Target};
 use slmcode::config::{self, Environment, Key, Resolved};
-use slmcode::files::STATS_FILE;
+use slmcode::files::stats::STATS_FILE;
 use slmcode::repair::{self, FailureClass};
 use slmcode::schema::{self, Mechanism, ValidationError};
 
@@ -192,11 +192,11 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     }
     let spinner = printer.spinner("waiting for the model ...");
     let shown = spinner.clone();
-    let context = CallContext::new(target, negotiation)
+    let context = CallContext::new(resolved.settings.clone(), target, negotiation)
         .with_cache(negotiate_options.cache.clone())
         .with_stats_file(Some(resolved.config_path.with_file_name(STATS_FILE)))
         .with_progress(move |progress| shown.set_message(progress_line(progress)));
-    let result = structured_call(&resolved.settings, &request, &context);
+    let result = structured_call(&request, &context);
     spinner.finish_and_clear();
     let footer = args
         .verbose
@@ -308,6 +308,8 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
                 }
                 fail(detail, &violation.meta, exit, printer)
             }
+            // A failure a later library adds: its message, exit 1.
+            Err(failure) => Err(CliError::new(Exit::Failure, anyhow::Error::new(failure))),
         }
     })();
     if let Some(footer) = footer {
@@ -545,10 +547,7 @@ fn warn_meta(meta: &CallMeta, schema_file: bool, printer: &Printer) {
 fn meta_of(result: &Result<StructuredOutcome, CallFailure>) -> Option<&CallMeta> {
     match result {
         Ok(outcome) => Some(&outcome.meta),
-        Err(CallFailure::Endpoint { meta, .. }) => Some(meta),
-        Err(CallFailure::DeadlineExceeded(exceeded)) => Some(&exceeded.meta),
-        Err(CallFailure::SchemaViolation(violation)) => Some(&violation.meta),
-        Err(CallFailure::Request(_)) => None,
+        Err(failure) => failure.meta(),
     }
 }
 

@@ -8,7 +8,8 @@
 use std::path::PathBuf;
 
 use serde::Serialize;
-use slmcode::schema::{Problem, Whitespace};
+use slmcode::schema::Problem;
+use slmcode::schema::gbnf::Whitespace;
 
 use super::source;
 use crate::cli::exit::{CommandResult, Exit};

@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 
 use serde::Serialize;
-use slmcode::schema::Whitespace;
+use slmcode::schema::gbnf::Whitespace;
 use slmcode::schema::gbnf::{self, Mismatch};
 
 use super::source;

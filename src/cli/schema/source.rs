@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
-use slmcode::schema::Whitespace;
+use slmcode::schema::gbnf::Whitespace;
 use slmcode::schema::gbnf::{self, Derived, GbnfError};
 
 use crate::cli::exit::{CliError, Exit};

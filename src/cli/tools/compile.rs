@@ -20,7 +20,7 @@ use anyhow::anyhow;
 use clap::ValueEnum;
 use serde::Serialize;
 use serde_json::Value;
-use slmcode::backends::{Negotiation, Outcome, WireForm, preset, transport};
+use slmcode::backends::{ChatRequest, Negotiation, Outcome, WireForm, build_body, preset};
 use slmcode::config::Provider;
 use slmcode::schema::{Constraint, Mechanism};
 use slmcode::tools::{
@@ -335,7 +335,7 @@ fn request_report(
             .collect(),
         _ => Vec::new(),
     };
-    let mut request = transport::ChatRequest::default();
+    let mut request = ChatRequest::default();
     let constraint = match &planned {
         ToolRequest::Nothing => Constraint::None,
         ToolRequest::Native { tools, tool_choice } => {
@@ -347,12 +347,8 @@ fn request_report(
     };
     // The fragment is what this adds to a plain request: the fields of an empty body
     // (messages, stream) are the caller's.
-    let plain = transport::build_body(
-        &transport::ChatRequest::default(),
-        &Constraint::None,
-        guided_field,
-    );
-    let mut body = transport::build_body(&request, &constraint, guided_field);
+    let plain = build_body(&ChatRequest::default(), &Constraint::None, guided_field);
+    let mut body = build_body(&request, &constraint, guided_field);
     if let (Value::Object(fields), Value::Object(plain)) = (&mut body, &plain) {
         fields.retain(|key, _| !plain.contains_key(key));
         if matches!(planned, ToolRequest::Native { .. }) {

@@ -116,8 +116,7 @@ fn a_cache_file_from_a_newer_slmcode_is_not_written_and_failures_count_in_memory
     let context = world.context();
     let newer = "{\"version\": 2, \"entries\": []}";
     std::fs::write(world.cache().path(), newer).unwrap();
-    let failure =
-        violation(structured_call(&world.settings, &scope_request(), &context).unwrap_err());
+    let failure = violation(structured_call(&scope_request(), &context).unwrap_err());
     // Two failures in a row still demote, counted by the context alone, and without a warning
     // (the negotiation is where the kept file is reported).
     assert_eq!(failure.meta.demotions.len(), 1);

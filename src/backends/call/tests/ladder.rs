@@ -73,7 +73,7 @@ fn every_contract_comes_back_valid_from_a_strict_server() {
     let context = world.context();
     for contract in schema::contracts() {
         let request = StructuredRequest::contract(contract.name).user("go");
-        let outcome = structured_call(&world.settings, &request, &context)
+        let outcome = structured_call(&request, &context)
             .unwrap_or_else(|failure| panic!("{}: {failure}", contract.name));
         let body = world.emulator.chat_bodies().pop().unwrap();
         let expected = if contract.strict {
@@ -186,8 +186,8 @@ fn the_same_context_remembers_its_demotions_between_calls() {
     world.emulator.answers([FENCED_SCOPE, FENCED_SCOPE]);
     // No cache: only the context remembers.
     let context = world.context().with_cache(None);
-    structured_call(&world.settings, &scope_request(), &context).unwrap();
-    structured_call(&world.settings, &scope_request(), &context).unwrap();
+    structured_call(&scope_request(), &context).unwrap();
+    structured_call(&scope_request(), &context).unwrap();
     assert_eq!(
         forms_sent(&world.emulator),
         ["json_object", "json_object", "plain", "plain", "plain"],
@@ -352,12 +352,13 @@ fn llama_cpp_gets_the_derived_grammar_and_the_prompt_still_describes_the_schema(
     let context = world.context();
     for contract in schema::contracts() {
         let request = StructuredRequest::contract(contract.name).user("go");
-        let outcome = structured_call(&world.settings, &request, &context)
+        let outcome = structured_call(&request, &context)
             .unwrap_or_else(|failure| panic!("{}: {failure}", contract.name));
         let body = world.emulator.chat_bodies().pop().unwrap();
         // The default grammar_whitespace: compact.
         let derived =
-            schema::gbnf::derive_with(contract.schema(), schema::Whitespace::Compact).unwrap();
+            schema::gbnf::derive_with(contract.schema(), schema::gbnf::Whitespace::Compact)
+                .unwrap();
         assert_eq!(
             body["grammar"],
             derived.grammar.as_str(),
@@ -394,21 +395,22 @@ fn llama_server_gets_a_schema_with_a_number_or_a_format_as_the_derived_grammar()
             "format": "uri"}}, "required": ["url"]}),
     ] {
         let request = StructuredRequest::schema(schema.clone()).user("go");
-        let outcome = structured_call(&world.settings, &request, &context).unwrap();
+        let outcome = structured_call(&request, &context).unwrap();
         let body = world.emulator.chat_bodies().pop().unwrap();
         assert_eq!(constrained_fields(&body), ["grammar"], "{schema}");
         assert_eq!(outcome.meta.mechanism, Mechanism::GbnfGrammar);
     }
     // A contract (integers and strings only) gets the compact grammar too, which a real small
     // model did better under; with pretty whitespace it keeps strict json_schema.
-    structured_call(&world.settings, &scope_request(), &context).unwrap();
+    structured_call(&scope_request(), &context).unwrap();
     let body = world.emulator.chat_bodies().pop().unwrap();
     assert_eq!(constrained_fields(&body), ["grammar"]);
     let pretty = Settings {
-        grammar_whitespace: schema::Whitespace::Pretty,
+        grammar_whitespace: schema::gbnf::Whitespace::Pretty,
         ..world.settings.clone()
     };
-    structured_call(&pretty, &scope_request(), &context).unwrap();
+    let context = context.with_settings(pretty);
+    structured_call(&scope_request(), &context).unwrap();
     let body = world.emulator.chat_bodies().pop().unwrap();
     assert_eq!(
         body["response_format"]["json_schema"]["strict"],
@@ -424,7 +426,7 @@ fn llama_server_gets_a_schema_with_a_number_or_a_format_as_the_derived_grammar()
     let request = StructuredRequest::schema(json!({"type": "object", "properties":
         {"score": {"type": "number"}}, "required": ["score"]}))
     .user("go");
-    structured_call(&vllm.settings, &request, &vllm.context()).unwrap();
+    structured_call(&request, &vllm.context()).unwrap();
     let body = vllm.emulator.chat_bodies().pop().unwrap();
     assert_eq!(constrained_fields(&body), ["response_format"]);
 }
@@ -449,4 +451,21 @@ fn projection_notes_travel_in_the_meta_and_validation_uses_the_original_schema()
     assert_eq!(failure.meta.notes.len(), 1);
     assert_eq!(failure.meta.notes[0].pointer, "/properties/tags");
     assert_eq!(failure.errors[0].pointer, "/tags");
+}
+
+#[test]
+fn a_requests_temperature_overrides_the_contexts_settings_and_none_keeps_them() {
+    let world = World::new(Profile::openai(), Provider::OpenAi);
+    world.cached(&[WireForm::JsonSchema]);
+    let mut settings = world.settings.clone();
+    settings.temperature = 0.25;
+    let context = world.context().with_settings(settings);
+    structured_call(&scope_request(), &context).unwrap();
+    let body = world.emulator.chat_bodies().pop().unwrap();
+    assert_eq!(body["temperature"], json!(0.25));
+    let mut request = scope_request();
+    request.temperature = Some(0.75);
+    structured_call(&request, &context).unwrap();
+    let body = world.emulator.chat_bodies().pop().unwrap();
+    assert_eq!(body["temperature"], json!(0.75));
 }

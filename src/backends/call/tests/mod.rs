@@ -113,13 +113,13 @@ impl World {
         let waits = self.waits.clone();
         CallContext::negotiate(&self.settings, &Negotiator::new(), &options)
             .unwrap()
-            .with_stats_file(Some(self.dir.path().join(crate::files::STATS_FILE)))
+            .with_stats_file(Some(self.dir.path().join(crate::files::stats::STATS_FILE)))
             .with_jitter_seed(7)
             .with_sleep(move |wait| waits.lock().unwrap().push(wait))
     }
 
     fn call(&self, request: &StructuredRequest) -> Result<StructuredOutcome, CallFailure> {
-        structured_call(&self.settings, request, &self.context())
+        structured_call(request, &self.context())
     }
 
     fn entry(&self) -> CacheEntry {

@@ -168,7 +168,7 @@ fn repair_stats_count_every_answer_unless_record_stats_is_off() {
     let mut world = World::new(Profile::llama_server(), Provider::LlamaCpp).off();
     world.emulator.answers(["no JSON here", FENCED_SCOPE]);
     world.call(&scope_request()).unwrap();
-    let path = world.dir.path().join(crate::files::STATS_FILE);
+    let path = world.dir.path().join(crate::files::stats::STATS_FILE);
     let stats = crate::files::stats::load(&path).unwrap();
     assert_eq!(stats.total, 2);
     assert_eq!(stats.outcomes["prose"], 1);
