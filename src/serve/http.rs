@@ -247,18 +247,14 @@ impl Connection {
         headers: &[(&str, String)],
         keep_alive: bool,
     ) -> bool {
-        let mut head = status_line(status);
-        push_header(&mut head, "Content-Type", content_type);
-        push_header(&mut head, "Content-Length", &bytes.len().to_string());
-        push_header(
-            &mut head,
-            "Connection",
-            if keep_alive { "keep-alive" } else { "close" },
+        let length = bytes.len().to_string();
+        let head = response_head(
+            status,
+            content_type,
+            &[("Content-Length", &length)],
+            headers,
+            keep_alive,
         );
-        for (name, value) in headers {
-            push_header(&mut head, name, value);
-        }
-        head.push_str("\r\n");
         let sent = self
             .writer
             .write_all(head.as_bytes())
@@ -279,19 +275,16 @@ impl Connection {
         headers: &[(&str, String)],
         keep_alive: bool,
     ) -> io::Result<()> {
-        let mut head = status_line(status);
-        push_header(&mut head, "Content-Type", content_type);
-        push_header(&mut head, "Cache-Control", "no-cache");
-        push_header(&mut head, "Transfer-Encoding", "chunked");
-        push_header(
-            &mut head,
-            "Connection",
-            if keep_alive { "keep-alive" } else { "close" },
+        let head = response_head(
+            status,
+            content_type,
+            &[
+                ("Cache-Control", "no-cache"),
+                ("Transfer-Encoding", "chunked"),
+            ],
+            headers,
+            keep_alive,
         );
-        for (name, value) in headers {
-            push_header(&mut head, name, value);
-        }
-        head.push_str("\r\n");
         self.writer.write_all(head.as_bytes())?;
         self.writer.flush()
     }
@@ -381,6 +374,29 @@ fn head_end(bytes: &[u8], from: usize) -> Option<usize> {
 
 fn bad_request(message: &str) -> ReadError {
     ReadError::Refuse(400, message.to_owned())
+}
+
+/// A response's head: the status line, its type, how its body is framed, whether the
+/// connection stays open, the caller's headers, and the blank line.
+fn response_head(
+    status: u16,
+    content_type: &str,
+    framing: &[(&str, &str)],
+    headers: &[(&str, String)],
+    keep_alive: bool,
+) -> String {
+    let mut head = status_line(status);
+    push_header(&mut head, "Content-Type", content_type);
+    for (name, value) in framing {
+        push_header(&mut head, name, value);
+    }
+    let connection = if keep_alive { "keep-alive" } else { "close" };
+    push_header(&mut head, "Connection", connection);
+    for (name, value) in headers {
+        push_header(&mut head, name, value);
+    }
+    head.push_str("\r\n");
+    head
 }
 
 fn status_line(status: u16) -> String {
