@@ -105,7 +105,7 @@ fn main() {
     let client = agent();
     for (name, body) in [("plain", &plain), ("json_schema", &structured)] {
         let bytes = body.to_string().into_bytes();
-        // Warm both paths (connections, the negotiated rung, compiled schemas).
+        // Warm both paths (connections, the negotiated wire form, compiled schemas).
         for _ in 0..20 {
             send(&client, &straight, &bytes);
             send(&client, &through, &bytes);

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use slmcode::config::{
-    CONFIG_FILE_NAME, ConfigError, ConfigFile, Environment, Key, Overrides, Settings, Value,
+    CONFIG_FILE_NAME, ConfigError, ConfigFile, Environment, Key, Overrides, Settings, SettingValue,
     resolve, set_value, unset_value,
 };
 
@@ -27,7 +27,7 @@ fn environment() -> Environment {
 }
 
 /// Every key's value as the file gives it.
-fn file_values(path: &std::path::Path) -> Vec<Option<Value>> {
+fn file_values(path: &std::path::Path) -> Vec<Option<SettingValue>> {
     let file = ConfigFile::load(path).expect("a file that resolved loads for editing");
     Key::ALL.iter().map(|key| file.value(*key)).collect()
 }

@@ -2,9 +2,9 @@
 //! (provider, endpoint, model), so a probe is paid once, not per process.
 //!
 //! Every write is a read-modify-write under the advisory lock on `capabilities.json.lock`
-//! ([`FileLock`]), and replaces the file atomically ([`write_json_atomic`]), so concurrent processes
-//! neither corrupt the file nor lose each other's entries. Readers need no lock: a rename is
-//! atomic. No secret is ever in an entry: there is no field for one, and body excerpts were
+//! ([`FileLock`]), and replaces the file atomically ([`write_json_atomic`]), so concurrent
+//! processes neither corrupt the file nor lose each other's entries. Readers need no lock: a rename
+//! is atomic. No secret is ever in an entry: there is no field for one, and body excerpts were
 //! masked by the transport. Uses `config`, `files`, `schema`.
 //!
 //! A file this build cannot use is reported (a warning, never an error), and what happens to it
@@ -27,7 +27,7 @@ use crate::config::Provider;
 use crate::files::{FileError, FileLock, read_regular, write_json_atomic};
 use crate::schema::Mechanism;
 
-use super::capabilities::{Capabilities, GuidedField, Outcome, WireForm};
+use super::capabilities::{Capabilities, FormOutcome, GuidedField, WireForm};
 use super::errors::excerpt;
 use super::fingerprint::Fingerprint;
 use super::time::{format_rfc3339, now_rfc3339, parse_rfc3339};
@@ -149,7 +149,7 @@ pub struct CacheEntry {
     pub probed_at: Option<String>,
     /// Each wire form's probe outcome.
     #[serde(default)]
-    pub outcomes: BTreeMap<WireForm, Outcome>,
+    pub outcomes: BTreeMap<WireForm, FormOutcome>,
     /// The server's fingerprint at probe time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<Fingerprint>,
@@ -255,7 +255,7 @@ impl CacheEntry {
         let answer = super::errors::excerpt_chars(answer, 80);
         self.outcomes.insert(
             form,
-            Outcome::NotEnforced {
+            FormOutcome::NotEnforced {
                 answer: answer.clone(),
             },
         );

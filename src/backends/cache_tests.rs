@@ -17,7 +17,7 @@ fn supported(forms: &[WireForm]) -> Capabilities {
     Capabilities::select(
         forms
             .iter()
-            .map(|form| (*form, Outcome::Supported))
+            .map(|form| (*form, FormOutcome::Supported))
             .collect(),
         &[],
         true,
@@ -263,7 +263,7 @@ fn a_failed_probe_is_recorded_only_where_no_success_stands() {
             .into_iter()
             .map(|form| {
                 let reason = reason.to_owned();
-                (form, Outcome::Untested { reason })
+                (form, FormOutcome::Untested { reason })
             })
             .collect();
         floor
@@ -284,7 +284,7 @@ fn a_failed_probe_is_recorded_only_where_no_success_stands() {
     assert_eq!(entry.failed_probe, Some(loading.clone()));
     assert_eq!(
         entry.outcomes[&WireForm::JsonObject],
-        Outcome::Untested {
+        FormOutcome::Untested {
             reason: "loading".to_owned()
         }
     );

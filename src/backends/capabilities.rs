@@ -3,7 +3,7 @@
 //!
 //! A [`WireForm`] is one concrete way of sending a constraint (json_schema with and without
 //! `strict`, vLLM's `structured_outputs` and legacy `guided_json`, `grammar`, `json_object`).
-//! Probing records an [`Outcome`] per form; [`Capabilities::select`] picks the strongest form
+//! Probing records a [`FormOutcome`] per form; [`Capabilities::select`] picks the strongest form
 //! that is supported and not demoted. The zero value, [`Capabilities::floor`], is `prompt_only`:
 //! an unreachable or hostile endpoint degrades instead of failing. Uses `schema` only.
 
@@ -110,7 +110,7 @@ impl GuidedField {
 /// What a probe found out about one wire form.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
-pub enum Outcome {
+pub enum FormOutcome {
     /// The server accepted the field and the answer satisfied the probe schema: enforced.
     Supported,
     /// The server said no: the status and a short excerpt of its body.
@@ -133,32 +133,32 @@ pub enum Outcome {
     },
 }
 
-impl Outcome {
+impl FormOutcome {
     /// The outcome's name: `supported`, `rejected`, `not_enforced`, `untested`.
     pub const fn name(&self) -> &'static str {
         match self {
-            Outcome::Supported => "supported",
-            Outcome::Rejected { .. } => "rejected",
-            Outcome::NotEnforced { .. } => "not_enforced",
-            Outcome::Untested { .. } => "untested",
+            FormOutcome::Supported => "supported",
+            FormOutcome::Rejected { .. } => "rejected",
+            FormOutcome::NotEnforced { .. } => "not_enforced",
+            FormOutcome::Untested { .. } => "untested",
         }
     }
 
     /// Why, in one line, for tables.
     pub fn detail(&self) -> String {
         match self {
-            Outcome::Supported => "accepted and enforced".to_owned(),
-            Outcome::Rejected { status, body } => format!("HTTP {status}: {body}"),
-            Outcome::NotEnforced { answer } => {
+            FormOutcome::Supported => "accepted and enforced".to_owned(),
+            FormOutcome::Rejected { status, body } => format!("HTTP {status}: {body}"),
+            FormOutcome::NotEnforced { answer } => {
                 format!("accepted, but the answer ignored it: {answer}")
             }
-            Outcome::Untested { reason } => reason.clone(),
+            FormOutcome::Untested { reason } => reason.clone(),
         }
     }
 
     /// Whether this outcome lets the form be selected.
     pub const fn is_supported(&self) -> bool {
-        matches!(self, Outcome::Supported)
+        matches!(self, FormOutcome::Supported)
     }
 }
 
@@ -174,7 +174,7 @@ pub struct Capabilities {
     /// Whether a successful probe stands behind this; a prior is a hint, not a finding.
     pub probed: bool,
     /// What each wire form did when probed (every form has an entry once probed).
-    pub outcomes: BTreeMap<WireForm, Outcome>,
+    pub outcomes: BTreeMap<WireForm, FormOutcome>,
 }
 
 impl Capabilities {
@@ -191,12 +191,12 @@ impl Capabilities {
 
     /// The strongest supported form among `outcomes`, skipping `demoted` ones.
     pub fn select(
-        outcomes: BTreeMap<WireForm, Outcome>,
+        outcomes: BTreeMap<WireForm, FormOutcome>,
         demoted: &[WireForm],
         probed: bool,
     ) -> Capabilities {
         let usable = |form: WireForm| {
-            !demoted.contains(&form) && outcomes.get(&form).is_some_and(Outcome::is_supported)
+            !demoted.contains(&form) && outcomes.get(&form).is_some_and(FormOutcome::is_supported)
         };
         let mut capabilities = Capabilities {
             probed,
@@ -232,14 +232,14 @@ impl Capabilities {
 mod tests {
     use super::*;
 
-    fn outcomes(supported: &[WireForm]) -> BTreeMap<WireForm, Outcome> {
+    fn outcomes(supported: &[WireForm]) -> BTreeMap<WireForm, FormOutcome> {
         WireForm::ALL
             .into_iter()
             .map(|form| {
                 let outcome = if supported.contains(&form) {
-                    Outcome::Supported
+                    FormOutcome::Supported
                 } else {
-                    Outcome::NotEnforced {
+                    FormOutcome::NotEnforced {
                         answer: "Sure!".to_owned(),
                     }
                 };
@@ -289,7 +289,7 @@ mod tests {
 
     #[test]
     fn outcomes_serialize_with_their_name() {
-        let json = serde_json::to_value(Outcome::Rejected {
+        let json = serde_json::to_value(FormOutcome::Rejected {
             status: 400,
             body: "nope".to_owned(),
         })
@@ -298,7 +298,7 @@ mod tests {
             json,
             serde_json::json!({"outcome": "rejected", "status": 400, "body": "nope"})
         );
-        let back: Outcome = serde_json::from_value(json).unwrap();
+        let back: FormOutcome = serde_json::from_value(json).unwrap();
         assert_eq!(back.name(), "rejected");
     }
 }

@@ -61,7 +61,7 @@ impl fmt::Display for ErrorClass {
 
 /// What went wrong with one HTTP exchange, before classification.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Failure {
+pub enum TransportFailure {
     /// The server answered with a non-2xx status.
     Status {
         /// The HTTP status.
@@ -175,9 +175,9 @@ pub fn is_context_overflow(body: &str) -> bool {
 /// The class of a failure (see [`ErrorClass`]). A context-overflow message wins over its
 /// status: besides the usual 400, older llama-server and llama-cpp-python send it
 /// with 500, and retrying that would re-run the same prefill for nothing.
-pub fn classify(failure: &Failure) -> ErrorClass {
+pub fn classify(failure: &TransportFailure) -> ErrorClass {
     match failure {
-        Failure::Status {
+        TransportFailure::Status {
             status,
             body,
             retry_after,
@@ -194,10 +194,10 @@ pub fn classify(failure: &Failure) -> ErrorClass {
                 ErrorClass::Unknown
             }
         }
-        Failure::Connection(_) | Failure::Refused(_) => ErrorClass::Transient,
-        Failure::Tls(_) => ErrorClass::Permanent,
-        Failure::TimedOut(_) => ErrorClass::Canceled,
-        Failure::TooLarge(_) | Failure::Malformed(_) => ErrorClass::Unknown,
+        TransportFailure::Connection(_) | TransportFailure::Refused(_) => ErrorClass::Transient,
+        TransportFailure::Tls(_) => ErrorClass::Permanent,
+        TransportFailure::TimedOut(_) => ErrorClass::Canceled,
+        TransportFailure::TooLarge(_) | TransportFailure::Malformed(_) => ErrorClass::Unknown,
     }
 }
 
@@ -249,30 +249,30 @@ pub struct CallError {
 
 impl CallError {
     /// Classifies a failure into an error (one attempt so far).
-    pub fn from_failure(failure: Failure) -> CallError {
+    pub fn from_failure(failure: TransportFailure) -> CallError {
         let class = classify(&failure);
         let tls = match &failure {
-            Failure::Tls(tls) => Some(tls.clone()),
+            TransportFailure::Tls(tls) => Some(tls.clone()),
             _ => None,
         };
-        let refused = matches!(failure, Failure::Refused(_));
+        let refused = matches!(failure, TransportFailure::Refused(_));
         let (status, detail, retry_after) = match failure {
-            Failure::Status {
+            TransportFailure::Status {
                 status,
                 body,
                 retry_after,
             } => (Some(status), excerpt(&body), retry_after),
-            Failure::Connection(detail) | Failure::Refused(detail) => {
+            TransportFailure::Connection(detail) | TransportFailure::Refused(detail) => {
                 (None, excerpt(&detail), None)
             }
-            Failure::Tls(tls) => (None, excerpt(&tls.to_string()), None),
-            Failure::TimedOut(detail) => (None, excerpt(&detail), None),
-            Failure::TooLarge(limit) => (
+            TransportFailure::Tls(tls) => (None, excerpt(&tls.to_string()), None),
+            TransportFailure::TimedOut(detail) => (None, excerpt(&detail), None),
+            TransportFailure::TooLarge(limit) => (
                 None,
                 format!("the answer was larger than the {limit}-byte limit"),
                 None,
             ),
-            Failure::Malformed(detail) => (None, excerpt(&detail), None),
+            TransportFailure::Malformed(detail) => (None, excerpt(&detail), None),
         };
         CallError {
             class,
@@ -314,7 +314,7 @@ mod tests {
     use super::*;
 
     fn status(status: u16, body: &str) -> ErrorClass {
-        classify(&Failure::Status {
+        classify(&TransportFailure::Status {
             status,
             body: body.to_owned(),
             retry_after: None,
@@ -333,7 +333,7 @@ mod tests {
         for code in [301, 405, 409, 418] {
             assert_eq!(status(code, "?"), ErrorClass::Unknown, "{code}");
         }
-        let hinted = Failure::Status {
+        let hinted = TransportFailure::Status {
             status: 503,
             body: String::new(),
             retry_after: Some(Duration::from_secs(2)),
@@ -344,43 +344,47 @@ mod tests {
     #[test]
     fn connection_refused_is_transient_tls_permanent_and_timeouts_canceled() {
         assert_eq!(
-            classify(&Failure::Connection("connection reset".to_owned())),
+            classify(&TransportFailure::Connection("connection reset".to_owned())),
             ErrorClass::Transient
         );
-        let refused = CallError::from_failure(Failure::Refused("connection refused".to_owned()));
+        let refused =
+            CallError::from_failure(TransportFailure::Refused("connection refused".to_owned()));
         assert_eq!(refused.class, ErrorClass::Transient);
         assert!(refused.refused && !refused.is_loading());
-        let loading = CallError::from_failure(Failure::Status {
+        let loading = CallError::from_failure(TransportFailure::Status {
             status: 503,
             body: r#"{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}"#
                 .to_owned(),
             retry_after: None,
         });
         assert!(loading.is_loading() && !loading.refused);
-        let overloaded = CallError::from_failure(Failure::Status {
+        let overloaded = CallError::from_failure(TransportFailure::Status {
             status: 503,
             body: r#"{"error":{"message":"The engine is currently overloaded"}}"#.to_owned(),
             retry_after: None,
         });
         assert!(!overloaded.is_loading());
         assert_eq!(
-            classify(&Failure::TimedOut("deadline".to_owned())),
+            classify(&TransportFailure::TimedOut("deadline".to_owned())),
             ErrorClass::Canceled
         );
-        assert_eq!(classify(&Failure::TooLarge(10)), ErrorClass::Unknown);
+        assert_eq!(
+            classify(&TransportFailure::TooLarge(10)),
+            ErrorClass::Unknown
+        );
         for tls in [
             TlsFailure::NotTls,
             TlsFailure::UntrustedCertificate,
             TlsFailure::InvalidCertificate("expired".to_owned()),
             TlsFailure::Handshake("received fatal alert: HandshakeFailure".to_owned()),
         ] {
-            let error = CallError::from_failure(Failure::Tls(tls.clone()));
+            let error = CallError::from_failure(TransportFailure::Tls(tls.clone()));
             assert_eq!(error.class, ErrorClass::Permanent, "{tls}");
             assert!(error.detail.starts_with("TLS failed: "), "{error}");
             assert_eq!(error.tls, Some(tls));
         }
         assert_eq!(
-            classify(&Failure::Malformed("not json".to_owned())),
+            classify(&TransportFailure::Malformed("not json".to_owned())),
             ErrorClass::Unknown
         );
     }
@@ -415,7 +419,7 @@ mod tests {
 
     #[test]
     fn errors_render_with_class_status_and_excerpt() {
-        let error = CallError::from_failure(Failure::Status {
+        let error = CallError::from_failure(TransportFailure::Status {
             status: 400,
             body: format!("bad\n  request {}", "x".repeat(400)),
             retry_after: None,

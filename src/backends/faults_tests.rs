@@ -64,9 +64,10 @@ fn a_refused_connection_ends_the_call_without_a_plain_resend() {
     let directory = tempfile::tempdir().unwrap();
     let cache = CapabilityCache::in_dir(directory.path());
     let target = target_at(Provider::OpenAi, &endpoint);
-    let outcomes: BTreeMap<WireForm, Outcome> = [(WireForm::JsonSchemaStrict, Outcome::Supported)]
-        .into_iter()
-        .collect();
+    let outcomes: BTreeMap<WireForm, FormOutcome> =
+        [(WireForm::JsonSchemaStrict, FormOutcome::Supported)]
+            .into_iter()
+            .collect();
     let capabilities = Capabilities::select(outcomes, &[], true);
     let entry = CacheEntry::new(
         &target.key(),
@@ -136,7 +137,7 @@ fn a_server_that_loads_past_the_probe_deadline_is_remembered_across_processes() 
 
     let first = Negotiator::new().negotiate(&target, &options);
     assert!(first.probe_failed());
-    assert_eq!(first.source, Source::Probe);
+    assert_eq!(first.source, CapabilitySource::Probe);
     assert_eq!(first.capabilities.mechanism, Mechanism::PromptOnly);
     let sent = emulator.chat_count();
     // The server answered 503 until the deadline: every form was tried more than once.
@@ -150,7 +151,7 @@ fn a_server_that_loads_past_the_probe_deadline_is_remembered_across_processes() 
     // Another process within the lifetime: no probe, the same floor, and why.
     let second = Negotiator::new().negotiate(&target, &options);
     assert_eq!(emulator.chat_count(), sent);
-    assert_eq!(second.source, Source::Cache);
+    assert_eq!(second.source, CapabilitySource::Cache);
     assert!(second.probe_failed());
     assert_eq!(second.capabilities.mechanism, Mechanism::PromptOnly);
     assert!(
@@ -201,7 +202,7 @@ fn a_long_lived_process_probes_again_after_a_failed_probe_and_climbs_back_up() {
     std::thread::sleep(Duration::from_millis(400));
     let recovered = negotiator.negotiate(&target, &options);
     assert!(recovered.capabilities.probed, "{recovered:?}");
-    assert_eq!(recovered.source, Source::Probe);
+    assert_eq!(recovered.source, CapabilitySource::Probe);
     assert_eq!(recovered.capabilities.mechanism, Mechanism::JsonSchema);
     let after = emulator.chat_count();
     assert!(after > sent);

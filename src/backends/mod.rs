@@ -8,7 +8,7 @@
 //! [`Negotiator`]; and the structured call path ([`call`]) that every structured request
 //! takes. Endpoints are normalised by [`normalize_endpoint`]. It uses `config` (settings,
 //! secrets, the config directory), `schema` (mechanisms, constraints, validation), `repair` and
-//! `tools` (the answer's ladder and tool sets), `agents` (roles) and `files` (the cache and the
+//! `tools` (the repair ladder and tool sets), `agents` (roles) and `files` (the cache and the
 //! repair statistics on disk); it returns data and never prints.
 
 pub(crate) mod cache;
@@ -38,11 +38,11 @@ pub use cache::{
     CacheEntry, CacheError, CacheKey, CapabilityCache, Demotion, FAILED_PROBE_LIFETIME,
     FailedProbe, Snapshot,
 };
-pub use capabilities::{Capabilities, GuidedField, Outcome, WireForm};
-pub use errors::{CallError, ErrorClass, Failure, TlsFailure, classify};
+pub use capabilities::{Capabilities, FormOutcome, GuidedField, WireForm};
+pub use errors::{CallError, ErrorClass, TlsFailure, TransportFailure, classify};
 pub use fingerprint::Fingerprint;
 pub use forward::Relayed;
-pub use negotiate::{NegotiateOptions, Negotiation, Negotiator, Source, TargetError};
+pub use negotiate::{CapabilitySource, NegotiateOptions, Negotiation, Negotiator, TargetError};
 pub use presets::{AuthHeader, FingerprintRoute, Preset, Prior, preset};
 pub use probe::{ProbeReport, Target, probe};
 pub use retry::{Jitter, RetryPolicy};

@@ -28,7 +28,7 @@ use crate::schema::Mechanism;
 use super::cache::{
     CacheEntry, CacheKey, CapabilityCache, Demotion, FAILED_PROBE_LIFETIME, FailedProbe,
 };
-use super::capabilities::{Capabilities, Outcome, WireForm};
+use super::capabilities::{Capabilities, FormOutcome, WireForm};
 use super::fingerprint::{self, Fingerprint};
 use super::probe::{ProbeReport, Target, probe};
 use super::time::now_rfc3339;
@@ -37,7 +37,7 @@ use crate::config::endpoint::{EndpointError, normalize_endpoint};
 /// Where the capabilities in a [`Negotiation`] came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Source {
+pub enum CapabilitySource {
     /// A probe run by this call (or by a concurrent caller it collapsed onto).
     Probe,
     /// The capabilities cache.
@@ -48,14 +48,14 @@ pub enum Source {
     ForcedOff,
 }
 
-impl Source {
+impl CapabilitySource {
     /// The name used in `--json` output.
     pub const fn as_str(self) -> &'static str {
         match self {
-            Source::Probe => "probe",
-            Source::Cache => "cache",
-            Source::Prior => "prior",
-            Source::ForcedOff => "forced_off",
+            CapabilitySource::Probe => "probe",
+            CapabilitySource::Cache => "cache",
+            CapabilitySource::Prior => "prior",
+            CapabilitySource::ForcedOff => "forced_off",
         }
     }
 }
@@ -134,7 +134,7 @@ pub struct Negotiation {
     /// The capabilities to use.
     pub capabilities: Capabilities,
     /// Where they came from.
-    pub source: Source,
+    pub source: CapabilitySource,
     /// When the probe behind them ran (RFC 3339 UTC).
     pub probed_at: Option<String>,
     /// The server's fingerprint (from the probe or the cache).
@@ -166,11 +166,13 @@ impl Negotiation {
     pub fn reason(&self) -> String {
         let capabilities = &self.capabilities;
         match self.source {
-            Source::ForcedOff => {
+            CapabilitySource::ForcedOff => {
                 "structured_decoding is off: prompt-only JSON and repair".to_owned()
             }
-            Source::Prior => format!("not probed: the {} preset's prior guess", self.key.provider),
-            Source::Cache if self.failed_probe.is_some() => {
+            CapabilitySource::Prior => {
+                format!("not probed: the {} preset's prior guess", self.key.provider)
+            }
+            CapabilitySource::Cache if self.failed_probe.is_some() => {
                 let failed = self.failed_probe.as_ref().expect("checked");
                 format!(
                     "the endpoint did not answer the probe at {} ({}); not probed again until {} \
@@ -180,8 +182,8 @@ impl Negotiation {
                     failed.until().as_deref().unwrap_or("a minute later")
                 )
             }
-            Source::Probe | Source::Cache => {
-                let from = if self.source == Source::Probe {
+            CapabilitySource::Probe | CapabilitySource::Cache => {
+                let from = if self.source == CapabilitySource::Probe {
                     "the probe"
                 } else {
                     "the cached probe"
@@ -197,7 +199,7 @@ impl Negotiation {
                     None if capabilities
                         .outcomes
                         .values()
-                        .any(|outcome| *outcome == Outcome::Supported) =>
+                        .any(|outcome| *outcome == FormOutcome::Supported) =>
                     {
                         format!(
                             "every form {from} found enforced was demoted at request time (see the demotions): prompt-only JSON and repair"
@@ -358,7 +360,7 @@ fn forced_off(target: &Target, options: &NegotiateOptions) -> Negotiation {
     Negotiation {
         key,
         capabilities,
-        source: Source::ForcedOff,
+        source: CapabilitySource::ForcedOff,
         probed_at: entry.as_ref().and_then(|entry| entry.probed_at.clone()),
         fingerprint: entry.as_ref().and_then(|entry| entry.fingerprint.clone()),
         demotions: entry.map(|entry| entry.demotions).unwrap_or_default(),
@@ -372,7 +374,7 @@ fn from_entry(key: CacheKey, entry: CacheEntry, warnings: Vec<String>) -> Negoti
     Negotiation {
         key,
         capabilities: entry.capabilities(),
-        source: Source::Cache,
+        source: CapabilitySource::Cache,
         probed_at: entry.probed_at,
         fingerprint: entry.fingerprint,
         demotions: entry.demotions,
@@ -393,7 +395,7 @@ pub fn prior(target: &Target) -> Capabilities {
             } else {
                 preset.not_probed_reason(form)
             };
-            (form, Outcome::Untested { reason })
+            (form, FormOutcome::Untested { reason })
         })
         .collect();
     Capabilities {
@@ -456,7 +458,7 @@ fn resolve(target: &Target, options: &NegotiateOptions, reuse_failure: bool) -> 
         return Negotiation {
             key,
             capabilities: prior(target),
-            source: Source::Prior,
+            source: CapabilitySource::Prior,
             probed_at: None,
             fingerprint: None,
             demotions: Vec::new(),
@@ -527,7 +529,7 @@ fn resolve(target: &Target, options: &NegotiateOptions, reuse_failure: bool) -> 
         return Negotiation {
             key,
             capabilities,
-            source: Source::Probe,
+            source: CapabilitySource::Probe,
             probed_at: None,
             fingerprint: Some(report.fingerprint.clone()).filter(|found| !found.is_empty()),
             demotions: keep_demotions,
@@ -562,7 +564,7 @@ fn resolve(target: &Target, options: &NegotiateOptions, reuse_failure: bool) -> 
     Negotiation {
         key,
         capabilities,
-        source: Source::Probe,
+        source: CapabilitySource::Probe,
         probed_at: Some(probed_at),
         fingerprint,
         demotions: keep_demotions,

@@ -26,7 +26,7 @@ use crate::repair::REASONING_TAGS;
 use crate::schema::{Constraint, Validator, validator};
 
 use super::cache::CacheKey;
-use super::capabilities::{GuidedField, Outcome, WireForm};
+use super::capabilities::{FormOutcome, GuidedField, WireForm};
 use super::errors::{CallError, ErrorClass, excerpt_chars};
 use super::fingerprint::{self, Fingerprint};
 use super::presets::{Preset, preset};
@@ -189,7 +189,7 @@ impl Target {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ProbeReport {
     /// Every wire form's outcome.
-    pub outcomes: BTreeMap<WireForm, Outcome>,
+    pub outcomes: BTreeMap<WireForm, FormOutcome>,
     /// Whether the probe succeeded (the server answered with a 2xx); only then is it trusted.
     pub probed: bool,
     /// Whether the server answered at all (any HTTP status).
@@ -326,31 +326,31 @@ pub fn probe(target: &Target, timeout: Duration) -> ProbeReport {
     let mut outcomes = BTreeMap::new();
     for form in WireForm::ALL {
         let outcome = if !preset.worth_probing(form) {
-            Outcome::Untested {
+            FormOutcome::Untested {
                 reason: preset.not_probed_reason(form),
             }
         } else if let (Some(reason), WireForm::JsonSchemaStrict | WireForm::JsonSchema) =
             (&json_schema_unavailable, form)
         {
-            Outcome::Untested {
+            FormOutcome::Untested {
                 reason: reason.clone(),
             }
         } else {
             match results.remove(&form) {
-                None => Outcome::Untested {
+                None => FormOutcome::Untested {
                     reason: deadline_text.clone(),
                 },
                 Some(FormResult::Enforced) => {
                     (reachable, answered) = (true, true);
-                    Outcome::Supported
+                    FormOutcome::Supported
                 }
                 Some(FormResult::NotEnforced(answer)) => {
                     (reachable, answered) = (true, true);
-                    Outcome::NotEnforced { answer }
+                    FormOutcome::NotEnforced { answer }
                 }
                 Some(FormResult::CutTwice) => {
                     (reachable, answered) = (true, true);
-                    Outcome::Untested {
+                    FormOutcome::Untested {
                         reason: format!(
                             "inconclusive: the answer was cut by max_tokens at {FIRST_BUDGET} and {SECOND_BUDGET} tokens"
                         ),
@@ -386,16 +386,16 @@ pub fn probe(target: &Target, timeout: Duration) -> ProbeReport {
 fn failed_outcome(
     error: CallError,
     baseline: &Option<Result<(ChatResponse, Duration), CallError>>,
-) -> Outcome {
+) -> FormOutcome {
     match (error.status, baseline) {
-        (Some(status), Some(Ok(_))) => Outcome::Rejected {
+        (Some(status), Some(Ok(_))) => FormOutcome::Rejected {
             status,
             body: error.detail,
         },
-        (Some(_), Some(Err(plain))) => Outcome::Untested {
+        (Some(_), Some(Err(plain))) => FormOutcome::Untested {
             reason: format!("the plain request failed as well ({plain})"),
         },
-        _ => Outcome::Untested {
+        _ => FormOutcome::Untested {
             reason: error.to_string(),
         },
     }

@@ -220,7 +220,7 @@ impl RetryPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backends::errors::{ErrorClass, Failure};
+    use crate::backends::errors::{ErrorClass, TransportFailure};
 
     #[test]
     fn caps_double_up_to_the_ceiling() {
@@ -279,7 +279,7 @@ mod tests {
     }
 
     fn failure(status: u16) -> CallError {
-        CallError::from_failure(Failure::Status {
+        CallError::from_failure(TransportFailure::Status {
             status,
             body: String::new(),
             retry_after: None,
@@ -341,7 +341,7 @@ mod tests {
     }
 
     fn loading() -> CallError {
-        CallError::from_failure(Failure::Status {
+        CallError::from_failure(TransportFailure::Status {
             status: 503,
             body: r#"{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}"#
                 .to_owned(),
@@ -401,7 +401,8 @@ mod tests {
     #[test]
     fn a_refused_connection_is_tried_again_only_within_the_grace() {
         let policy = RetryPolicy::default();
-        let refused = CallError::from_failure(Failure::Refused("connection refused".to_owned()));
+        let refused =
+            CallError::from_failure(TransportFailure::Refused("connection refused".to_owned()));
         let mut jitter = Jitter::seeded(5);
         let deadline = Some(Instant::now() + Duration::from_secs(600));
         // Just started: tried again, past the policy's attempts, up to the grace's worth.

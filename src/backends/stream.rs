@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 use crate::schema::Constraint;
 
 use super::capabilities::GuidedField;
-use super::errors::{CallError, ErrorClass, Failure};
+use super::errors::{CallError, ErrorClass, TransportFailure};
 use super::transport::{
     ChatRequest, ChatResponse, Client, ToolCall, Usage, build_body, parse_chat_response,
     parse_usage, tls_failure,
@@ -435,7 +435,7 @@ impl Client {
                 return self.chat_stream(request, constraint, guided_field, limits, watch);
             }
             // A sampling field the server does not take is dropped, not a reason to fail (and
-            // not a rejection of the constrained field, which the ladder would demote).
+            // not a rejection of the constrained field, which the mechanism chain would demote).
             if self.refuse_sampling(request, &error) {
                 return self.chat_stream(request, constraint, guided_field, limits, watch);
             }
@@ -487,7 +487,7 @@ impl Client {
                 Event::Data(payload) => payload,
             };
             let chunk: Value = serde_json::from_str(&payload).map_err(|error| {
-                CallError::from_failure(Failure::Malformed(format!(
+                CallError::from_failure(TransportFailure::Malformed(format!(
                     "a chunk of the event stream is not JSON ({error}): {}",
                     self.mask(&payload)
                 )))
@@ -502,7 +502,7 @@ impl Client {
             first_text.get_or_insert(now);
             last_text = now;
             if (assembler.content().len() + assembler.reasoning().len()) as u64 > cap {
-                return Err(CallError::from_failure(Failure::TooLarge(cap)));
+                return Err(CallError::from_failure(TransportFailure::TooLarge(cap)));
             }
             let progress = Progress {
                 content: assembler.content(),
@@ -548,16 +548,16 @@ impl Client {
             return Err(self.io_error(error, limits, started));
         }
         if bytes.len() as u64 > cap {
-            return Err(CallError::from_failure(Failure::TooLarge(cap)));
+            return Err(CallError::from_failure(TransportFailure::TooLarge(cap)));
         }
         let text = self.mask(&String::from_utf8_lossy(&bytes));
         let value: Value = serde_json::from_str(&text).map_err(|error| {
-            CallError::from_failure(Failure::Malformed(format!(
+            CallError::from_failure(TransportFailure::Malformed(format!(
                 "HTTP 200 but the body is not JSON ({error}): {text}"
             )))
         })?;
         let response = parse_chat_response(&value)
-            .map_err(|detail| CallError::from_failure(Failure::Malformed(detail)))?;
+            .map_err(|detail| CallError::from_failure(TransportFailure::Malformed(detail)))?;
         let elapsed = started.elapsed();
         let content = response.content.as_deref().unwrap_or("");
         let reasoning = response.reasoning.as_deref().unwrap_or("");
@@ -605,7 +605,7 @@ impl Client {
             return timeout_error(limits, started);
         }
         if let Some(tls) = tls_failure(&error) {
-            return CallError::from_failure(Failure::Tls(tls));
+            return CallError::from_failure(TransportFailure::Tls(tls));
         }
         let inner = error
             .get_ref()
@@ -613,12 +613,14 @@ impl Client {
         match inner {
             Some(ureq::Error::Timeout(_)) => timeout_error(limits, started),
             Some(ureq::Error::BodyExceedsLimit(limit)) => {
-                CallError::from_failure(Failure::TooLarge(*limit))
+                CallError::from_failure(TransportFailure::TooLarge(*limit))
             }
             _ if error.kind() == io::ErrorKind::ConnectionRefused => {
-                self.classified(Failure::Refused(self.mask(&error.to_string())))
+                self.classified(TransportFailure::Refused(self.mask(&error.to_string())))
             }
-            _ => CallError::from_failure(Failure::Connection(self.mask(&error.to_string()))),
+            _ => {
+                CallError::from_failure(TransportFailure::Connection(self.mask(&error.to_string())))
+            }
         }
     }
 }
@@ -643,7 +645,7 @@ fn past(deadline: Option<Instant>) -> bool {
 }
 
 fn deadline_error() -> CallError {
-    CallError::from_failure(Failure::TimedOut(
+    CallError::from_failure(TransportFailure::TimedOut(
         "the call's deadline passed before the server answered".to_owned(),
     ))
 }
@@ -652,7 +654,7 @@ fn timeout_error(limits: &StreamLimits, started: Instant) -> CallError {
     if past(limits.deadline) {
         return deadline_error();
     }
-    let mut error = CallError::from_failure(Failure::TimedOut(format!(
+    let mut error = CallError::from_failure(TransportFailure::TimedOut(format!(
         "the server sent nothing for {:.0} s (after {:.0} s in all)",
         limits.idle.as_secs_f64(),
         started.elapsed().as_secs_f64()
@@ -664,7 +666,7 @@ fn timeout_error(limits: &StreamLimits, started: Instant) -> CallError {
 
 /// A server that failed in the middle of an answer: like a 5xx, worth one more try.
 fn mid_stream_error(message: &str) -> CallError {
-    let mut error = CallError::from_failure(Failure::Malformed(format!(
+    let mut error = CallError::from_failure(TransportFailure::Malformed(format!(
         "the server failed during the answer: {message}"
     )));
     error.class = ErrorClass::Transient;

@@ -158,7 +158,7 @@ fn a_tool_call_only_answer_has_no_content() {
 #[test]
 fn only_a_refusal_that_names_streaming_turns_streaming_off() {
     let error = |status, body: &str| {
-        CallError::from_failure(Failure::Status {
+        CallError::from_failure(TransportFailure::Status {
             status,
             body: body.to_owned(),
             retry_after: None,

@@ -66,7 +66,7 @@ fn an_unknown_provider_probes_everything_and_records_rejections() {
         (Mechanism::JsonSchema, true)
     );
     match &report.outcomes[&WireForm::Grammar] {
-        Outcome::Rejected { status, body } => {
+        FormOutcome::Rejected { status, body } => {
             assert_eq!(*status, 400);
             assert!(
                 body.contains("Unrecognized request argument supplied: grammar"),
@@ -191,7 +191,7 @@ fn llama_cpp_python_500s_on_json_schema_and_lands_on_grammar() {
         probe_profile(Profile::llama_cpp_python(), Provider::LlamaCpp);
     assert_eq!(selected.mechanism, Mechanism::GbnfGrammar);
     match &report.outcomes[&WireForm::JsonSchema] {
-        Outcome::Rejected { status, .. } => assert_eq!(*status, 500),
+        FormOutcome::Rejected { status, .. } => assert_eq!(*status, 500),
         other => panic!("{other:?}"),
     }
 }
@@ -340,12 +340,12 @@ fn the_cache_is_used_until_the_server_changes() {
         cache: Some(CapabilityCache::in_dir(dir.path())),
     };
     let first = Negotiator::new().negotiate(&target, &options);
-    assert_eq!(first.source, Source::Probe);
+    assert_eq!(first.source, CapabilitySource::Probe);
     assert!(first.probed_at.is_some());
     let probes = emulator.chat_count();
     // Another process: no memo, the cache answers.
     let second = Negotiator::new().negotiate(&target, &options);
-    assert_eq!(second.source, Source::Cache);
+    assert_eq!(second.source, CapabilitySource::Cache);
     assert_eq!(second.capabilities, first.capabilities);
     assert_eq!(emulator.chat_count(), probes);
     // The server is upgraded and drops grammar: the fingerprint changes, the entry is re-probed.
@@ -355,7 +355,7 @@ fn the_cache_is_used_until_the_server_changes() {
     upgraded.grammar = Field::Ignore;
     emulator.set_profile(upgraded);
     let third = Negotiator::new().negotiate(&target, &options);
-    assert_eq!(third.source, Source::Probe);
+    assert_eq!(third.source, CapabilitySource::Probe);
     assert!(
         third.warnings[0].contains("b6500-emulated -> llama.cpp b7000"),
         "{:?}",
@@ -376,7 +376,7 @@ fn the_cache_is_used_until_the_server_changes() {
     );
     assert_eq!(
         (off.source, off.capabilities.mechanism),
-        (Source::ForcedOff, Mechanism::PromptOnly)
+        (CapabilitySource::ForcedOff, Mechanism::PromptOnly)
     );
     assert_eq!(emulator.chat_count(), before);
 }
@@ -399,7 +399,7 @@ fn a_failed_refresh_keeps_the_cached_result() {
     options.refresh = true;
     options.probe_timeout = Duration::from_secs(1);
     let refreshed = Negotiator::new().negotiate(&target, &options);
-    assert_eq!(refreshed.source, Source::Cache);
+    assert_eq!(refreshed.source, CapabilitySource::Cache);
     assert_eq!(refreshed.capabilities.mechanism, Mechanism::JsonSchema);
     assert!(
         refreshed.warnings[0].contains("the probe got no answer"),

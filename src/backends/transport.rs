@@ -21,7 +21,7 @@ use crate::config::Secret;
 use crate::schema::Constraint;
 
 use super::capabilities::GuidedField;
-use super::errors::{CallError, Failure, TlsFailure};
+use super::errors::{CallError, TlsFailure, TransportFailure};
 use super::presets::AuthHeader;
 use super::time::parse_http_date;
 use crate::config::endpoint::Endpoint;
@@ -489,7 +489,7 @@ impl Client {
         let body = build_body(request, constraint, guided_field);
         let value = self.post_json(&self.endpoint.chat_url(), &body, timeout)?;
         parse_chat_response(&value)
-            .map_err(|detail| CallError::from_failure(Failure::Malformed(detail)))
+            .map_err(|detail| CallError::from_failure(TransportFailure::Malformed(detail)))
     }
 
     /// POSTs `body` to `url` and returns the JSON answer of a 2xx.
@@ -569,7 +569,7 @@ impl Client {
         // put it into anything slmcode prints or caches: every body is read masked.
         let text = self.mask(&String::from_utf8_lossy(&bytes));
         serde_json::from_str(&text).map_err(|error| {
-            CallError::from_failure(Failure::Malformed(format!(
+            CallError::from_failure(TransportFailure::Malformed(format!(
                 "HTTP {status} but the body is not JSON ({error}): {text}"
             )))
         })
@@ -596,7 +596,7 @@ impl Client {
             Ok(bytes) => bytes,
             Err(error) => return self.transport_error(error, timeout),
         };
-        CallError::from_failure(Failure::Status {
+        CallError::from_failure(TransportFailure::Status {
             status,
             body: self.mask(&String::from_utf8_lossy(&bytes)),
             retry_after,
@@ -605,29 +605,32 @@ impl Client {
 
     pub(super) fn transport_error(&self, error: ureq::Error, timeout: Duration) -> CallError {
         if let Some(tls) = tls_failure(&error) {
-            return CallError::from_failure(Failure::Tls(tls));
+            return CallError::from_failure(TransportFailure::Tls(tls));
         }
         let failure = match error {
-            ureq::Error::Timeout(_) => {
-                Failure::TimedOut(format!("no answer within {:.1} s", timeout.as_secs_f64()))
-            }
-            ureq::Error::BodyExceedsLimit(limit) => Failure::TooLarge(limit),
-            ureq::Error::Io(io) if io.kind() == ErrorKind::TimedOut => {
-                Failure::TimedOut(format!("no answer within {:.1} s", timeout.as_secs_f64()))
-            }
+            ureq::Error::Timeout(_) => TransportFailure::TimedOut(format!(
+                "no answer within {:.1} s",
+                timeout.as_secs_f64()
+            )),
+            ureq::Error::BodyExceedsLimit(limit) => TransportFailure::TooLarge(limit),
+            ureq::Error::Io(io) if io.kind() == ErrorKind::TimedOut => TransportFailure::TimedOut(
+                format!("no answer within {:.1} s", timeout.as_secs_f64()),
+            ),
             ureq::Error::Io(io) if io.kind() == ErrorKind::ConnectionRefused => {
-                Failure::Refused(self.mask(&io.to_string()))
+                TransportFailure::Refused(self.mask(&io.to_string()))
             }
-            ureq::Error::Io(io) => Failure::Connection(self.mask(&io.to_string())),
-            ureq::Error::HostNotFound => Failure::Connection("host not found".to_owned()),
-            ureq::Error::ConnectionFailed => Failure::Connection("connection failed".to_owned()),
-            other => Failure::Malformed(self.mask(&other.to_string())),
+            ureq::Error::Io(io) => TransportFailure::Connection(self.mask(&io.to_string())),
+            ureq::Error::HostNotFound => TransportFailure::Connection("host not found".to_owned()),
+            ureq::Error::ConnectionFailed => {
+                TransportFailure::Connection("connection failed".to_owned())
+            }
+            other => TransportFailure::Malformed(self.mask(&other.to_string())),
         };
         self.classified(failure)
     }
 
     /// The error of `failure`; a refused connection carries when this endpoint began refusing.
-    pub(super) fn classified(&self, failure: Failure) -> CallError {
+    pub(super) fn classified(&self, failure: TransportFailure) -> CallError {
         let mut error = CallError::from_failure(failure);
         if error.refused {
             error.refusing_since = Some(super::retry::refusing_since(&self.endpoint.to_string()));

@@ -347,7 +347,7 @@ fn thinking_fields_ride_along_and_a_refused_one_is_dropped_alone() {
     .unwrap()
     .endpoint;
     let client = Client::new(endpoint, AuthHeader::Bearer, None);
-    let refusal = CallError::from_failure(Failure::Status {
+    let refusal = CallError::from_failure(TransportFailure::Status {
         status: 400,
         body: r#"{"error": {"message": "unsupported parameter: chat_template_kwargs"}}"#.to_owned(),
         retry_after: None,

@@ -11,8 +11,8 @@ use anyhow::Context;
 use clap::Subcommand;
 use serde::Serialize;
 use slmcode::config::{
-    self, ConfigDirSource, ConfigFile, Environment, KEYS, Key, Normalisation, Resolved, Source,
-    UnknownKey, Value,
+    self, ConfigDirSource, ConfigFile, Environment, KEYS, Key, Normalisation, Resolved,
+    SettingSource, SettingValue, UnknownKey,
 };
 
 use super::exit::{CliError, CommandResult, Exit};
@@ -62,9 +62,9 @@ struct GetReport {
     /// The key.
     key: Key,
     /// The resolved value: null when unset, `"<set>"` for an API key.
-    value: Value,
+    value: SettingValue,
     /// Where it came from: `{"kind": "flag"|"environment"|"file"|"default", ...}`.
-    source: Source,
+    source: SettingSource,
     /// The text as given, when normalising changed it (`none` for `off`); else null.
     normalised_from: Option<String>,
 }
@@ -75,9 +75,9 @@ struct ListEntry {
     /// The key.
     key: Key,
     /// The resolved value (as in `config get`).
-    value: Value,
+    value: SettingValue,
     /// Where it came from.
-    source: Source,
+    source: SettingSource,
 }
 
 /// `--json` output of `config list`.
@@ -101,9 +101,9 @@ struct SetReport<'a> {
     /// The key.
     key: Key,
     /// The value written, normalised (`"<set>"` for an API key).
-    value: Value,
+    value: SettingValue,
     /// What the file said before (null when the key was absent).
-    previous: Option<Value>,
+    previous: Option<SettingValue>,
     /// The file written.
     path: &'a PathBuf,
     /// Whether the file changed (false when it already held this value).
@@ -116,7 +116,7 @@ struct UnsetReport<'a> {
     /// The key as given.
     key: &'a str,
     /// What the file said before (null when absent, or for a key slmcode does not know).
-    previous: Option<Value>,
+    previous: Option<SettingValue>,
     /// The file.
     path: &'a PathBuf,
     /// Whether the key was there and has been removed.
@@ -166,7 +166,7 @@ fn get(name: &str, settings: &SettingsArgs, printer: &Printer) -> CommandResult 
         return Ok(Exit::Success);
     }
     match value {
-        Value::Unset => printer.note(&format!("{key} is not set")),
+        SettingValue::Unset => printer.note(&format!("{key} is not set")),
         value => printer.line(&value.display())?,
     }
     if let Some(note) = normalised {
@@ -284,7 +284,7 @@ fn overriding_variable(environment: &Environment, key: Key) -> Option<String> {
     // The key chain also reads api_key_env's variable and the provider's variable.
     let resolved: Option<Resolved> = config::resolve(environment, &config::Overrides::new()).ok();
     match resolved?.source(Key::ApiKey) {
-        Source::Environment { name } => Some(name.clone()),
+        SettingSource::Environment { name } => Some(name.clone()),
         _ => None,
     }
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 use slmcode::backends::{CallError, Fingerprint, Target, reachability};
-use slmcode::config::{ConfigDirSource, Key, Resolved, Source, StructuredDecoding};
+use slmcode::config::{ConfigDirSource, Key, Resolved, SettingSource, StructuredDecoding};
 use slmcode::schema::Mechanism;
 
 use super::exit::{CommandResult, Exit};
@@ -432,7 +432,7 @@ fn config_check(resolved: &Resolved) -> Check {
 fn endpoint_check(resolved: &Resolved, endpoint: &str, backend_note: Option<String>) -> Check {
     let source = resolved.source(Key::Endpoint);
     let origin = match source {
-        Source::Default => format!("the {} preset's default", resolved.settings.provider),
+        SettingSource::Default => format!("the {} preset's default", resolved.settings.provider),
         other => other.to_string(),
     };
     let mut notes = Vec::new();

@@ -11,31 +11,31 @@ use super::printer::Printer;
 
 /// Where a command reads its document from: a path, or stdin for `-` or no path.
 #[derive(Clone, Debug)]
-pub enum Source {
+pub enum Input {
     Stdin,
     File(PathBuf),
 }
 
-impl Source {
-    pub fn from_arg(path: Option<&Path>) -> Source {
+impl Input {
+    pub fn from_arg(path: Option<&Path>) -> Input {
         match path {
-            None => Source::Stdin,
-            Some(path) if path.as_os_str() == "-" => Source::Stdin,
-            Some(path) => Source::File(path.to_owned()),
+            None => Input::Stdin,
+            Some(path) if path.as_os_str() == "-" => Input::Stdin,
+            Some(path) => Input::File(path.to_owned()),
         }
     }
 
     /// A name for messages: the path, or `<stdin>`.
     pub fn name(&self) -> String {
         match self {
-            Source::Stdin => "<stdin>".to_owned(),
-            Source::File(path) => path.display().to_string(),
+            Input::Stdin => "<stdin>".to_owned(),
+            Input::File(path) => path.display().to_string(),
         }
     }
 
     /// The raw bytes; invalid UTF-8 is the caller's concern.
     /// The text, for commands that read a model's answer: invalid UTF-8 is replaced with
-    /// U+FFFD, with a warning naming the source, because an answer with a stray byte is still
+    /// U+FFFD, with a warning naming the input, because an answer with a stray byte is still
     /// worth reading.
     pub fn read_text(&self, printer: &Printer) -> Result<String, CliError> {
         match String::from_utf8(self.read_bytes()?) {
@@ -53,13 +53,13 @@ impl Source {
     pub fn read_bytes(&self) -> Result<Vec<u8>, CliError> {
         let mut bytes = Vec::new();
         match self {
-            Source::Stdin => {
+            Input::Stdin => {
                 std::io::stdin()
                     .lock()
                     .read_to_end(&mut bytes)
                     .context("cannot read stdin")?;
             }
-            Source::File(path) => {
+            Input::File(path) => {
                 bytes = std::fs::read(path)
                     .with_context(|| format!("cannot read {}", path.display()))?;
             }
@@ -72,14 +72,14 @@ impl Source {
 const MAX_DEPTH: usize = 128;
 
 /// Parses `bytes` as one JSON document (a leading byte-order mark is ignored); the error names
-/// the source, line and column, and maps to the not-JSON or truncated exit code. Empty input
+/// the input, line and column, and maps to the not-JSON or truncated exit code. Empty input
 /// holds no JSON: it is not a document cut off.
-pub fn parse_json(bytes: &[u8], source: &Source) -> Result<Value, CliError> {
+pub fn parse_json(bytes: &[u8], input: &Input) -> Result<Value, CliError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(CliError::new(
             Exit::NotJson,
-            anyhow::anyhow!("{} is empty: it holds no JSON document", source.name()),
+            anyhow::anyhow!("{} is empty: it holds no JSON document", input.name()),
         ));
     }
     serde_json::from_slice(bytes).map_err(|error| {
@@ -91,7 +91,7 @@ pub fn parse_json(bytes: &[u8], source: &Source) -> Result<Value, CliError> {
                 anyhow::anyhow!(
                     "{} nests deeper than {MAX_DEPTH} levels, more than this command reads \
                      (line {}, column {})",
-                    source.name(),
+                    input.name(),
                     error.line(),
                     error.column()
                 ),
@@ -113,7 +113,7 @@ pub fn parse_json(bytes: &[u8], source: &Source) -> Result<Value, CliError> {
         };
         CliError::new(
             exit,
-            anyhow::Error::new(error).context(format!("{} {what}", source.name())),
+            anyhow::Error::new(error).context(format!("{} {what}", input.name())),
         )
         .with_hint("`slmcode repair` fixes the ways small models usually break JSON")
     })
@@ -122,29 +122,29 @@ pub fn parse_json(bytes: &[u8], source: &Source) -> Result<Value, CliError> {
 /// Loads a JSON Schema file (`-` reads it from stdin); a file that is not JSON is a plain
 /// failure naming the path and the position.
 pub fn load_schema_file(path: &Path) -> Result<Value, CliError> {
-    let source = Source::from_arg(Some(path));
-    let text = match &source {
-        Source::Stdin => source.read_bytes()?,
-        Source::File(path) => std::fs::read(path)
+    let input = Input::from_arg(Some(path));
+    let text = match &input {
+        Input::Stdin => input.read_bytes()?,
+        Input::File(path) => std::fs::read(path)
             .with_context(|| format!("cannot read schema file {}", path.display()))?,
     };
     serde_json::from_slice(&text).map_err(|error| {
         let message = if error.to_string().starts_with("recursion limit exceeded") {
             format!(
                 "schema file {} nests deeper than {MAX_DEPTH} levels, more than slmcode reads",
-                source.name()
+                input.name()
             )
         } else {
-            format!("schema file {} is not valid JSON: {error}", source.name())
+            format!("schema file {} is not valid JSON: {error}", input.name())
         };
         CliError::new(Exit::Failure, anyhow::anyhow!(message))
     })
 }
 
 /// A command that reads both a schema file and a document cannot read both from stdin.
-pub fn not_both_stdin(schema_file: Option<&Path>, document: &Source) -> Result<(), CliError> {
+pub fn not_both_stdin(schema_file: Option<&Path>, document: &Input) -> Result<(), CliError> {
     let schema_on_stdin = schema_file.is_some_and(|path| path.as_os_str() == "-");
-    if schema_on_stdin && matches!(document, Source::Stdin) {
+    if schema_on_stdin && matches!(document, Input::Stdin) {
         return Err(CliError::usage(anyhow::anyhow!(
             "the schema and the document cannot both be read from stdin"
         ))

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 use slmcode::backends::{
-    CallError, CapabilityCache, Demotion, ErrorClass, Fingerprint, NegotiateOptions, Negotiation,
-    Negotiator, Outcome, Target, TlsFailure, WireForm,
+    CallError, CapabilityCache, Demotion, ErrorClass, Fingerprint, FormOutcome, NegotiateOptions,
+    Negotiation, Negotiator, Target, TlsFailure, WireForm,
 };
 use slmcode::config::{Resolved, StructuredDecoding};
 use slmcode::schema::Mechanism;
@@ -62,7 +62,7 @@ pub fn form_rows(negotiation: &Negotiation) -> Vec<FormRow> {
                 .outcomes
                 .get(&form)
                 .cloned()
-                .unwrap_or(Outcome::Untested {
+                .unwrap_or(FormOutcome::Untested {
                     reason: "not probed".to_owned(),
                 });
             FormRow {
@@ -71,7 +71,7 @@ pub fn form_rows(negotiation: &Negotiation) -> Vec<FormRow> {
                 wire: form.wire(),
                 outcome: outcome.name(),
                 status: match &outcome {
-                    Outcome::Rejected { status, .. } => Some(*status),
+                    FormOutcome::Rejected { status, .. } => Some(*status),
                     _ => None,
                 },
                 detail: outcome.detail(),

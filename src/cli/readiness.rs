@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 use slmcode::config::readiness::{self, Assessment, Change};
-use slmcode::config::{self, ConfigFile, Key, Source};
+use slmcode::config::{self, ConfigFile, Key, SettingSource};
 
 use super::exit::{CommandResult, Exit};
 use super::printer::Printer;
@@ -59,7 +59,7 @@ struct Overridden {
     /// The key.
     key: Key,
     /// What overrides the file.
-    source: Source,
+    source: SettingSource,
 }
 
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
@@ -84,10 +84,12 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     let still_overridden = assessment
         .changes()
         .filter_map(|change| match resolved.source(change.key) {
-            source @ (Source::Environment { .. } | Source::Flag { .. }) => Some(Overridden {
-                key: change.key,
-                source: source.clone(),
-            }),
+            source @ (SettingSource::Environment { .. } | SettingSource::Flag { .. }) => {
+                Some(Overridden {
+                    key: change.key,
+                    source: source.clone(),
+                })
+            }
             _ => None,
         })
         .collect();

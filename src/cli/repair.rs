@@ -17,7 +17,7 @@ use slmcode::repair::{self, Coercion, RepairFailure, RepairOptions, Repaired, Re
 use slmcode::schema::ValidationError;
 
 use super::exit::{self, CliError, CommandResult, Exit};
-use super::input::{Source, load_schema_file, not_both_stdin};
+use super::input::{Input, load_schema_file, not_both_stdin};
 use super::printer::Printer;
 use super::settings_args;
 
@@ -29,7 +29,7 @@ pub struct Args {
 
     /// Validate (and coerce) against this contract (`slmcode schema list` shows them all);
     /// `none` repairs without a schema.
-    #[arg(long, value_name = "ROLE", conflicts_with = "schema_file")]
+    #[arg(long, value_name = "CONTRACT", conflicts_with = "schema_file")]
     schema: Option<String>,
 
     /// Validate (and coerce) against the JSON Schema in this file (`-` reads it from stdin).
@@ -98,12 +98,12 @@ struct Report<'a> {
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
     not_both_stdin(
         args.schema_file.as_deref(),
-        &Source::from_arg(args.input.as_deref()),
+        &Input::from_arg(args.input.as_deref()),
     )?;
     let schema = resolve_schema(&args)?;
     let count = counts_stats(args.record_stats.as_deref(), printer)?;
-    let source = Source::from_arg(args.input.as_deref());
-    let text = source.read_text(printer)?;
+    let input = Input::from_arg(args.input.as_deref());
+    let text = input.read_text(printer)?;
     let mut options =
         RepairOptions::new().finish_reason_length(args.finish_reason == Some(FinishReason::Length));
     if let Some((name, schema)) = &schema {
@@ -139,7 +139,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
                 repair::drop_deep(repaired.value);
                 written.map(|()| Exit::Success).map_err(CliError::from)
             }
-            Err(failure) => Err(failure_error(failure, &source)),
+            Err(failure) => Err(failure_error(failure, &input)),
         }
     };
     if let Some(stats) = counted {
@@ -148,7 +148,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     outcome
 }
 
-/// `--schema ROLE | --schema-file FILE | --schema none`, as the schema's name and value.
+/// `--schema CONTRACT | --schema-file FILE | --schema none`, as the schema's name and value.
 fn resolve_schema(args: &Args) -> Result<Option<(String, Cow<'static, Value>)>, CliError> {
     if let Some(path) = &args.schema_file {
         let schema = load_schema_file(path)?;
@@ -156,8 +156,8 @@ fn resolve_schema(args: &Args) -> Result<Option<(String, Cow<'static, Value>)>, 
     }
     match args.schema.as_deref() {
         None | Some("none") => Ok(None),
-        Some(role) => {
-            let contract = super::schema::role(role)?;
+        Some(name) => {
+            let contract = super::schema::contract(name)?;
             Ok(Some((
                 format!("the {} contract", contract.name),
                 Cow::Borrowed(contract.schema()),
@@ -201,8 +201,8 @@ fn rung_note(repaired: &Repaired) -> String {
     note
 }
 
-fn failure_error(failure: RepairFailure, source: &Source) -> CliError {
-    let mut text = format!("{}: {}", source.name(), failure.message);
+fn failure_error(failure: RepairFailure, input: &Input) -> CliError {
+    let mut text = format!("{}: {}", input.name(), failure.message);
     for error in &failure.errors {
         text.push_str(&format!("\n  {error}"));
     }

@@ -8,14 +8,14 @@ use serde_json::Value;
 use slmcode::schema::{self, ValidationError, Validator};
 
 use super::exit::{CliError, CommandResult, Exit};
-use super::input::{Source, load_schema_file, not_both_stdin, parse_json};
+use super::input::{Input, load_schema_file, not_both_stdin, parse_json};
 use super::printer::Printer;
 
 #[derive(Debug, clap::Args)]
 #[command(group = clap::ArgGroup::new("against").required(true).multiple(false))]
 pub struct Args {
     /// The contract to validate against, such as `plan` (`slmcode schema list` shows them all).
-    #[arg(long, value_name = "ROLE", group = "against")]
+    #[arg(long, value_name = "CONTRACT", group = "against")]
     schema: Option<String>,
 
     /// A JSON Schema file to validate against (`-` reads it from stdin).
@@ -55,13 +55,13 @@ impl Against {
 }
 
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
-    // The schema is resolved before the input is read: a wrong role or a broken schema file
-    // is reported without waiting on stdin.
-    let source = Source::from_arg(args.input.as_deref());
-    not_both_stdin(args.schema_file.as_deref(), &source)?;
+    // The schema is resolved before the input is read: a wrong contract name or a broken schema
+    // file is reported without waiting on stdin.
+    let input = Input::from_arg(args.input.as_deref());
+    not_both_stdin(args.schema_file.as_deref(), &input)?;
     let (schema_name, described, against) = match (&args.schema, &args.schema_file) {
-        (Some(role), _) => {
-            let contract = super::schema::role(role)?;
+        (Some(name), _) => {
+            let contract = super::schema::contract(name)?;
             (
                 contract.name.to_owned(),
                 format!("the {} contract", contract.name),
@@ -81,7 +81,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         }
         (None, None) => unreachable!("clap requires one of --schema and --schema-file"),
     };
-    let document: Value = parse_json(&source.read_bytes()?, &source)?;
+    let document: Value = parse_json(&input.read_bytes()?, &input)?;
     let errors = match against.validator().validate(&document) {
         Ok(()) => Vec::new(),
         Err(violations) => violations.0,
@@ -101,7 +101,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         }
         printer.note(&format!(
             "{} does not satisfy {described}: {} error{}",
-            source.name(),
+            input.name(),
             errors.len(),
             if errors.len() == 1 { "" } else { "s" }
         ));

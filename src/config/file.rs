@@ -29,7 +29,7 @@ use crate::files::{self, FileError, FileLock};
 
 use super::error::ConfigError;
 use super::keys::{InvalidValue, Key};
-use super::values::{Secret, Value};
+use super::values::{Secret, SettingValue};
 
 /// The settings file's name inside the config directory.
 pub const CONFIG_FILE_NAME: &str = "config.toml";
@@ -231,14 +231,14 @@ impl ConfigFile {
     /// What the file says for `key` (not the resolved value), if anything. A value the key
     /// does not accept comes back as text, as [`Key::quotable`] quotes it (an endpoint without
     /// its password), or as a secret when it may not be quoted at all.
-    pub fn value(&self, key: Key) -> Option<Value> {
+    pub fn value(&self, key: Key) -> Option<SettingValue> {
         let item = self.document.as_table().get(key.name())?;
         let text = item_text(item).ok()?;
         Some(match key.parse(&text) {
             Ok(value) => value,
             Err(_) => match key.quotable(&text) {
-                Some(quoted) => Value::Text(quoted),
-                None => Value::Secret(Secret::new(text)),
+                Some(quoted) => SettingValue::Text(quoted),
+                None => SettingValue::Secret(Secret::new(text)),
             },
         })
     }
@@ -290,8 +290,8 @@ pub fn holds_literal_key(document: &DocumentMut) -> bool {
 }
 
 /// Sets `key` to `value` at the top level, keeping the key's comments and a trailing comment on
-/// the value. [`Value::Unset`] removes the key. Returns whether the document changed.
-pub fn set_value(document: &mut DocumentMut, key: Key, value: &Value) -> bool {
+/// the value. [`SettingValue::Unset`] removes the key. Returns whether the document changed.
+pub fn set_value(document: &mut DocumentMut, key: Key, value: &SettingValue) -> bool {
     let Some(mut new) = value.to_toml() else {
         return unset_value(document, key.name());
     };

@@ -1,7 +1,7 @@
 //! The settings file: edits that keep comments and other tools' tables, atomic writes, modes.
 
 use super::*;
-use crate::config::{Key, Secret, Value};
+use crate::config::{Key, Secret, SettingValue};
 
 const USER_FILE: &str = "\
 # my slmcode settings
@@ -19,8 +19,8 @@ fn document(text: &str) -> DocumentMut {
     text.parse().unwrap()
 }
 
-fn text(key: &str) -> Value {
-    Value::Text(key.to_owned())
+fn text(key: &str) -> SettingValue {
+    SettingValue::Text(key.to_owned())
 }
 
 #[test]
@@ -29,7 +29,7 @@ fn set_replaces_a_value_and_keeps_every_comment_and_table() {
     assert!(set_value(
         &mut edited,
         Key::MaxTokens,
-        &Value::Integer(4096)
+        &SettingValue::Integer(4096)
     ));
     assert_eq!(
         edited.to_string(),
@@ -68,9 +68,9 @@ fn set_adds_a_new_key_among_the_top_level_values() {
 #[test]
 fn set_writes_typed_values() {
     let mut edited = DocumentMut::new();
-    set_value(&mut edited, Key::Temperature, &Value::Float(0.0));
-    set_value(&mut edited, Key::RecordStats, &Value::Bool(false));
-    set_value(&mut edited, Key::Reask, &Value::Integer(1));
+    set_value(&mut edited, Key::Temperature, &SettingValue::Float(0.0));
+    set_value(&mut edited, Key::RecordStats, &SettingValue::Bool(false));
+    set_value(&mut edited, Key::Reask, &SettingValue::Integer(1));
     assert_eq!(
         edited.to_string(),
         "temperature = 0.0\nrecord_stats = false\nreask = 1\n"
@@ -83,7 +83,7 @@ fn setting_the_same_value_changes_nothing() {
     assert!(!set_value(
         &mut edited,
         Key::MaxTokens,
-        &Value::Integer(1024)
+        &SettingValue::Integer(1024)
     ));
     assert!(!set_value(
         &mut edited,
@@ -162,7 +162,7 @@ fn file_values_read_as_written() {
     assert_eq!(file.value(Key::Provider), Some(text("llamacpp")));
     assert_eq!(
         file.value(Key::ApiKey),
-        Some(Value::Secret(Secret::new("sk-x")))
+        Some(SettingValue::Secret(Secret::new("sk-x")))
     );
     assert_eq!(file.value(Key::Model), None);
     assert!(file.holds_literal_key());
@@ -184,7 +184,7 @@ fn refused_values_are_quoted_without_what_may_be_secret() {
     );
     assert_eq!(
         file.value(Key::ApiKeyEnv),
-        Some(Value::Secret(Secret::new("sk-pasted-1")))
+        Some(SettingValue::Secret(Secret::new("sk-pasted-1")))
     );
 }
 
@@ -222,7 +222,7 @@ fn a_file_with_a_literal_key_is_written_0600() {
     set_value(
         file.document_mut(),
         Key::ApiKey,
-        &Value::Secret(Secret::new("sk-1")),
+        &SettingValue::Secret(Secret::new("sk-1")),
     );
     file.save().unwrap();
     assert_eq!(mode_of(&path), 0o600);
@@ -276,7 +276,11 @@ fn a_crlf_file_is_saved_with_crlf_and_an_lf_file_with_lf() {
         std::fs::write(&path, original).unwrap();
         let mut file = ConfigFile::load(&path).unwrap();
         set_value(file.document_mut(), Key::Model, &text("b"));
-        set_value(file.document_mut(), Key::MaxTokens, &Value::Integer(4096));
+        set_value(
+            file.document_mut(),
+            Key::MaxTokens,
+            &SettingValue::Integer(4096),
+        );
         file.save().unwrap();
         drop(file);
         assert_eq!(

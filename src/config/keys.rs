@@ -9,7 +9,7 @@ use std::fmt;
 
 use super::endpoint::redact_userinfo;
 use super::parse;
-use super::values::{AntiRepetition, Secret, StructuredDecoding, Thinking, Value};
+use super::values::{AntiRepetition, Secret, SettingValue, StructuredDecoding, Thinking};
 use super::{Provider, Settings};
 use crate::schema::gbnf::Whitespace;
 
@@ -78,7 +78,7 @@ pub struct KeySpec {
     /// Whether the value is a secret, never to be shown or echoed in an error.
     pub secret: bool,
     apply: fn(&mut Settings, &str) -> Result<(), String>,
-    read: fn(&Settings) -> Value,
+    read: fn(&Settings) -> SettingValue,
 }
 
 /// The registry, in [`Key`] order (a test holds that).
@@ -98,7 +98,7 @@ pub static KEYS: [KeySpec; 20] = [
                 .map_err(|_| "unknown provider".to_owned())?;
             Ok(())
         },
-        read: |settings| Value::Text(settings.provider.as_str().to_owned()),
+        read: |settings| SettingValue::Text(settings.provider.as_str().to_owned()),
     },
     KeySpec {
         key: Key::Endpoint,
@@ -159,8 +159,8 @@ pub static KEYS: [KeySpec; 20] = [
             Ok(())
         },
         read: |settings| match &settings.api_key {
-            Some(secret) => Value::Secret(secret.clone()),
-            None => Value::Unset,
+            Some(secret) => SettingValue::Secret(secret.clone()),
+            None => SettingValue::Unset,
         },
     },
     KeySpec {
@@ -178,7 +178,7 @@ pub static KEYS: [KeySpec; 20] = [
                 .map_err(|_| "unknown mode".to_owned())?;
             Ok(())
         },
-        read: |settings| Value::Text(settings.structured_decoding.as_str().to_owned()),
+        read: |settings| SettingValue::Text(settings.structured_decoding.as_str().to_owned()),
     },
     KeySpec {
         key: Key::MaxTokens,
@@ -193,7 +193,7 @@ pub static KEYS: [KeySpec; 20] = [
             settings.max_tokens = narrow(parse::integer(text, 1, 1_000_000)?);
             Ok(())
         },
-        read: |settings| Value::Integer(settings.max_tokens.into()),
+        read: |settings| SettingValue::Integer(settings.max_tokens.into()),
     },
     KeySpec {
         key: Key::Temperature,
@@ -208,7 +208,7 @@ pub static KEYS: [KeySpec; 20] = [
             settings.temperature = parse::float(text, 0.0, 2.0)?;
             Ok(())
         },
-        read: |settings| Value::Float(settings.temperature),
+        read: |settings| SettingValue::Float(settings.temperature),
     },
     KeySpec {
         key: Key::AntiRepetition,
@@ -225,7 +225,7 @@ pub static KEYS: [KeySpec; 20] = [
                 .map_err(|_| "unknown mode".to_owned())?;
             Ok(())
         },
-        read: |settings| Value::Text(settings.anti_repetition.as_str().to_owned()),
+        read: |settings| SettingValue::Text(settings.anti_repetition.as_str().to_owned()),
     },
     KeySpec {
         key: Key::Thinking,
@@ -242,7 +242,7 @@ pub static KEYS: [KeySpec; 20] = [
                 .map_err(|_| "unknown mode".to_owned())?;
             Ok(())
         },
-        read: |settings| Value::Text(settings.thinking.as_str().to_owned()),
+        read: |settings| SettingValue::Text(settings.thinking.as_str().to_owned()),
     },
     KeySpec {
         key: Key::GrammarWhitespace,
@@ -259,7 +259,7 @@ pub static KEYS: [KeySpec; 20] = [
                 .map_err(|_| "unknown whitespace".to_owned())?;
             Ok(())
         },
-        read: |settings| Value::Text(settings.grammar_whitespace.as_str().to_owned()),
+        read: |settings| SettingValue::Text(settings.grammar_whitespace.as_str().to_owned()),
     },
     KeySpec {
         key: Key::SchemaInPrompt,
@@ -274,7 +274,7 @@ pub static KEYS: [KeySpec; 20] = [
             settings.schema_in_prompt = parse::boolean(text)?;
             Ok(())
         },
-        read: |settings| Value::Bool(settings.schema_in_prompt),
+        read: |settings| SettingValue::Bool(settings.schema_in_prompt),
     },
     KeySpec {
         key: Key::TimeoutS,
@@ -289,7 +289,7 @@ pub static KEYS: [KeySpec; 20] = [
             settings.timeout_s = parse::integer(text, 1, 86_400)?;
             Ok(())
         },
-        read: |settings| Value::Integer(settings.timeout_s),
+        read: |settings| SettingValue::Integer(settings.timeout_s),
     },
     KeySpec {
         key: Key::CallTimeoutS,
@@ -304,7 +304,7 @@ pub static KEYS: [KeySpec; 20] = [
             settings.call_timeout_s = parse::integer(text, 1, 86_400)?;
             Ok(())
         },
-        read: |settings| Value::Integer(settings.call_timeout_s),
+        read: |settings| SettingValue::Integer(settings.call_timeout_s),
     },
     KeySpec {
         key: Key::ProbeTimeoutS,
@@ -319,7 +319,7 @@ pub static KEYS: [KeySpec; 20] = [
             settings.probe_timeout_s = parse::integer(text, 1, 3_600)?;
             Ok(())
         },
-        read: |settings| Value::Integer(settings.probe_timeout_s),
+        read: |settings| SettingValue::Integer(settings.probe_timeout_s),
     },
     KeySpec {
         key: Key::Reask,
@@ -334,7 +334,7 @@ pub static KEYS: [KeySpec; 20] = [
             settings.reask = narrow(parse::integer(text, 0, 5)?);
             Ok(())
         },
-        read: |settings| Value::Integer(settings.reask.into()),
+        read: |settings| SettingValue::Integer(settings.reask.into()),
     },
     KeySpec {
         key: Key::RecordStats,
@@ -349,7 +349,7 @@ pub static KEYS: [KeySpec; 20] = [
             settings.record_stats = parse::boolean(text)?;
             Ok(())
         },
-        read: |settings| Value::Bool(settings.record_stats),
+        read: |settings| SettingValue::Bool(settings.record_stats),
     },
     KeySpec {
         key: Key::ServeListen,
@@ -364,7 +364,7 @@ pub static KEYS: [KeySpec; 20] = [
             settings.serve_listen = parse::listen_address(text)?;
             Ok(())
         },
-        read: |settings| Value::Text(settings.serve_listen.to_string()),
+        read: |settings| SettingValue::Text(settings.serve_listen.to_string()),
     },
     KeySpec {
         key: Key::ServeKeyEnv,
@@ -394,12 +394,14 @@ pub static KEYS: [KeySpec; 20] = [
             settings.serve_max_connections = narrow(parse::integer(text, 1, 1024)?);
             Ok(())
         },
-        read: |settings| Value::Integer(settings.serve_max_connections.into()),
+        read: |settings| SettingValue::Integer(settings.serve_max_connections.into()),
     },
 ];
 
-fn optional_text(text: Option<&str>) -> Value {
-    text.map_or(Value::Unset, |text| Value::Text(text.to_owned()))
+fn optional_text(text: Option<&str>) -> SettingValue {
+    text.map_or(SettingValue::Unset, |text| {
+        SettingValue::Text(text.to_owned())
+    })
 }
 
 /// Every range above fits in a `u32`; the parsers already enforced it.
@@ -457,7 +459,7 @@ impl Key {
     /// Parses and normalises `text` as this key's value, without touching any settings.
     /// For `endpoint`, the result is tidied but `/v1` is not yet appended (that depends on the
     /// provider; see [`super::resolve`]).
-    pub fn parse(self, text: &str) -> Result<Value, InvalidValue> {
+    pub fn parse(self, text: &str) -> Result<SettingValue, InvalidValue> {
         let mut scratch = Settings::default();
         self.apply(&mut scratch, text)?;
         Ok(self.read(&scratch))
@@ -473,7 +475,7 @@ impl Key {
     }
 
     /// This key's current value in `settings`.
-    pub fn read(self, settings: &Settings) -> Value {
+    pub fn read(self, settings: &Settings) -> SettingValue {
         (self.spec().read)(settings)
     }
 

@@ -25,7 +25,7 @@ fn documented_defaults_match_settings_default() {
     for spec in &KEYS {
         let value = spec.key.read(&defaults);
         match value {
-            Value::Unset => assert!(spec.default.starts_with("(unset"), "{}", spec.name),
+            SettingValue::Unset => assert!(spec.default.starts_with("(unset"), "{}", spec.name),
             other => assert_eq!(other.display(), spec.default, "{}", spec.name),
         }
     }
@@ -121,7 +121,7 @@ fn api_key_env_values_are_never_echoed() {
 fn api_key_values_are_secret() {
     assert_eq!(
         Key::ApiKey.parse(" sk-abc ").unwrap(),
-        Value::Secret(Secret::new("sk-abc"))
+        SettingValue::Secret(Secret::new("sk-abc"))
     );
     let message = refused(Key::ApiKey, "sk-abc def");
     assert!(!message.contains("sk-abc"), "{message}");
@@ -170,8 +170,14 @@ fn integer_values_and_their_ranges() {
 
 #[test]
 fn temperature_values() {
-    assert_eq!(Key::Temperature.parse("0.2").unwrap(), Value::Float(0.2));
-    assert_eq!(Key::Temperature.parse("1").unwrap(), Value::Float(1.0));
+    assert_eq!(
+        Key::Temperature.parse("0.2").unwrap(),
+        SettingValue::Float(0.2)
+    );
+    assert_eq!(
+        Key::Temperature.parse("1").unwrap(),
+        SettingValue::Float(1.0)
+    );
     assert_eq!(
         refused(Key::Temperature, "3"),
         "invalid value `3` for temperature: out of range; expected a number from 0 to 2"
@@ -180,8 +186,14 @@ fn temperature_values() {
 
 #[test]
 fn record_stats_values() {
-    assert_eq!(Key::RecordStats.parse("no").unwrap(), Value::Bool(false));
-    assert_eq!(Key::RecordStats.parse("ON").unwrap(), Value::Bool(true));
+    assert_eq!(
+        Key::RecordStats.parse("no").unwrap(),
+        SettingValue::Bool(false)
+    );
+    assert_eq!(
+        Key::RecordStats.parse("ON").unwrap(),
+        SettingValue::Bool(true)
+    );
     assert_eq!(
         refused(Key::RecordStats, "sometimes"),
         "invalid value `sometimes` for record_stats: not a switch; expected true or false \

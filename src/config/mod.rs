@@ -2,7 +2,7 @@
 //!
 //! [`Settings`] is what every other layer takes. [`resolve`] builds it from flags
 //! ([`Overrides`]), an [`Environment`] snapshot, the `config.toml` file and the defaults, in
-//! that order of precedence, and tags every value with its [`Source`]. The key registry
+//! that order of precedence, and tags every value with its [`SettingSource`]. The key registry
 //! ([`KEYS`]) names, documents and parses every setting; [`environment_variables`] lists every
 //! variable read. [`ConfigFile`] edits the file without losing comments or other tools'
 //! tables, and writes it atomically. [`readiness`] scores how safe the settings are for a
@@ -34,10 +34,11 @@ pub use file::{
 pub use keys::{InvalidValue, KEYS, Key, KeySpec, UnknownKey};
 pub use provider::{Provider, UnknownProvider};
 pub use resolve::{
-    ConfigWarning, Normalisation, Overrides, Resolved, Source, Sources, config_path, resolve,
+    ConfigWarning, Normalisation, Overrides, Resolved, SettingSource, SettingSources, config_path,
+    resolve,
 };
 pub use values::{
-    AntiRepetition, InvalidStructuredDecoding, Secret, StructuredDecoding, Thinking, Value,
+    AntiRepetition, InvalidStructuredDecoding, Secret, SettingValue, StructuredDecoding, Thinking,
 };
 
 /// Every setting, resolved and typed. [`Settings::default`] holds the defaults.

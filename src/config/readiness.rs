@@ -8,8 +8,8 @@
 //! decide, so those checks say what to run instead.
 
 use super::keys::Key;
-use super::resolve::{ConfigWarning, Resolved, Source};
-use super::values::{AntiRepetition, StructuredDecoding, Value};
+use super::resolve::{ConfigWarning, Resolved, SettingSource};
+use super::values::{AntiRepetition, SettingValue, StructuredDecoding};
 use super::{Provider, Settings};
 use crate::schema::gbnf::Whitespace;
 
@@ -163,9 +163,9 @@ pub struct Change {
     /// The key.
     pub key: Key,
     /// Its value now.
-    pub before: Value,
+    pub before: SettingValue,
     /// The recommended value.
-    pub after: Value,
+    pub after: SettingValue,
 }
 
 /// Every check's outcome and the total.
@@ -223,12 +223,12 @@ pub fn assess(resolved: &Resolved) -> Assessment {
                 "anti_repetition" => exactly(
                     Key::AntiRepetition,
                     settings,
-                    Value::Text(AntiRepetition::Always.as_str().to_owned()),
+                    SettingValue::Text(AntiRepetition::Always.as_str().to_owned()),
                 ),
                 "grammar_whitespace" => exactly(
                     Key::GrammarWhitespace,
                     settings,
-                    Value::Text(Whitespace::Compact.as_str().to_owned()),
+                    SettingValue::Text(Whitespace::Compact.as_str().to_owned()),
                 ),
                 _ => api_key(resolved),
             };
@@ -261,7 +261,7 @@ struct Outcome {
     advice: Option<String>,
 }
 
-fn change(key: Key, settings: &Settings, after: Value) -> Change {
+fn change(key: Key, settings: &Settings, after: SettingValue) -> Change {
     Change {
         key,
         before: key.read(settings),
@@ -329,15 +329,15 @@ fn in_range(key: Key, value: u64, min: u64, max: u64) -> Outcome {
         recommended: format!("{min} to {max}"),
         changes: vec![Change {
             key,
-            before: Value::Integer(value),
-            after: Value::Integer(value.clamp(min, max)),
+            before: SettingValue::Integer(value),
+            after: SettingValue::Integer(value.clamp(min, max)),
         }],
         advice: None,
     }
 }
 
 /// Passes when `key` holds exactly `wanted`.
-fn exactly(key: Key, settings: &Settings, wanted: Value) -> Outcome {
+fn exactly(key: Key, settings: &Settings, wanted: SettingValue) -> Outcome {
     let current = key.read(settings);
     Outcome {
         passed: current == wanted,
@@ -356,7 +356,7 @@ fn reask(settings: &Settings) -> Outcome {
         changes: vec![change(
             Key::Reask,
             settings,
-            Value::Integer(MAX_REASK.into()),
+            SettingValue::Integer(MAX_REASK.into()),
         )],
         advice: None,
     }
@@ -365,9 +365,9 @@ fn reask(settings: &Settings) -> Outcome {
 fn temperature(settings: &Settings) -> Outcome {
     Outcome {
         passed: settings.temperature <= MAX_TEMPERATURE,
-        current: Value::Float(settings.temperature).display(),
+        current: SettingValue::Float(settings.temperature).display(),
         recommended: format!("at most {MAX_TEMPERATURE}"),
-        changes: vec![change(Key::Temperature, settings, Value::Float(0.0))],
+        changes: vec![change(Key::Temperature, settings, SettingValue::Float(0.0))],
         advice: None,
     }
 }
@@ -384,14 +384,14 @@ fn api_key(resolved: &Resolved) -> Outcome {
         .or(settings.provider.key_env())
         .unwrap_or("SLMCODE_API_KEY");
     let current = match resolved.source(Key::ApiKey) {
-        Source::Environment { name } if in_file => {
+        SettingSource::Environment { name } if in_file => {
             format!("from env {name}, and a literal in the file")
         }
-        Source::Environment { name } => format!("from env {name}"),
-        Source::File { .. } => "literal in the file".to_owned(),
-        Source::Flag { name } => format!("from {name}"),
-        Source::Default if settings.provider.is_hosted() => "missing".to_owned(),
-        Source::Default => format!("none (not needed by {})", settings.provider),
+        SettingSource::Environment { name } => format!("from env {name}"),
+        SettingSource::File { .. } => "literal in the file".to_owned(),
+        SettingSource::Flag { name } => format!("from {name}"),
+        SettingSource::Default if settings.provider.is_hosted() => "missing".to_owned(),
+        SettingSource::Default => format!("none (not needed by {})", settings.provider),
     };
     let (passed, advice) = if in_file {
         (

@@ -139,8 +139,8 @@ fn numeric_checks_recommend_the_nearest_passing_value() {
         let check = check(&assessment, name);
         assert_eq!(check.current, before.to_string());
         assert_eq!(check.changes.len(), 1);
-        assert_eq!(check.changes[0].before, Value::Integer(before));
-        assert_eq!(check.changes[0].after, Value::Integer(after));
+        assert_eq!(check.changes[0].before, SettingValue::Integer(before));
+        assert_eq!(check.changes[0].after, SettingValue::Integer(after));
         assert_eq!(check.points, 0);
         assert_eq!(assessment.score, 100 - check.max_points);
     }
@@ -155,8 +155,8 @@ fn too_many_reasks_fail_the_reask_check() {
         changes,
         [Change {
             key: Key::Reask,
-            before: Value::Integer(3),
-            after: Value::Integer(1)
+            before: SettingValue::Integer(3),
+            after: SettingValue::Integer(1)
         }]
     );
 }

@@ -17,7 +17,7 @@ use super::error::ConfigError;
 use super::file::{self, CONFIG_FILE_NAME};
 use super::keys::{KEYS, Key};
 use super::parse;
-use super::values::{Secret, Value};
+use super::values::{Secret, SettingValue};
 
 /// Where a resolved value came from.
 ///
@@ -26,7 +26,7 @@ use super::values::{Secret, Value};
 /// "line": 3}` or `{"kind": "default"}`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Source {
+pub enum SettingSource {
     /// A command-line flag (or a library caller's [`Overrides`]).
     Flag {
         /// The flag, such as `--model`.
@@ -48,34 +48,34 @@ pub enum Source {
     Default,
 }
 
-impl fmt::Display for Source {
+impl fmt::Display for SettingSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Source::Flag { name } => write!(f, "flag {name}"),
-            Source::Environment { name } => write!(f, "env {name}"),
-            Source::File { path, line } => write!(f, "file {}:{line}", path.display()),
-            Source::Default => f.write_str("default"),
+            SettingSource::Flag { name } => write!(f, "flag {name}"),
+            SettingSource::Environment { name } => write!(f, "env {name}"),
+            SettingSource::File { path, line } => write!(f, "file {}:{line}", path.display()),
+            SettingSource::Default => f.write_str("default"),
         }
     }
 }
 
 /// The source of every key.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Sources([Source; Key::ALL.len()]);
+pub struct SettingSources([SettingSource; Key::ALL.len()]);
 
-impl Default for Sources {
-    fn default() -> Sources {
-        Sources(std::array::from_fn(|_| Source::Default))
+impl Default for SettingSources {
+    fn default() -> SettingSources {
+        SettingSources(std::array::from_fn(|_| SettingSource::Default))
     }
 }
 
-impl Sources {
+impl SettingSources {
     /// Where `key`'s value came from.
-    pub fn get(&self, key: Key) -> &Source {
+    pub fn get(&self, key: Key) -> &SettingSource {
         &self.0[key as usize]
     }
 
-    fn set(&mut self, key: Key, source: Source) {
+    fn set(&mut self, key: Key, source: SettingSource) {
         self.0[key as usize] = source;
     }
 }
@@ -216,7 +216,7 @@ pub struct Resolved {
     /// The typed settings.
     pub settings: Settings,
     /// Where each value came from.
-    pub sources: Sources,
+    pub sources: SettingSources,
     /// Where the settings file is (whether or not it exists).
     pub config_path: PathBuf,
     /// Where its directory came from (`SLMCODE_CONFIG_DIR`, or the platform's default).
@@ -231,12 +231,12 @@ pub struct Resolved {
 
 impl Resolved {
     /// Where `key`'s value came from.
-    pub fn source(&self, key: Key) -> &Source {
+    pub fn source(&self, key: Key) -> &SettingSource {
         self.sources.get(key)
     }
 
     /// `key`'s resolved value, as `config get` shows it.
-    pub fn value(&self, key: Key) -> Value {
+    pub fn value(&self, key: Key) -> SettingValue {
         key.read(&self.settings)
     }
 
@@ -260,12 +260,12 @@ pub fn resolve(environment: &Environment, overrides: &Overrides) -> Result<Resol
     let config_exists = entries.is_some();
     let file::FileEntries { entries, removed } = entries.unwrap_or_default();
     let mut settings = Settings::default();
-    let mut sources = Sources::default();
+    let mut sources = SettingSources::default();
     let mut given: Vec<(Key, String)> = Vec::new();
-    let mut literal_key: Option<(Secret, Source)> = None;
+    let mut literal_key: Option<(Secret, SettingSource)> = None;
 
     for entry in entries {
-        let source = Source::File {
+        let source = SettingSource::File {
             path: config_path.clone(),
             line: entry.line,
         };
@@ -301,7 +301,7 @@ pub fn resolve(environment: &Environment, overrides: &Overrides) -> Result<Resol
             })?;
             sources.set(
                 spec.key,
-                Source::Environment {
+                SettingSource::Environment {
                     name: spec.environment.to_owned(),
                 },
             );
@@ -314,7 +314,7 @@ pub fn resolve(environment: &Environment, overrides: &Overrides) -> Result<Resol
             let flag = key.spec().flag;
             key.apply(&mut settings, text)
                 .map_err(|error| ConfigError::InvalidOverride { flag, error })?;
-            sources.set(key, Source::Flag { name: flag });
+            sources.set(key, SettingSource::Flag { name: flag });
             given.push((key, text.to_owned()));
         }
     }
@@ -363,9 +363,9 @@ pub fn resolve(environment: &Environment, overrides: &Overrides) -> Result<Resol
 fn resolve_api_key(
     environment: &Environment,
     settings: &Settings,
-    literal_key: Option<(Secret, Source)>,
+    literal_key: Option<(Secret, SettingSource)>,
     warnings: &mut Vec<ConfigWarning>,
-) -> Result<(Option<Secret>, Source), ConfigError> {
+) -> Result<(Option<Secret>, SettingSource), ConfigError> {
     if let Some(variable) = &settings.api_key_env
         && environment.get(variable).is_none()
     {
@@ -388,7 +388,7 @@ fn resolve_api_key(
                     reason,
                 },
             })?;
-            let source = Source::Environment {
+            let source = SettingSource::Environment {
                 name: variable.to_owned(),
             };
             return Ok((Some(Secret::new(key)), source));
@@ -396,7 +396,7 @@ fn resolve_api_key(
     }
     Ok(match literal_key {
         Some((secret, source)) => (Some(secret), source),
-        None => (None, Source::Default),
+        None => (None, SettingSource::Default),
     })
 }
 
@@ -416,7 +416,7 @@ fn normalise(settings: &mut Settings, given: &[(Key, String)]) -> Vec<Normalisat
         let Some((_, text)) = given.iter().rev().find(|(known, _)| *known == key) else {
             continue;
         };
-        if let Value::Text(value) = key.read(settings)
+        if let SettingValue::Text(value) = key.read(settings)
             && value != text.trim()
         {
             notes.push(Normalisation {

@@ -3,7 +3,9 @@
 use std::path::Path;
 
 use super::*;
-use crate::config::{ConfigWarning, Environment, Key, Overrides, Settings, Source, Value};
+use crate::config::{
+    ConfigWarning, Environment, Key, Overrides, SettingSource, SettingValue, Settings,
+};
 
 /// A temporary config directory, with `config.toml` holding `contents` (none: no file).
 fn directory(contents: Option<&str>) -> tempfile::TempDir {
@@ -27,8 +29,8 @@ fn environment(directory: &Path, pairs: &[(&str, &str)]) -> Environment {
     Environment::from_pairs(all)
 }
 
-fn file_source(directory: &Path, line: usize) -> Source {
-    Source::File {
+fn file_source(directory: &Path, line: usize) -> SettingSource {
+    SettingSource::File {
         path: directory.join("config.toml"),
         line,
     }
@@ -46,7 +48,7 @@ fn nothing_set_resolves_to_the_defaults() {
         }
     );
     for key in Key::ALL {
-        assert_eq!(resolved.source(key), &Source::Default, "{key}");
+        assert_eq!(resolved.source(key), &SettingSource::Default, "{key}");
     }
     assert_eq!(resolved.config_path, dir.path().join("config.toml"));
     assert!(!resolved.config_exists);
@@ -105,7 +107,7 @@ fn every_layer_overrides_the_one_below_and_says_so() {
         assert_eq!(from_env.value(key), key.parse(env_text).unwrap(), "{key}");
         assert_eq!(
             from_env.source(key),
-            &Source::Environment {
+            &SettingSource::Environment {
                 name: variable.to_owned()
             },
             "{key}"
@@ -115,7 +117,7 @@ fn every_layer_overrides_the_one_below_and_says_so() {
         assert_eq!(from_flag.value(key), key.parse(flag_text).unwrap(), "{key}");
         assert_eq!(
             from_flag.source(key),
-            &Source::Flag {
+            &SettingSource::Flag {
                 name: key.spec().flag
             },
             "{key}"
@@ -125,7 +127,7 @@ fn every_layer_overrides_the_one_below_and_says_so() {
             if other != Key::ApiKey {
                 assert_eq!(
                     from_flag.source(other),
-                    &Source::Default,
+                    &SettingSource::Default,
                     "{key} moved {other}"
                 );
             }
@@ -164,7 +166,7 @@ fn the_api_key_chain_in_order() {
         );
         assert_eq!(
             resolved.source(Key::ApiKey),
-            &Source::Environment {
+            &SettingSource::Environment {
                 name: (*variable).to_owned()
             }
         );
@@ -214,7 +216,7 @@ fn the_provider_variable_follows_the_resolved_provider() {
     )
     .unwrap();
     assert_eq!(resolved.settings.api_key, None);
-    assert_eq!(resolved.source(Key::ApiKey), &Source::Default);
+    assert_eq!(resolved.source(Key::ApiKey), &SettingSource::Default);
 }
 
 #[test]
@@ -303,7 +305,7 @@ fn aliases_are_reported_as_normalised() {
     let resolved = resolve(&env, &Overrides::new()).unwrap();
     assert_eq!(
         resolved.value(Key::StructuredDecoding),
-        Value::Text("off".to_owned())
+        SettingValue::Text("off".to_owned())
     );
     let notes: Vec<_> = resolved
         .normalised

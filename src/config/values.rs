@@ -1,5 +1,5 @@
 //! The value types of individual settings: `structured_decoding`, the redacting [`Secret`],
-//! and [`Value`], one setting's normalised value as commands show and write it.
+//! and [`SettingValue`], one setting's normalised value as commands show and write it.
 
 use std::fmt;
 use std::str::FromStr;
@@ -178,7 +178,7 @@ impl fmt::Debug for Secret {
 /// In JSON: `null` when unset, a string, a number or a boolean; an API key is always the string
 /// `"<set>"`, never its text.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Value {
+pub enum SettingValue {
     /// No value: the key's default is "nothing" (no model, no key, the preset's endpoint).
     Unset,
     /// A name, URL or identifier, normalised (`llamacpp`, `off`, `http://127.0.0.1:8080/v1`).
@@ -189,46 +189,46 @@ pub enum Value {
     Float(f64),
     /// A switch.
     Bool(bool),
-    /// An API key: shown as `<set>`, written to the file only through [`Value::to_toml`].
+    /// An API key: shown as `<set>`, written to the file only through [`SettingValue::to_toml`].
     Secret(Secret),
 }
 
-impl Value {
+impl SettingValue {
     /// The text a person reads: the value itself, `<set>` for a key, `(unset)` for nothing.
     pub fn display(&self) -> String {
         match self {
-            Value::Unset => "(unset)".to_owned(),
-            Value::Text(text) => text.clone(),
-            Value::Integer(number) => number.to_string(),
-            Value::Float(number) => number.to_string(),
-            Value::Bool(flag) => flag.to_string(),
-            Value::Secret(_) => "<set>".to_owned(),
+            SettingValue::Unset => "(unset)".to_owned(),
+            SettingValue::Text(text) => text.clone(),
+            SettingValue::Integer(number) => number.to_string(),
+            SettingValue::Float(number) => number.to_string(),
+            SettingValue::Bool(flag) => flag.to_string(),
+            SettingValue::Secret(_) => "<set>".to_owned(),
         }
     }
 
     /// The TOML value `config set` writes: typed (an integer stays an integer), the key's text
-    /// for a secret. `None` for [`Value::Unset`], which is written by removing the key.
+    /// for a secret. `None` for [`SettingValue::Unset`], which is written by removing the key.
     pub fn to_toml(&self) -> Option<toml_edit::Value> {
         Some(match self {
-            Value::Unset => return None,
-            Value::Text(text) => toml_edit::Value::from(text.as_str()),
-            Value::Integer(number) => toml_edit::Value::from(i64::try_from(*number).ok()?),
-            Value::Float(number) => toml_edit::Value::from(*number),
-            Value::Bool(flag) => toml_edit::Value::from(*flag),
-            Value::Secret(secret) => toml_edit::Value::from(secret.expose()),
+            SettingValue::Unset => return None,
+            SettingValue::Text(text) => toml_edit::Value::from(text.as_str()),
+            SettingValue::Integer(number) => toml_edit::Value::from(i64::try_from(*number).ok()?),
+            SettingValue::Float(number) => toml_edit::Value::from(*number),
+            SettingValue::Bool(flag) => toml_edit::Value::from(*flag),
+            SettingValue::Secret(secret) => toml_edit::Value::from(secret.expose()),
         })
     }
 }
 
-impl serde::Serialize for Value {
+impl serde::Serialize for SettingValue {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            Value::Unset => serializer.serialize_none(),
-            Value::Text(text) => serializer.serialize_str(text),
-            Value::Integer(number) => serializer.serialize_u64(*number),
-            Value::Float(number) => serializer.serialize_f64(*number),
-            Value::Bool(flag) => serializer.serialize_bool(*flag),
-            Value::Secret(_) => serializer.serialize_str("<set>"),
+            SettingValue::Unset => serializer.serialize_none(),
+            SettingValue::Text(text) => serializer.serialize_str(text),
+            SettingValue::Integer(number) => serializer.serialize_u64(*number),
+            SettingValue::Float(number) => serializer.serialize_f64(*number),
+            SettingValue::Bool(flag) => serializer.serialize_bool(*flag),
+            SettingValue::Secret(_) => serializer.serialize_str("<set>"),
         }
     }
 }
@@ -271,7 +271,7 @@ mod tests {
 
     #[test]
     fn a_secret_value_never_shows_its_text() {
-        let value = Value::Secret(Secret::new("sk-live-123"));
+        let value = SettingValue::Secret(Secret::new("sk-live-123"));
         assert_eq!(value.display(), "<set>");
         assert_eq!(serde_json::to_string(&value).unwrap(), r#""<set>""#);
         assert!(!format!("{value:?}").contains("sk-live"));
@@ -280,12 +280,24 @@ mod tests {
 
     #[test]
     fn values_serialise_typed() {
-        assert_eq!(serde_json::to_string(&Value::Unset).unwrap(), "null");
-        assert_eq!(serde_json::to_string(&Value::Integer(4)).unwrap(), "4");
-        assert_eq!(serde_json::to_string(&Value::Float(0.5)).unwrap(), "0.5");
-        assert_eq!(serde_json::to_string(&Value::Bool(true)).unwrap(), "true");
-        assert_eq!(Value::Float(0.0).display(), "0");
-        assert_eq!(Value::Unset.display(), "(unset)");
-        assert_eq!(Value::Integer(7).to_toml().unwrap().as_integer(), Some(7));
+        assert_eq!(serde_json::to_string(&SettingValue::Unset).unwrap(), "null");
+        assert_eq!(
+            serde_json::to_string(&SettingValue::Integer(4)).unwrap(),
+            "4"
+        );
+        assert_eq!(
+            serde_json::to_string(&SettingValue::Float(0.5)).unwrap(),
+            "0.5"
+        );
+        assert_eq!(
+            serde_json::to_string(&SettingValue::Bool(true)).unwrap(),
+            "true"
+        );
+        assert_eq!(SettingValue::Float(0.0).display(), "0");
+        assert_eq!(SettingValue::Unset.display(), "(unset)");
+        assert_eq!(
+            SettingValue::Integer(7).to_toml().unwrap().as_integer(),
+            Some(7)
+        );
     }
 }

@@ -5,9 +5,9 @@
 //! "Really opens a value" is decided by looking a few bytes ahead: `{` must be followed by `}`
 //! or by a key and `:`; `[` by `]` or by the start of a value. Prose such as `{the config}` or
 //! `[button]` is skipped. A `{` or `[` followed by an escaped quote opens a document written
-//! with escaped quotes (`{\"a\": 1}`, see `escaped.rs`). Every look-ahead is bounded (a key is looked into for at most
-//! [`KEY_LOOKAHEAD`] bytes, nested openers at most 16 deep), so a search over the whole text
-//! stays linear.
+//! with escaped quotes (`{\"a\": 1}`, see `escaped.rs`). Every look-ahead is bounded (a key is
+//! looked into for at most [`KEY_LOOKAHEAD`] bytes, nested openers at most 16 deep), so a search
+//! over the whole text stays linear.
 
 use super::rung::Rung;
 use super::scan::{is_key_byte, is_space, is_word_start, skip_blank, smart_quote, word_at};

@@ -6,13 +6,14 @@
 //! Rungs run in a fixed order ([`Rung::ALL`]), each building on the ones before it:
 //! `none think fence extract trailing_comma quotes comments unicode_spaces unquoted smart_quotes
 //! fullwidth non_finite numbers missing_commas concatenation empty_elements inner_quotes escapes
-//! python_bools tuples control_chars close_quote close_braces coerce`. A result names the first rung after which the document parsed (and, with a schema,
-//! validated) and lists every rung that changed something.
+//! python_bools tuples control_chars close_quote close_braces coerce`. A result names the first
+//! rung after which the document parsed (and, with a schema, validated) and lists every rung that
+//! changed something.
 //!
 //! It is implemented as one pass, not twenty: valid input is parsed by `serde_json` (rung
 //! `none`; a leading byte-order mark is ignored first); anything else goes to a string-aware,
-//! non-recursive tolerant parser (`repair::parse`, private) that records, for each deviation from JSON it
-//! accepts, the rung that fixes it. The parser's decisions do not depend on which rungs are
+//! non-recursive tolerant parser (`repair::parse`, private) that records, for each deviation from
+//! JSON it accepts, the rung that fixes it. The parser's decisions do not depend on which rungs are
 //! allowed, so the recorded set is exactly the set of rungs the text needs, and the reported
 //! rung is the last of them in ladder order: the first ladder prefix after which the document
 //! parses. [`RepairOptions::rungs`] runs the ladder with only some rungs, which the tests use

@@ -6,8 +6,9 @@ use std::str::FromStr;
 
 /// A way of asking an endpoint for structured output, strongest first.
 ///
-/// The order of the variants is the ladder's order: [`Mechanism::next_weaker`] walks it down,
-/// and `Ord` compares strength (`JsonSchema < PromptOnly` means json_schema is stronger).
+/// The order of the variants is the mechanism chain's order: [`Mechanism::next_weaker`]
+/// walks it down, and `Ord` compares strength (`JsonSchema < PromptOnly` means json_schema is
+/// stronger).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Mechanism {
     /// `response_format: {"type": "json_schema", ...}`.
@@ -43,12 +44,12 @@ impl Mechanism {
         }
     }
 
-    /// Rank in the ladder: 1 for the strongest, 5 for the floor.
+    /// Rank in the mechanism chain: 1 for the strongest, 5 for the floor.
     pub const fn rank(self) -> u8 {
         self as u8 + 1
     }
 
-    /// The next rung down, or `None` at the floor.
+    /// The next mechanism down, or `None` at the floor.
     pub const fn next_weaker(self) -> Option<Mechanism> {
         match self {
             Mechanism::JsonSchema => Some(Mechanism::GuidedJson),
@@ -117,7 +118,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ladder_walks_down_in_rank_order() {
+    fn the_chain_walks_down_in_rank_order() {
         let mut walked = vec![Mechanism::JsonSchema];
         while let Some(next) = walked.last().unwrap().next_weaker() {
             walked.push(next);

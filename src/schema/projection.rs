@@ -18,9 +18,10 @@
 //!   (`MAX_REPETITION_THRESHOLD` in `src/llama-grammar.cpp`, multiplied by the rules of a
 //!   repeated group): such a build answers HTTP 400 "failed to parse grammar", and the
 //!   mechanism would be demoted for a bound no model reaches. (Builds differ: the server in
-//!   `tests/real-engine` accepts a single long repetition and refuses the repeated group.) So `minLength`, `maxLength`, `minItems` and
-//!   `maxItems` above [`WIRE_BOUND_LIMIT`] are dropped. The `name` is the schema's `title`
-//!   reduced to `[a-zA-Z0-9_-]{1,64}` (OpenAI's rule), or `response`.
+//!   `tests/real-engine` accepts a single long repetition and refuses the repeated group.) So
+//!   `minLength`, `maxLength`, `minItems` and `maxItems` above [`WIRE_BOUND_LIMIT`] are dropped.
+//!   The `name` is the schema's `title` reduced to `[a-zA-Z0-9_-]{1,64}` (OpenAI's rule), or
+//!   `response`.
 //! - **`guided_json`** (vLLM `structured_outputs.json` / `guided_json`): the bounds above
 //!   [`WIRE_BOUND_LIMIT`] as for `json_schema` (xgrammar expands them as well), and the
 //!   keywords vLLM's xgrammar backend does not enforce (vLLM's
@@ -32,10 +33,10 @@
 //!   the request.
 //! - **`gbnf_grammar`** (`grammar`): the grammar [`derive`](super::gbnf::derive()) makes, exact for
 //!   the contract subset, with the whitespace the caller chose ([`project_with`]: the call path
-//!   sends compact grammars by default); its notes are the projection's notes. Nothing is dropped for size:
-//!   bounds of any size become chunked repetitions inside llama.cpp's limits. A schema with no
-//!   grammar (invalid, unsatisfiable, left-recursive) is projected to the grammar of any JSON
-//!   value, with the reason as a note, so the request still gets well-formed JSON.
+//!   sends compact grammars by default); its notes are the projection's notes. Nothing is dropped
+//!   for size: bounds of any size become chunked repetitions inside llama.cpp's limits. A schema
+//!   with no grammar (invalid, unsatisfiable, left-recursive) is projected to the grammar of any
+//!   JSON value, with the reason as a note, so the request still gets well-formed JSON.
 //! - **`json_object`** and **`prompt_only`**: no schema on the wire; nothing to note (the
 //!   prompt describes the schema, and validation checks all of it).
 

@@ -397,7 +397,7 @@ fn a_schema_file_is_described_in_the_prompt_and_validated_in_full() {
 }
 
 #[test]
-fn demotions_walk_the_ladder_once_and_the_next_process_starts_at_the_right_rung() {
+fn demotions_walk_the_chain_once_and_the_next_process_starts_at_the_right_form() {
     // Probed as a strict OpenAI-style server, then a parameter-checking proxy is put in front.
     let emulator = Emulator::start(Profile::openai());
     let slm = slm_for(&emulator, "openai-compatible");

@@ -1,4 +1,5 @@
-//! Every `sh` block of README.md, run against engine emulators (see `tests/support/readme_runner.rs`).
+//! Every `sh` block of README.md, run against engine emulators (see
+//! `tests/support/readme_runner.rs`).
 
 use crate::readme_runner::{command_line, readme_blocks, run_blocks};
 

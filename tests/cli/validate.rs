@@ -336,7 +336,7 @@ fn exactly_one_of_schema_and_schema_file_is_required() {
     run.code(2);
     assert!(
         run.stderr.starts_with(
-            "error: the argument '--schema <ROLE>' cannot be used with '--schema-file <FILE>'"
+            "error: the argument '--schema <CONTRACT>' cannot be used with '--schema-file <FILE>'"
         ),
         "{}",
         run.stderr
@@ -345,7 +345,7 @@ fn exactly_one_of_schema_and_schema_file_is_required() {
     run.code(2);
     assert!(
         run.stderr.starts_with(
-            "error: the following required arguments were not provided:\n  <--schema <ROLE>|--schema-file <FILE>>"
+            "error: the following required arguments were not provided:\n  <--schema <CONTRACT>|--schema-file <FILE>>"
         ),
         "{}",
         run.stderr

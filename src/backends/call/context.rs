@@ -5,7 +5,7 @@
 //!
 //! A context may serve many calls. What a call learns (demotions, enforcement failures) is
 //! written to the cache when there is one, and also kept in the context, so the next call
-//! through the same context starts at the right rung even though the process-wide negotiation
+//! through the same context starts at the right wire form even though the process-wide negotiation
 //! memo still holds what was negotiated before.
 
 use std::fmt;

@@ -6,13 +6,13 @@
 //! 1. plans the request: the original schema, the contract's prompt (or the
 //!    caller's prompt and schema) injected into the system message under every mechanism, the
 //!    role's stop sequences, whether tools ride along;
-//! 2. walks the mechanism ladder (`ladder`): prompt-only when `structured_decoding` is off
+//! 2. walks the mechanism chain (`chain`): prompt-only when `structured_decoding` is off
 //!    or a tool-using role asks without a typed tool set; a tool turn (`turn`) keeps only the
-//!    forms that enforce a tool constraint, or none on a hosted API; otherwise the negotiated (or forced) forms with the
-//!    schema projected for each, demoting a form on a permanent rejection of its field (or on
-//!    a non-4xx failure that the same request without the field does not have), and falling
-//!    to the plain request when the ladder is exhausted: constrained decoding is never the
-//!    reason a call fails;
+//!    forms that enforce a tool constraint, or none on a hosted API; otherwise the negotiated (or
+//!    forced) forms with the schema projected for each, demoting a form on a permanent rejection of
+//!    its field (or on a non-4xx failure that the same request without the field does not have),
+//!    and falling to the plain request when the chain is exhausted: constrained decoding is never
+//!    the reason a call fails;
 //! 3. extracts and validates every answer against the original schema with the repair
 //!    ladder (a tool turn's answer: its calls, each against its tool), whatever the server
 //!    claimed, and counts an answer that does not parse under a
@@ -25,9 +25,9 @@
 //! Repair statistics are added to the context's stats file when `record_stats` is on. The
 //! only retry is the retry policy's, per request.
 
+mod chain;
 mod context;
 pub(crate) mod evolve;
-mod ladder;
 mod outcome;
 pub(crate) mod request;
 mod turn;
@@ -48,11 +48,11 @@ use super::presets::preset;
 use super::stream::{StreamEnd, StreamLimits, Timing};
 use super::transport::{ChatResponse, Usage};
 
+pub use chain::ENFORCEMENT_THRESHOLD;
 pub use context::{CallContext, CallProgress, ProgressReport, Sleep};
 pub use evolve::{Action, Allowance, EVOLVE, MIN_REASK_TOKENS, REASK_TEMPERATURE, next_action};
-pub use ladder::ENFORCEMENT_THRESHOLD;
 pub use outcome::{
-    Answer, CallFailure, CallMeta, CallOrigin, DeadlineExceeded, DegradeReason, LadderSource,
+    Answer, CallFailure, CallMeta, CallOrigin, ChainSource, DeadlineExceeded, DegradeReason,
     ParsedToolCall, RAW_TEXT_LIMIT, Reask, ReasoningMeta, ReasoningSource, SchemaViolation,
     StreamEnding, StructuredOutcome, ToolsMeta,
 };
@@ -60,7 +60,7 @@ pub use request::{
     DEFAULT_MAX_TOKENS_CAP, JSON_ONLY, OutputSchema, RequestError, StructuredRequest,
 };
 
-use ladder::{Exchange, Received};
+use chain::{Exchange, Received};
 use outcome::{add_usage, bounded};
 use request::Plan;
 use turn::read::TurnFailure;
@@ -87,11 +87,11 @@ pub fn structured_call(
         deadline: Some(deadline),
     };
     let mut exchange = Exchange::new(settings, request, &plan, context, limits);
-    let first = exchange.ladder.first();
+    let first = exchange.chain.first();
     let mut meta = CallMeta {
         mechanism: mechanism_of(first),
         wire_form: first,
-        source: exchange.ladder.source,
+        source: exchange.chain.source,
         first_mechanism: mechanism_of(first),
         demotions: Vec::new(),
         repair_rung: None,
@@ -487,20 +487,20 @@ fn mechanism_of(form: Option<WireForm>) -> Mechanism {
 /// The first reason that applies, in [`DegradeReason`]'s order.
 fn degrade_reason(meta: &CallMeta) -> Option<DegradeReason> {
     match meta.source {
-        LadderSource::StructuredDecodingOff => return Some(DegradeReason::StructuredDecodingOff),
+        ChainSource::StructuredDecodingOff => return Some(DegradeReason::StructuredDecodingOff),
         // `tool_choice: none` carries no tools: a plain text answer, nothing degraded.
-        LadderSource::Tools => {
+        ChainSource::Tools => {
             let carried_nothing = meta
                 .tools
                 .as_ref()
                 .is_some_and(|tools| tools.carried == "nothing");
             return (!carried_nothing).then_some(DegradeReason::ToolsInRequest);
         }
-        LadderSource::Negotiated | LadderSource::Forced => {}
+        ChainSource::Negotiated | ChainSource::Forced => {}
     }
     if !meta.demotions.is_empty() {
         Some(DegradeReason::Demoted)
-    } else if meta.source == LadderSource::Negotiated
+    } else if meta.source == ChainSource::Negotiated
         && meta.first_mechanism == Mechanism::PromptOnly
     {
         Some(DegradeReason::NoConstraint)

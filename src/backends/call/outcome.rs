@@ -32,7 +32,7 @@ pub enum DegradeReason {
     /// A tool turn went with native tools, unconstrained (a hosted API, `auto` without a
     /// union, `structured_decoding` aside), or a tool-using role asked without a typed tool set.
     ToolsInRequest,
-    /// A rung was rejected or found not enforced during this call, and a weaker one answered.
+    /// A wire form was rejected or found not enforced during this call, and a weaker one answered.
     Demoted,
     /// No constraint mechanism was available for the endpoint: prompt-only and repair.
     NoConstraint,
@@ -62,10 +62,10 @@ impl fmt::Display for DegradeReason {
     }
 }
 
-/// Where the first rung of this call came from.
+/// What decided the mechanism chain of this call, and so its first form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum LadderSource {
+pub enum ChainSource {
     /// The negotiated capabilities (probe, cache or prior).
     Negotiated,
     /// The request forced a mechanism.
@@ -136,17 +136,17 @@ pub struct CallMeta {
     pub mechanism: Mechanism,
     /// Its wire form; null for prompt_only.
     pub wire_form: Option<WireForm>,
-    /// Where the ladder's first rung came from.
-    pub source: LadderSource,
-    /// The mechanism the ladder started at.
+    /// What decided the mechanism chain (see [`ChainSource`]).
+    pub source: ChainSource,
+    /// The mechanism the chain started at.
     pub first_mechanism: Mechanism,
     /// Demotions this call made and recorded (status, time, body excerpt).
     pub demotions: Vec<Demotion>,
     /// The repair rung that gave the value (`none`: valid as it came); null on failure.
     pub repair_rung: Option<Rung>,
-    /// Every rung that changed the last answer, in ladder order.
+    /// Every repair rung that changed the last answer, in ladder order.
     pub rungs_changed: Vec<Rung>,
-    /// What the `coerce` rung changed in the last answer.
+    /// What the `coerce` repair rung changed in the last answer.
     pub coercions: Vec<Coercion>,
     /// Answers asked for: the first and each re-ask.
     pub attempts: u32,
@@ -157,7 +157,7 @@ pub struct CallMeta {
     /// Transport retries, reported apart: the same request again after a transient failure,
     /// a rate limit or an idle stream.
     pub transport_retries: u32,
-    /// Every HTTP request sent: answers, retries, rejected rungs, plain resends.
+    /// Every HTTP request sent: answers, retries, rejected forms, plain resends.
     pub requests: u32,
     /// Why the value is not a first-try constrained answer; null when it is.
     pub degrade_reason: Option<DegradeReason>,
@@ -177,7 +177,7 @@ pub struct CallMeta {
     pub elapsed_ms: u64,
     /// Token counts summed over every answer, when the server reported them.
     pub tokens: Option<Usage>,
-    /// What the projection left out of the wire form of the last constrained rung.
+    /// What the projection left out of the last constrained wire form.
     pub notes: Vec<Problem>,
     /// Things worth knowing that did not stop the call (a cache or stats file not written).
     pub warnings: Vec<String>,

@@ -3,11 +3,11 @@
 //! system message, the stop sequences, whether tools ride along, and the budgets.
 //!
 //! The output's schema comes from a contract, a caller's schema, or a role: a role's decoding
-//! ([`normalize_decoding`](crate::agents::normalize_decoding)) decides the stop sequences and whether the request may be
-//! constrained at all (a tool-using role never is), and names the contract when no schema is
-//! given. The instructions are the contract's prompt (injected under every mechanism, grammar
-//! included: a grammar guarantees well-formed output, not meaningful output), or for a caller's
-//! schema the caller's prompt plus the schema itself.
+//! ([`normalize_decoding`](crate::agents::normalize_decoding)) decides the stop sequences and
+//! whether the request may be constrained at all (a tool-using role never is), and names the
+//! contract when no schema is given. The instructions are the contract's prompt (injected under
+//! every mechanism, grammar included: a grammar guarantees well-formed output, not meaningful
+//! output), or for a caller's schema the caller's prompt plus the schema itself.
 
 use std::time::Duration;
 
@@ -236,7 +236,7 @@ pub(super) struct Plan {
     /// Whether the schema meets OpenAI's strict rules (a contract's tested mark, or the lint).
     pub strict_ready: bool,
     /// The first request, instructions injected, without a constraint (and for a tool turn,
-    /// without its tools: [`ToolTurn`] puts them on each request as its rung wants them).
+    /// without its tools: [`ToolTurn`] puts them on each request as its wire form wants them).
     pub request: ChatRequest,
     /// Whether a tool-using role asks without a typed tool set (then nothing is constrained).
     pub tools: bool,

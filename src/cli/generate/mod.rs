@@ -3,7 +3,7 @@
 //! (`--schema-file`) or a role's contract (`--role`), and prints the validated JSON.
 //!
 //! Everything that decides the answer is the library's ([`structured_call`]): negotiation (a
-//! probe when nothing is cached), the mechanism ladder with its demotions, repair, validation
+//! probe when nothing is cached), the mechanism chain with its demotions, repair, validation
 //! and the failure-matched re-asks. This module resolves the arguments, shows a spinner on a
 //! terminal while waiting, and renders the outcome: the value (compact, or `--pretty`) or with
 //! `--json` the value and its meta; on failure the evidence, and an exit code per failure
@@ -32,7 +32,7 @@ use slmcode::repair::{self, FailureClass};
 use slmcode::schema::{self, Mechanism, ValidationError};
 
 use super::exit::{self, CliError, CommandResult, Exit};
-use super::input::{Source, load_schema_file};
+use super::input::{Input, load_schema_file};
 use super::printer::Printer;
 use super::probe::{negotiate, options, refused_remedy, target_from, tls_remedy};
 use super::settings_args::{SettingsArgs, config_error};
@@ -43,7 +43,7 @@ pub struct Args {
     /// The contract to produce, such as `plan` (`slmcode schema list` shows them all).
     #[arg(
         long,
-        value_name = "ROLE",
+        value_name = "CONTRACT",
         group = "output",
         conflicts_with = "schema_file"
     )]
@@ -347,7 +347,7 @@ fn resolve(args: &Args, printer: &Printer) -> Result<Resolved, CliError> {
 /// The request the arguments describe; the schema is checked before stdin is read.
 fn request(args: &Args, printer: &Printer) -> Result<StructuredRequest, CliError> {
     let mut request = match (&args.schema, &args.schema_file) {
-        (Some(name), _) => StructuredRequest::contract(super::schema::role(name)?.name),
+        (Some(name), _) => StructuredRequest::contract(super::schema::contract(name)?.name),
         (None, Some(path)) => {
             let schema = load_schema_file(path)?;
             schema::validator(&schema).map_err(|error| {
@@ -414,7 +414,7 @@ fn request(args: &Args, printer: &Printer) -> Result<StructuredRequest, CliError
     }
     let text = match &args.prompt {
         Some(text) => text.clone(),
-        None => Source::Stdin.read_text(printer)?,
+        None => Input::Stdin.read_text(printer)?,
     };
     if text.trim().is_empty() {
         return Err(

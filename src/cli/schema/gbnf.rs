@@ -1,4 +1,4 @@
-//! `slmcode schema gbnf ROLE | --file F`: the GBNF grammar derived from a schema.
+//! `slmcode schema gbnf CONTRACT | --file F`: the GBNF grammar derived from a schema.
 //!
 //! The grammar goes to stdout; what it approximates or leaves out goes to stderr as warnings
 //! (or into the `notes` of `--json`). Exit 0 when a grammar was derived, 1 when the schema has
@@ -11,18 +11,18 @@ use serde::Serialize;
 use slmcode::schema::Problem;
 use slmcode::schema::gbnf::Whitespace;
 
-use super::source;
+use super::named;
 use crate::cli::exit::{CommandResult, Exit};
 use crate::cli::printer::Printer;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The contract, such as `plan` (`slmcode schema list` shows them all).
-    #[arg(value_name = "ROLE")]
-    role: Option<String>,
+    #[arg(value_name = "CONTRACT")]
+    contract: Option<String>,
 
     /// A JSON Schema file instead of a contract (`-` reads it from stdin).
-    #[arg(long, value_name = "FILE", conflicts_with = "role")]
+    #[arg(long, value_name = "FILE", conflicts_with = "contract")]
     file: Option<PathBuf>,
 
     /// The whitespace allowed between tokens: pretty (at most one line break and an
@@ -52,8 +52,8 @@ struct Report<'a> {
 }
 
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
-    let named = source::resolve(args.role.as_deref(), args.file.as_deref())?;
-    let derived = source::derive(&named, args.whitespace)?;
+    let named = named::resolve(args.contract.as_deref(), args.file.as_deref())?;
+    let derived = named::derive(&named, args.whitespace)?;
     if printer.json() {
         printer.json_value(&Report {
             schema: &named.name,

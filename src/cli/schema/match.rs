@@ -1,4 +1,4 @@
-//! `slmcode schema match ROLE | --file F [INPUT|-]`: is a document in the language of the
+//! `slmcode schema match CONTRACT | --file F [INPUT|-]`: is a document in the language of the
 //! schema's grammar, and if not, where does it leave it.
 //!
 //! This is the question a grammar-constrained decoder answers token by token, asked of a
@@ -15,9 +15,9 @@ use serde::Serialize;
 use slmcode::schema::gbnf::Whitespace;
 use slmcode::schema::gbnf::{self, Mismatch};
 
-use super::source;
+use super::named;
 use crate::cli::exit::{CliError, CommandResult, Exit};
-use crate::cli::input::{Source, not_both_stdin};
+use crate::cli::input::{Input, not_both_stdin};
 use crate::cli::printer::Printer;
 
 /// How many characters of the offending line the report shows on each side of the caret.
@@ -25,13 +25,13 @@ const CONTEXT: usize = 40;
 
 #[derive(Debug, clap::Args)]
 #[command(
-    override_usage = "slmcode schema match [OPTIONS] <ROLE> [INPUT]\n       slmcode schema match [OPTIONS] --file <FILE> [INPUT]"
+    override_usage = "slmcode schema match [OPTIONS] <CONTRACT> [INPUT]\n       slmcode schema match [OPTIONS] --file <FILE> [INPUT]"
 )]
 pub struct Args {
     /// The contract, such as `plan` (`slmcode schema list` shows them all). With `--file`,
     /// this place holds the INPUT.
-    #[arg(value_name = "ROLE")]
-    role: Option<String>,
+    #[arg(value_name = "CONTRACT")]
+    contract: Option<String>,
 
     /// The document to check; `-` or nothing reads stdin.
     #[arg(value_name = "INPUT")]
@@ -57,19 +57,19 @@ struct Report<'a> {
 
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
     // With --file, the first operand is the input.
-    let (role, input) = match (&args.file, args.role, args.input) {
+    let (contract, input) = match (&args.file, args.contract, args.input) {
         (Some(_), Some(_), Some(_)) => {
             return Err(CliError::usage(anyhow::anyhow!(
                 "with --file, give only the INPUT, not a contract name"
             )));
         }
         (Some(_), first, None) => (None, first.map(PathBuf::from)),
-        (None, role, input) => (role, input),
+        (None, contract, input) => (contract, input),
         (Some(_), None, input) => (None, input),
     };
-    not_both_stdin(args.file.as_deref(), &Source::from_arg(input.as_deref()))?;
-    let named = source::resolve(role.as_deref(), args.file.as_deref())?;
-    let derived = source::derive(&named, Whitespace::Pretty)?;
+    not_both_stdin(args.file.as_deref(), &Input::from_arg(input.as_deref()))?;
+    let named = named::resolve(contract.as_deref(), args.file.as_deref())?;
+    let derived = named::derive(&named, Whitespace::Pretty)?;
     let grammar = gbnf::parse(&derived.grammar).map_err(|error| {
         CliError::new(
             Exit::Failure,
@@ -79,7 +79,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             )),
         )
     })?;
-    let input = Source::from_arg(input.as_deref());
+    let input = Input::from_arg(input.as_deref());
     let bytes = input.read_bytes()?;
     // Where the input stops being UTF-8, if it does.
     let bad_byte = std::str::from_utf8(&bytes)

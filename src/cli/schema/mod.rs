@@ -1,15 +1,15 @@
 //! `slmcode schema`: the contracts slmcode ships, lint of a user's JSON Schema, and the GBNF
 //! grammar of a schema (derivation and matching).
 //!
-//! One file per subcommand; this module holds the subcommand enum, its dispatch, and the role
+//! One file per subcommand; this module holds the subcommand enum, its dispatch, and the contract
 //! lookup every command that takes a contract name shares.
 
 mod check;
 mod gbnf;
 mod list;
 mod r#match;
+mod named;
 mod show;
-mod source;
 
 use clap::Subcommand;
 use slmcode::schema::{self, Contract};
@@ -50,9 +50,9 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     }
 }
 
-/// The contract a `ROLE` argument names; an unknown name is a usage error that lists the
+/// The contract a `CONTRACT` argument names; an unknown name is a usage error that lists the
 /// valid ones.
-pub(super) fn role(name: &str) -> Result<&'static Contract, CliError> {
+pub(super) fn contract(name: &str) -> Result<&'static Contract, CliError> {
     schema::contract(name).map_err(|error| {
         CliError::usage(error).with_hint("`slmcode schema list` shows every contract")
     })

@@ -1,4 +1,4 @@
-//! `slmcode schema show ROLE [--prompt]`: a contract's schema, or its prompt.
+//! `slmcode schema show CONTRACT [--prompt]`: a contract's schema, or its prompt.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -9,8 +9,8 @@ use crate::cli::printer::Printer;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The contract, such as `plan` or `review` (`slmcode schema list` shows them all).
-    #[arg(value_name = "ROLE")]
-    role: String,
+    #[arg(value_name = "CONTRACT")]
+    contract: String,
 
     /// Print the prompt that describes the contract's fields instead of its schema.
     #[arg(long)]
@@ -35,7 +35,7 @@ struct Shown {
 }
 
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
-    let contract = super::role(&args.role)?;
+    let contract = super::contract(&args.contract)?;
     if printer.json() {
         printer.json_value(&Shown {
             name: contract.name,

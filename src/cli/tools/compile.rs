@@ -7,8 +7,9 @@
 //! selected mechanism is json_schema and the server also takes a grammar (llama-server), the
 //! tools go in the derived grammar: it is exact, while llama-server's own schema converter
 //! enforces neither `format` nor a bounded exponent (measured: about one call in six of a
-//! browser agent's invalid). Nothing is sent to the endpoint. The content address (`key: sha256:...`) and the notes (what the
-//! grammar could not express, per tool and JSON pointer) go to stderr.
+//! browser agent's invalid). Nothing is sent to the endpoint. The content address (`key:
+//! sha256:...`) and the notes (what the grammar could not express, per tool and JSON pointer) go to
+//! stderr.
 //!
 //! `--tool-choice` defaults to the file's own `tool_choice` (a request body), else `required`:
 //! compiling a constraint is what the command is for. Under `auto` nothing is constrained
@@ -20,7 +21,7 @@ use anyhow::anyhow;
 use clap::ValueEnum;
 use serde::Serialize;
 use serde_json::Value;
-use slmcode::backends::{ChatRequest, Negotiation, Outcome, WireForm, build_body, preset};
+use slmcode::backends::{ChatRequest, FormOutcome, Negotiation, WireForm, build_body, preset};
 use slmcode::config::Provider;
 use slmcode::schema::{Constraint, Mechanism};
 use slmcode::tools::{
@@ -281,7 +282,7 @@ fn grammar_is_better(negotiation: &Negotiation, provider: Provider) -> bool {
         return false;
     }
     match negotiation.capabilities.outcomes.get(&WireForm::Grammar) {
-        Some(Outcome::Supported) => true,
+        Some(FormOutcome::Supported) => true,
         _ => !negotiation.capabilities.probed && provider == Provider::LlamaCpp,
     }
 }

@@ -15,7 +15,7 @@ use slmcode::repair::Rung;
 use slmcode::tools::{DroppedCall, ExtractError, ExtractOptions, ExtractedCall, extract};
 
 use crate::cli::exit::{self, CliError, CommandResult, Exit};
-use crate::cli::input::Source;
+use crate::cli::input::Input;
 use crate::cli::printer::Printer;
 use slmcode::repair::FailureClass;
 
@@ -55,8 +55,8 @@ struct Report<'a> {
 
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
     let file = super::load(&args.tools)?;
-    let source = Source::from_arg(args.input.as_deref());
-    let text = source.read_text(printer)?;
+    let input = Input::from_arg(args.input.as_deref());
+    let text = input.read_text(printer)?;
     let options = ExtractOptions {
         serial: !args.all,
         finish_reason_length: args

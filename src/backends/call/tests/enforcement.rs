@@ -32,7 +32,7 @@ fn two_unparseable_answers_in_a_row_mark_the_form_not_enforced_and_demote_it() {
     world.cached(&[WireForm::JsonSchemaStrict, WireForm::JsonObject]);
     // The liar's own answer: prose around a fenced greeting, which is not a scope judgement.
     let failure = violation(world.call(&scope_request()).unwrap_err());
-    // First answer: enforcement failure 1, wrong shape, one re-ask on the same rung; second
+    // First answer: enforcement failure 1, wrong shape, one re-ask on the same wire form; second
     // answer: failure 2, json_schema_strict marked not enforced and demoted.
     assert_eq!(
         forms_sent(&world.emulator),

@@ -68,7 +68,7 @@ fn a_context_overflow_is_returned_at_once() {
     assert_eq!(
         world.emulator.chat_count(),
         1,
-        "no retry, no next rung, no plain resend"
+        "no retry, no next wire form, no plain resend"
     );
     assert!(world.waits().is_empty());
     assert!(meta.demotions.is_empty());

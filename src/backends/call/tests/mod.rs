@@ -5,9 +5,9 @@
 
 use super::super::tests::emulator;
 
+mod chain;
 mod enforcement;
 mod errors;
-mod ladder;
 mod reask;
 mod stream;
 mod thinking;
@@ -23,7 +23,7 @@ use emulator::{Emulator, Profile};
 
 use super::*;
 use crate::backends::cache::{CacheEntry, CapabilityCache};
-use crate::backends::capabilities::{Capabilities, Outcome, WireForm};
+use crate::backends::capabilities::{Capabilities, FormOutcome, WireForm};
 use crate::backends::negotiate::{NegotiateOptions, Negotiator};
 use crate::backends::normalize_endpoint;
 use crate::backends::probe::Target;
@@ -78,9 +78,9 @@ impl World {
             .into_iter()
             .map(|form| {
                 let outcome = if supported.contains(&form) {
-                    Outcome::Supported
+                    FormOutcome::Supported
                 } else {
-                    Outcome::NotEnforced {
+                    FormOutcome::NotEnforced {
                         answer: "Hello".to_owned(),
                     }
                 };

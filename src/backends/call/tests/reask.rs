@@ -24,7 +24,7 @@ fn a_truncated_answer_gets_one_reask_with_the_partial_and_twice_the_budget() {
     assert_eq!(
         form_of(&bodies[1]),
         "json_schema_strict",
-        "the re-ask keeps its rung"
+        "the re-ask keeps its wire form"
     );
     let last = bodies[1]["messages"]
         .as_array()

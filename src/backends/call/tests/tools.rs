@@ -329,7 +329,7 @@ fn prompt_only_sends_native_tools_and_extracts_a_call_written_as_text() {
             .repair_rung
             .is_some_and(|rung| rung != Rung::None)
     );
-    assert_eq!(outcome.meta.source, LadderSource::StructuredDecodingOff);
+    assert_eq!(outcome.meta.source, ChainSource::StructuredDecodingOff);
 }
 
 #[test]

@@ -10,14 +10,14 @@
 //!   schema when it has one, otherwise `{"answer": "<text>"}`; where the union cannot be
 //!   compiled, native tools unconstrained;
 //! - hosted APIs (OpenAI, Azure: no logit access), engines without an enforcing mechanism, and
-//!   the prompt-only floor of the ladder get native `tools` and `tool_choice`, and
+//!   the prompt-only floor of the mechanism chain get native `tools` and `tool_choice`, and
 //!   `parallel_tool_calls: false` with serial tools where the engine takes it. llama.cpp's
 //!   server accepts a named `tool_choice` but does not honour it (and a bare name is a 400): on
 //!   that floor it gets only the named tool, with `tool_choice: required`;
 //! - `none`: no tools on the wire at all.
 //!
-//! The mechanism ladder, its demotions and enforcement checks are the contracts' ones
-//! ([`super::ladder`]), with only the enforcing forms on it. Downstream ([`read`]) is always on,
+//! The mechanism chain, its demotions and enforcement checks are the contracts' ones
+//! ([`super::chain`]), with only the enforcing forms on it. Downstream ([`read`]) is always on,
 //! whatever went upstream; failures are classed `unknown_tool`, `tool_not_chosen` and
 //! `invalid_arguments` (or `prose`, `truncated`, ... when there is no call), and re-asked with
 //! the tool wording of [`reask`], never "only JSON".

@@ -1,5 +1,5 @@
-//! Walking the ladder: strict servers, field-rejecting proxies, strict-only refusals, vLLM's two
-//! guided fields, llama.cpp's grammar, structured decoding off, tools.
+//! Walking the mechanism chain: strict servers, field-rejecting proxies, strict-only refusals,
+//! vLLM's two guided fields, llama.cpp's grammar, structured decoding off, tools.
 
 use serde_json::json;
 
@@ -91,7 +91,7 @@ fn every_contract_comes_back_valid_from_a_strict_server() {
 }
 
 #[test]
-fn a_proxy_that_rejects_fields_demotes_each_rung_persists_it_and_the_next_run_starts_below() {
+fn a_proxy_that_rejects_fields_demotes_each_form_persists_it_and_the_next_run_starts_below() {
     let world = World::new(Profile::field_rejecting_proxy(), Provider::OpenAiCompatible);
     world.cached(&[
         WireForm::JsonSchemaStrict,
@@ -268,7 +268,7 @@ fn structured_decoding_off_puts_no_constrained_field_on_the_wire() {
     // The contract's prompt carries the schema instead.
     let prompt = schema::contract("scope_judge").unwrap().prompt().trim_end();
     assert_eq!(bodies[0]["messages"][0]["content"], prompt);
-    assert_eq!(outcome.meta.source, LadderSource::StructuredDecodingOff);
+    assert_eq!(outcome.meta.source, ChainSource::StructuredDecodingOff);
     assert_eq!(
         outcome.meta.degrade_reason,
         Some(DegradeReason::StructuredDecodingOff)
@@ -335,7 +335,7 @@ fn a_forced_mechanism_bypasses_the_cache_and_still_walks_down_on_rejection() {
         forms_sent(&world.emulator),
         ["json_schema_strict", "json_schema"]
     );
-    assert_eq!(outcome.meta.source, LadderSource::Forced);
+    assert_eq!(outcome.meta.source, ChainSource::Forced);
     assert_eq!(outcome.meta.wire_form, Some(WireForm::JsonSchema));
     // Forced prompt_only: nothing on the wire.
     world.emulator.answers([FENCED_SCOPE]);

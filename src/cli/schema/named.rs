@@ -18,11 +18,11 @@ pub(super) struct Named {
     pub schema: Value,
 }
 
-/// Resolves `ROLE` or `--file`: exactly one of them.
-pub(super) fn resolve(role: Option<&str>, file: Option<&Path>) -> Result<Named, CliError> {
-    match (role, file) {
-        (Some(role), None) => {
-            let contract = super::role(role)?;
+/// Resolves `CONTRACT` or `--file`: exactly one of them.
+pub(super) fn resolve(contract: Option<&str>, file: Option<&Path>) -> Result<Named, CliError> {
+    match (contract, file) {
+        (Some(name), None) => {
+            let contract = super::contract(name)?;
             Ok(Named {
                 name: contract.name.to_owned(),
                 schema: contract.schema().clone(),

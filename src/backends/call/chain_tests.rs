@@ -44,18 +44,18 @@ fn forced_guided_tries_the_preferred_field_first() {
 }
 
 #[test]
-fn dropping_a_form_keeps_the_position_on_the_next_rung() {
-    let mut ladder = Ladder {
-        rungs: vec![Some(WireForm::JsonSchema), Some(WireForm::JsonObject), None],
+fn dropping_a_form_keeps_the_position_on_the_next_form() {
+    let mut chain = MechanismChain {
+        forms: vec![Some(WireForm::JsonSchema), Some(WireForm::JsonObject), None],
         at: 0,
-        source: LadderSource::Negotiated,
+        source: ChainSource::Negotiated,
     };
-    ladder.drop_form(WireForm::JsonSchema);
-    assert_eq!(ladder.current(), Some(WireForm::JsonObject));
-    ladder.drop_form(WireForm::JsonObject);
-    assert_eq!(ladder.current(), None);
-    ladder.advance();
-    assert_eq!(ladder.current(), None);
+    chain.drop_form(WireForm::JsonSchema);
+    assert_eq!(chain.current(), Some(WireForm::JsonObject));
+    chain.drop_form(WireForm::JsonObject);
+    assert_eq!(chain.current(), None);
+    chain.advance();
+    assert_eq!(chain.current(), None);
 }
 
 #[test]

@@ -1,26 +1,27 @@
-//! The mechanism ladder at request time: which wire forms this call may try, in order, and the
+//! The mechanism chain at request time: which wire forms this call may try, in order, and the
 //! exchange that walks down it.
 //!
-//! The rungs come from the negotiated capabilities (the selected form, then every weaker form
+//! The forms come from the negotiated capabilities (the selected form, then every weaker form
 //! the probe found supported, minus every form demoted by now, then prompt-only), from a forced
 //! mechanism (its forms, then prompt-only), or are prompt-only alone (`structured_decoding =
 //! off`, a tool-using role without a typed tool set, or a tool turn that may not be
 //! constrained). A tool turn keeps only the forms that enforce a tool constraint, and sends the
-//! compiled tools on them ([`super::turn`]); its prompt-only floor carries native tools. A strict form is used only for a strict-ready schema: for any
-//! other schema it becomes json_schema without `strict`, so a strict server is never sent a
-//! strict request it must reject. On llama-server the derived grammar goes first when the
-//! grammar form is on the ladder: with compact whitespace (the default `grammar_whitespace`) a
-//! real small model gave more valid answers in less time under it than under the server's own
-//! json_schema conversion (bench/README.md, "Defaults"), and for a schema with a `number` or a
-//! `format` it is also the only exact one (the server's converter lets `maximum` and a 7-digit
-//! exponent through, and a `uri` came back as `"9%"`). With pretty whitespace the model did
-//! worse under the derived grammar, so then only such schemas go to it first.
+//! compiled tools on them ([`super::turn`]); its prompt-only floor carries native tools. A strict
+//! form is used only for a strict-ready schema: for any other schema it becomes json_schema without
+//! `strict`, so a strict server is never sent a strict request it must reject. On llama-server the
+//! derived grammar goes first when the grammar form is on the chain: with compact whitespace (the
+//! default `grammar_whitespace`) a real small model gave more valid answers in less time under it
+//! than under the server's own json_schema conversion (bench/README.md, "Defaults"), and for a
+//! schema with a `number` or a `format` it is also the only exact one (the server's converter lets
+//! `maximum` and a 7-digit exponent through, and a `uri` came back as `"9%"`). With pretty
+//! whitespace the model did worse under the derived grammar, so then only such schemas go to it
+//! first.
 //!
-//! [`Exchange::send`] sends one request on the current rung with the retry policy (the only
+//! [`Exchange::send`] sends one request on the current form with the retry policy (the only
 //! retry on this path: the provider's own fixed-delay retry is not used) and walks down:
 //! - a permanent rejection (400, 404, 413, 422; a context overflow is its own class) of a
 //!   constrained request, which differs from the plain one only by its constrained field, moves
-//!   to the next rung at once;
+//!   to the next form at once;
 //! - a constrained request that still fails after its retries with a 500 or a broken answer
 //!   (never a 502, 503 or 504: those say the server is loading or overloaded, not that it
 //!   refuses the field) is sent once without the field; if that succeeds, the constrained
@@ -28,7 +29,7 @@
 //!   cause: the evidence twice in a row. A server that recovered in between answers the
 //!   second constrained request, and nothing is demoted;
 //! - rejections become demotions, recorded in the cache with status, time and body excerpt,
-//!   as soon as a later request on the ladder succeeds. Until then they are only suspected: if
+//!   as soon as a later request on the chain succeeds. Until then they are only suspected: if
 //!   the plain request fails as well (a wrong model name, a bad key), the server is the
 //!   problem, nothing is demoted, and the error is returned;
 //! - every other failure (rate limits and transient errors after their retries, cancellations,
@@ -50,77 +51,77 @@ use super::super::retry::Jitter;
 use super::super::stream::{Flow, StreamLimits, Streamed};
 use super::super::transport::ChatRequest;
 use super::context::{CallContext, CallProgress};
-use super::outcome::{CallMeta, LadderSource};
+use super::outcome::{CallMeta, ChainSource};
 use super::request::{Plan, StructuredRequest};
 use super::watch::{Verdict, Watcher};
 
 /// How many unparseable answers in a row under a form mark it not enforced.
 pub const ENFORCEMENT_THRESHOLD: u32 = 2;
 
-/// The rungs of one call.
+/// The mechanism chain of one call: its wire forms in order, prompt-only (`None`) last.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Ladder {
-    rungs: Vec<Option<WireForm>>,
+pub(super) struct MechanismChain {
+    forms: Vec<Option<WireForm>>,
     at: usize,
-    /// Where the first rung came from.
-    pub source: LadderSource,
+    /// Where the first form came from.
+    pub source: ChainSource,
 }
 
-impl Ladder {
-    /// The ladder for `request` (see the module docs).
+impl MechanismChain {
+    /// The chain for `request` (see the module docs).
     pub fn new(
         settings: &Settings,
         request: &StructuredRequest,
         plan: &Plan,
         context: &CallContext,
-    ) -> Ladder {
+    ) -> MechanismChain {
         let (source, forms) = match &plan.turn {
-            // A tool turn: the contracts' ladder with only the forms that enforce a tool
+            // A tool turn: the contracts' chain with only the forms that enforce a tool
             // constraint on it, when the turn may be constrained at all.
             Some(turn) if turn.constrains_on(context.target.provider) => {
                 let (source, mut forms) = forms(settings, request, plan, context);
                 forms.retain(|form| super::turn::enforces_tools(*form));
                 (source, forms)
             }
-            Some(_) => (LadderSource::Tools, Vec::new()),
-            None if plan.tools => (LadderSource::Tools, Vec::new()),
+            Some(_) => (ChainSource::Tools, Vec::new()),
+            None if plan.tools => (ChainSource::Tools, Vec::new()),
             None => forms(settings, request, plan, context),
         };
-        let mut rungs: Vec<Option<WireForm>> = forms.into_iter().map(Some).collect();
-        rungs.push(None);
-        Ladder {
-            rungs,
+        let mut forms: Vec<Option<WireForm>> = forms.into_iter().map(Some).collect();
+        forms.push(None);
+        MechanismChain {
+            forms,
             at: 0,
             source,
         }
     }
 
-    /// The current rung (`None`: prompt-only).
+    /// The current form (`None`: prompt-only).
     pub fn current(&self) -> Option<WireForm> {
-        self.rungs[self.at]
+        self.forms[self.at]
     }
 
-    /// The first rung.
+    /// The first form.
     pub fn first(&self) -> Option<WireForm> {
-        self.rungs[0]
+        self.forms[0]
     }
 
-    /// Moves to the next rung; the last (prompt-only) is never left.
+    /// Moves to the next form; the last (prompt-only) is never left.
     fn advance(&mut self) {
-        self.at = (self.at + 1).min(self.rungs.len() - 1);
+        self.at = (self.at + 1).min(self.forms.len() - 1);
     }
 
-    /// Takes `form` out of the rest of the ladder (it was found not enforced).
+    /// Takes `form` out of the rest of the chain (it was found not enforced).
     fn drop_form(&mut self, form: WireForm) {
         let current = self.current();
         let mut index = 0;
-        self.rungs.retain(|rung| {
-            let keep = *rung != Some(form) || index < self.at;
+        self.forms.retain(|entry| {
+            let keep = *entry != Some(form) || index < self.at;
             index += 1;
             keep
         });
         if current == Some(form) {
-            self.at = self.at.min(self.rungs.len() - 1);
+            self.at = self.at.min(self.forms.len() - 1);
         }
     }
 }
@@ -132,17 +133,17 @@ fn forms(
     request: &StructuredRequest,
     plan: &Plan,
     context: &CallContext,
-) -> (LadderSource, Vec<WireForm>) {
+) -> (ChainSource, Vec<WireForm>) {
     let capabilities = &context.negotiation.capabilities;
     if let Some(mechanism) = request.mechanism {
         let forms = forced_forms(mechanism, capabilities.guided_field);
         return (
-            LadderSource::Forced,
+            ChainSource::Forced,
             strict_adjusted(forms, plan.strict_ready),
         );
     }
     if settings.structured_decoding == StructuredDecoding::Off {
-        return (LadderSource::StructuredDecodingOff, Vec::new());
+        return (ChainSource::StructuredDecodingOff, Vec::new());
     }
     let demoted = context.demoted_forms();
     let mut forms = Vec::new();
@@ -169,7 +170,7 @@ fn forms(
     {
         grammar_first(&mut forms);
     }
-    (LadderSource::Negotiated, forms)
+    (ChainSource::Negotiated, forms)
 }
 
 /// Whether `schema` holds a `number` or a `format` anywhere: what llama-server's json_schema
@@ -191,7 +192,7 @@ fn needs_the_derived_grammar(schema: &Value) -> bool {
     }
 }
 
-/// Moves the grammar form ahead of the json_schema forms, when it is on the ladder.
+/// Moves the grammar form ahead of the json_schema forms, when it is on the chain.
 fn grammar_first(forms: &mut Vec<WireForm>) {
     let Some(grammar) = forms.iter().position(|form| *form == WireForm::Grammar) else {
         return;
@@ -316,12 +317,12 @@ pub(super) struct Received {
     pub verdict: Option<Verdict>,
 }
 
-/// One call's walk down the ladder.
+/// One call's walk down the chain.
 pub(super) struct Exchange<'a> {
     context: &'a CallContext,
     plan: &'a Plan,
-    /// The rungs.
-    pub ladder: Ladder,
+    /// The mechanism chain.
+    pub chain: MechanismChain,
     /// Draws backoff jitter and the fresh seeds of anti-repetition re-asks.
     pub jitter: Jitter,
     limits: StreamLimits,
@@ -342,7 +343,7 @@ impl<'a> Exchange<'a> {
         Exchange {
             context,
             plan,
-            ladder: Ladder::new(settings, request, plan, context),
+            chain: MechanismChain::new(settings, request, plan, context),
             jitter: context
                 .jitter_seed
                 .map_or_else(Jitter::from_entropy, Jitter::seeded),
@@ -352,7 +353,7 @@ impl<'a> Exchange<'a> {
         }
     }
 
-    /// Sends `chat` on the current rung, walking down as the module docs say, with every
+    /// Sends `chat` on the current form, walking down as the module docs say, with every
     /// answer watched by a [`Watcher`] over `options`.
     pub fn send(
         &mut self,
@@ -361,7 +362,7 @@ impl<'a> Exchange<'a> {
         meta: &mut CallMeta,
     ) -> Result<Received, CallError> {
         loop {
-            let form = self.ladder.current();
+            let form = self.chain.current();
             let wire = wire(form, self.plan);
             let sent = self.on_wire(chat, &wire.constraint);
             let error = match self.with_retries(&sent, &wire.constraint, wire.field, options, meta)
@@ -382,7 +383,7 @@ impl<'a> Exchange<'a> {
             };
             if is_rejection(&error) {
                 self.suspect(form, &error);
-                self.ladder.advance();
+                self.chain.advance();
                 continue;
             }
             if !calls_for_plain_resend(&error) {
@@ -426,8 +427,8 @@ impl<'a> Exchange<'a> {
             }
             self.suspect(form, &error);
             self.confirm(meta);
-            self.ladder.advance();
-            if self.ladder.current().is_none() {
+            self.chain.advance();
+            if self.chain.current().is_none() {
                 meta.notes.clear();
                 return Ok(Received {
                     streamed: plain,
@@ -439,7 +440,7 @@ impl<'a> Exchange<'a> {
     }
 
     /// `chat` as a request with `constraint` sends it: a tool turn puts its tools on it as the
-    /// rung wants them (see [`super::turn`]); any other request goes as it is.
+    /// form wants them (see [`super::turn`]); any other request goes as it is.
     fn on_wire<'c>(
         &self,
         chat: &'c ChatRequest,
@@ -545,7 +546,7 @@ impl<'a> Exchange<'a> {
             .push(Demotion::now(form, error.status, &error.detail));
     }
 
-    /// A request on the ladder succeeded: every suspected rejection was the field's fault.
+    /// A request on the chain succeeded: every suspected rejection was the field's fault.
     fn confirm(&mut self, meta: &mut CallMeta) {
         if self.suspected.is_empty() {
             return;
@@ -571,7 +572,7 @@ impl<'a> Exchange<'a> {
                 .record_enforcement(form, failed, text, ENFORCEMENT_THRESHOLD);
         meta.warnings.extend(warning);
         if let Some(demotion) = demotion {
-            self.ladder.drop_form(demotion.form);
+            self.chain.drop_form(demotion.form);
             meta.demotions.push(demotion);
         }
     }
@@ -588,5 +589,5 @@ fn parses(text: &str) -> bool {
 }
 
 #[cfg(test)]
-#[path = "ladder_tests.rs"]
+#[path = "chain_tests.rs"]
 mod tests;
