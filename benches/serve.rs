@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use slmcode::backends::call::CallContext;
 use slmcode::backends::{NegotiateOptions, Negotiator};
 use slmcode::config::Settings;
-use slmcode::serve::{MAX_BODY_BYTES, Proxy, ProxyOptions};
+use slmcode::serve::{Proxy, ProxyOptions};
 
 use emulator::{Emulator, Profile};
 
@@ -69,19 +69,11 @@ fn main() {
     options.cache = None;
     let context = CallContext::negotiate(&settings, Negotiator::global(), &options)
         .expect("the emulator's target");
-    let proxy = Proxy::bind(
-        settings,
-        context,
-        ProxyOptions {
-            listen: ([127, 0, 0, 1], 0).into(),
-            key: None,
-            max_connections: 256,
-            max_body_bytes: MAX_BODY_BYTES,
-            log_content: false,
-        },
-        Arc::new(|_| {}),
-    )
-    .expect("the proxy listens");
+    let mut proxy_options = ProxyOptions::from_settings(&settings);
+    proxy_options.listen = ([127, 0, 0, 1], 0).into();
+    proxy_options.max_connections = 256;
+    let proxy =
+        Proxy::bind(settings, context, proxy_options, Arc::new(|_| {})).expect("the proxy listens");
     let through = format!("http://{}/v1/chat/completions", proxy.local_addr());
     let straight = format!("{}/chat/completions", emulator.base_url());
     let stop = Arc::new(AtomicBool::new(false));

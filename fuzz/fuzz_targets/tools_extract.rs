@@ -28,10 +28,7 @@ fuzz_target!(|data: &[u8]| {
     let all = extract(
         &text,
         tools,
-        &ExtractOptions {
-            serial: false,
-            finish_reason_length: false,
-        },
+        &ExtractOptions::default().serial(false),
     );
     let serial = extract(&text, tools, &ExtractOptions::default());
     if let Ok(extraction) = &all {

@@ -95,6 +95,7 @@ impl Target {
 
 /// How [`Negotiator::negotiate`] may find capabilities.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct NegotiateOptions {
     /// `auto` or `off` (off: prompt-only, nothing probed).
     pub structured_decoding: StructuredDecoding,

@@ -7,12 +7,10 @@
 //! answer: none at all, an error (a refused key, an unknown model), or something that is not a
 //! chat completion.
 
-use std::time::Duration;
-
 use serde::Serialize;
 use slmcode::backends::{
-    CallError, CapabilityCache, Demotion, ErrorClass, Fingerprint, FormOutcome, NegotiateOptions,
-    Negotiation, Negotiator, Target, TlsFailure, WireForm,
+    CallError, Demotion, ErrorClass, Fingerprint, FormOutcome, NegotiateOptions, Negotiation,
+    Negotiator, Target, TlsFailure, WireForm,
 };
 use slmcode::config::{Resolved, StructuredDecoding};
 use slmcode::schema::Mechanism;
@@ -150,18 +148,11 @@ pub fn target_from(resolved: &Resolved) -> Result<(Target, Option<String>), CliE
 
 /// Negotiation options from the settings and a command's flags.
 pub fn options(resolved: &Resolved, refresh: bool, allow_probe: bool) -> NegotiateOptions {
-    NegotiateOptions {
-        structured_decoding: resolved.settings.structured_decoding,
-        refresh,
-        allow_probe,
-        check_fingerprint: allow_probe,
-        probe_timeout: Duration::from_secs(resolved.settings.probe_timeout_s.max(1)),
-        cache: resolved
-            .settings
-            .config_dir
-            .as_deref()
-            .map(CapabilityCache::in_dir),
-    }
+    let mut options = NegotiateOptions::from_settings(&resolved.settings);
+    options.refresh = refresh;
+    options.allow_probe = allow_probe;
+    options.check_fingerprint = allow_probe;
+    options
 }
 
 /// Negotiates with a spinner on stderr while a probe may run (only on a terminal).

@@ -11,9 +11,7 @@ use anyhow::anyhow;
 use slmcode::backends::call::CallContext;
 use slmcode::config::{Environment, Key, Secret};
 use slmcode::files::stats::STATS_FILE;
-use slmcode::serve::{
-    LogRecord, MAX_BODY_BYTES, Proxy, ProxyOptions, ServeState, remove_state, write_state,
-};
+use slmcode::serve::{LogRecord, Proxy, ProxyOptions, ServeState, remove_state, write_state};
 
 use super::exit::{CliError, CommandResult, Exit};
 use super::printer::Printer;
@@ -77,19 +75,10 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             log_printer.log(&format!("slmcode serve: {record}"));
         }
     });
-    let proxy = Proxy::bind(
-        settings.clone(),
-        context,
-        ProxyOptions {
-            listen: settings.serve_listen,
-            key,
-            max_connections: settings.serve_max_connections,
-            max_body_bytes: MAX_BODY_BYTES,
-            log_content: args.log_content,
-        },
-        logger,
-    )
-    .map_err(|error| {
+    let mut options = ProxyOptions::from_settings(&settings);
+    options.key = key;
+    options.log_content = args.log_content;
+    let proxy = Proxy::bind(settings.clone(), context, options, logger).map_err(|error| {
         CliError::new(Exit::Failure, error)
             .with_hint("choose another address with --listen (port 0 picks a free one)")
     })?;

@@ -8,8 +8,8 @@
 //! handled at once (one more is answered 503 at once) and four times as many connections open,
 //! `ureq` upstream. Routes:
 //! - `POST /v1/chat/completions` (also without `/v1`): a request with `response_format` or
-//!   `tools` runs [`structured_call`](crate::backends::call::structured_call) ([`translate`] maps both ways); any other is relayed
-//!   unchanged, an event stream chunk by chunk as it arrives;
+//!   `tools` runs [`structured_call`](crate::backends::call::structured_call) ([`translate`] maps
+//!   both ways); any other is relayed unchanged, an event stream chunk by chunk as it arrives;
 //! - `GET /v1/models`: relayed;
 //! - `GET /slmcode/status`: the counters ([`Counters`]), for `slmcode status`.
 //!
@@ -51,6 +51,7 @@ pub const STOP_GRACE: Duration = Duration::from_secs(10);
 
 /// How the proxy listens and whom it serves.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ProxyOptions {
     /// Where to listen (port 0: a free one; [`Proxy::local_addr`] says which).
     pub listen: SocketAddr,
@@ -63,6 +64,22 @@ pub struct ProxyOptions {
     /// Whether log records carry the content: the last message of a chat request and, on the
     /// call path, the answer (each cut to [`LOGGED_CONTENT_CHARS`]). Off unless asked for.
     pub log_content: bool,
+}
+
+impl ProxyOptions {
+    /// The options `slmcode serve` starts from: the settings' `serve_listen` and
+    /// `serve_max_connections`, bodies up to [`MAX_BODY_BYTES`], no key asked of clients (the
+    /// settings name the variable that holds one, `serve_key_env`, but never its value), no
+    /// content in the log.
+    pub fn from_settings(settings: &Settings) -> ProxyOptions {
+        ProxyOptions {
+            listen: settings.serve_listen,
+            key: None,
+            max_connections: settings.serve_max_connections,
+            max_body_bytes: MAX_BODY_BYTES,
+            log_content: false,
+        }
+    }
 }
 
 /// How much of a message or an answer a log record keeps, in characters.

@@ -79,6 +79,7 @@ pub const SCHEMA_NAME: &str = "tool_call";
 /// What to compile for: the `tool_choice`, and the answer shape that `auto` may choose instead
 /// of a call.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct CompileOptions {
     /// Whether and which tool must be called.
     pub choice: ToolChoice,

@@ -94,10 +94,7 @@ fn compiled_grammars_make_every_output_a_valid_call() {
             // A recursive argument (messy.json's tree) can outgrow max_tokens: a cut call is
             // no evidence either way, and extraction must call it cut, not repair it.
             if choice["finish_reason"] == "length" {
-                let options = ExtractOptions {
-                    finish_reason_length: true,
-                    ..ExtractOptions::default()
-                };
+                let options = ExtractOptions::default().finish_reason_length(true);
                 let error = extract(text, &tools, &options).unwrap_err();
                 assert!(
                     error.to_string().contains("cut off"),

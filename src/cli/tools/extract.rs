@@ -57,13 +57,13 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     let file = super::load(&args.tools)?;
     let input = Input::from_arg(args.input.as_deref());
     let text = input.read_text(printer)?;
-    let options = ExtractOptions {
-        serial: !args.all,
-        finish_reason_length: args
-            .finish_reason
-            .as_deref()
-            .is_some_and(|reason| reason.eq_ignore_ascii_case("length")),
-    };
+    let options = ExtractOptions::default()
+        .serial(!args.all)
+        .finish_reason_length(
+            args.finish_reason
+                .as_deref()
+                .is_some_and(|reason| reason.eq_ignore_ascii_case("length")),
+        );
     let extraction = extract(&text, &file.tools, &options).map_err(extract_error)?;
     if printer.json() {
         printer.json_value(&Report {

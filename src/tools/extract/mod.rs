@@ -35,6 +35,7 @@ use shape::RawCall;
 
 /// How to extract.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ExtractOptions {
     /// Keep only the first call (serial tools); later ones are reported as dropped.
     pub serial: bool,
@@ -49,6 +50,20 @@ impl Default for ExtractOptions {
             serial: true,
             finish_reason_length: false,
         }
+    }
+}
+
+impl ExtractOptions {
+    /// The same options, keeping only the first call (`true`) or every call.
+    pub fn serial(mut self, serial: bool) -> ExtractOptions {
+        self.serial = serial;
+        self
+    }
+
+    /// The same options, knowing whether the server stopped on length.
+    pub fn finish_reason_length(mut self, stopped_on_length: bool) -> ExtractOptions {
+        self.finish_reason_length = stopped_on_length;
+        self
     }
 }
 
