@@ -8,8 +8,7 @@
 use std::io::Cursor;
 
 use libfuzzer_sys::fuzz_target;
-use slmcode::backends::stream::{Assembler, Event, EventReader};
-use slmcode::backends::transport::parse_chat_response;
+use slmcode::backends::fuzzing::{Assembler, Event, EventReader, parse_chat_response};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(body) = serde_json::from_slice::<serde_json::Value>(data) {

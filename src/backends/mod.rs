@@ -26,6 +26,15 @@ pub(crate) mod stream;
 mod time;
 pub(crate) mod transport;
 
+/// The readers of a server's answer, reachable by the fuzz targets only: cargo-fuzz builds with
+/// `--cfg fuzzing`. Not part of the library's API.
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use super::stream::{Assembler, Event, EventReader};
+    pub use super::transport::parse_chat_response;
+}
+
 #[cfg(test)]
 mod faults_tests;
 #[cfg(test)]
