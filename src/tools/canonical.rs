@@ -64,16 +64,7 @@ pub(crate) fn write_schema(schema: &Value, out: &mut Vec<u8>) {
             other => write_value(other, out),
         },
         name if SCHEMA_ARRAY_KEYWORDS.contains(&name) || name == "items" => match member {
-            Value::Array(schemas) => {
-                out.push(b'[');
-                for (index, schema) in schemas.iter().enumerate() {
-                    if index > 0 {
-                        out.push(b',');
-                    }
-                    write_schema(schema, out);
-                }
-                out.push(b']');
-            }
+            Value::Array(schemas) => write_array(schemas, out, write_schema),
             other => write_schema(other, out),
         },
         name if SCHEMA_KEYWORDS.contains(&name) => write_schema(member, out),
@@ -85,18 +76,21 @@ pub(crate) fn write_schema(schema: &Value, out: &mut Vec<u8>) {
 pub(crate) fn write_value(value: &Value, out: &mut Vec<u8>) {
     match value {
         Value::Object(map) => write_sorted(map, out, |_, member, out| write_value(member, out)),
-        Value::Array(items) => {
-            out.push(b'[');
-            for (index, item) in items.iter().enumerate() {
-                if index > 0 {
-                    out.push(b',');
-                }
-                write_value(item, out);
-            }
-            out.push(b']');
-        }
+        Value::Array(items) => write_array(items, out, write_value),
         scalar => serde_json::to_writer(&mut *out, scalar).expect("writing to memory"),
     }
+}
+
+/// Writes `items` as a JSON array, each item with `write`.
+fn write_array(items: &[Value], out: &mut Vec<u8>, write: fn(&Value, &mut Vec<u8>)) {
+    out.push(b'[');
+    for (index, item) in items.iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        write(item, out);
+    }
+    out.push(b']');
 }
 
 /// Writes a JSON string with serde_json's escapes.

@@ -368,47 +368,53 @@ fn number_bounds(
     };
     let draft4_exclusive =
         |keyword: &str| map.get(keyword).and_then(Value::as_bool).unwrap_or(false);
-    let mut low: Option<NumberSide> = None;
-    let mut high: Option<NumberSide> = None;
-    let lower_sides = [
-        (
-            "minimum",
-            number("minimum")?,
-            draft4_exclusive("exclusiveMinimum"),
-        ),
-        ("exclusiveMinimum", number("exclusiveMinimum")?, true),
-    ];
-    for (keyword, value, exclusive) in lower_sides {
-        let Some(value) = value else { continue };
-        let side = side(keyword, value, exclusive, f64::floor);
-        if let Some(side) = side
-            && low
-                .as_ref()
-                .is_none_or(|low| tighter_low(side.bound, low.bound))
-        {
-            low = Some(side);
-        }
-    }
-    let upper_sides = [
-        (
-            "maximum",
-            number("maximum")?,
-            draft4_exclusive("exclusiveMaximum"),
-        ),
-        ("exclusiveMaximum", number("exclusiveMaximum")?, true),
-    ];
-    for (keyword, value, exclusive) in upper_sides {
-        let Some(value) = value else { continue };
-        let side = side(keyword, value, exclusive, f64::ceil);
-        if let Some(side) = side
-            && high
-                .as_ref()
-                .is_none_or(|high| tighter_high(side.bound, high.bound))
-        {
-            high = Some(side);
-        }
-    }
+    let low = tightest(
+        [
+            (
+                "minimum",
+                number("minimum")?,
+                draft4_exclusive("exclusiveMinimum"),
+            ),
+            ("exclusiveMinimum", number("exclusiveMinimum")?, true),
+        ],
+        f64::floor,
+        tighter_low,
+    );
+    let high = tightest(
+        [
+            (
+                "maximum",
+                number("maximum")?,
+                draft4_exclusive("exclusiveMaximum"),
+            ),
+            ("exclusiveMaximum", number("exclusiveMaximum")?, true),
+        ],
+        f64::ceil,
+        tighter_high,
+    );
     Ok((low, high))
+}
+
+/// The tightest of one side's bounds (`(keyword, value, exclusive)`, the inclusive keyword
+/// first), each made a grammar bound by [`side`] with `round`; `tighter(a, b)`: `a` bounds more.
+fn tightest(
+    sides: [(&'static str, Option<f64>, bool); 2],
+    round: fn(f64) -> f64,
+    tighter: fn(super::numbers::Bound, super::numbers::Bound) -> bool,
+) -> Option<NumberSide> {
+    let mut best: Option<NumberSide> = None;
+    for (keyword, value, exclusive) in sides {
+        let Some(side) = value.and_then(|value| side(keyword, value, exclusive, round)) else {
+            continue;
+        };
+        if best
+            .as_ref()
+            .is_none_or(|best| tighter(side.bound, best.bound))
+        {
+            best = Some(side);
+        }
+    }
+    best
 }
 
 /// A bound as the grammar uses it: an integer one as it is, another rounded outwards with

@@ -39,6 +39,23 @@ pub(crate) struct TurnRead {
     pub dropped: u32,
 }
 
+impl TurnRead {
+    /// A tool answer with no call yet (they are pushed as they are read) and `content`, with
+    /// `dropped` calls left out by serial tools; no rung needed so far.
+    fn tools(content: Option<String>, dropped: u32) -> TurnRead {
+        TurnRead {
+            answer: Answer::Tools {
+                calls: Vec::new(),
+                content,
+            },
+            rung: Rung::None,
+            rungs_changed: Vec::new(),
+            coercions: Vec::new(),
+            dropped,
+        }
+    }
+}
+
 /// Why a tool turn's answer is not usable, and the tool the failing call named.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct TurnFailure {
@@ -69,16 +86,7 @@ pub(crate) fn read(
     };
     match tools::extract(text, &turn.tools, &options) {
         Ok(extraction) => {
-            let mut read = TurnRead {
-                answer: Answer::Tools {
-                    calls: Vec::new(),
-                    content: None,
-                },
-                rung: Rung::None,
-                rungs_changed: Vec::new(),
-                coercions: Vec::new(),
-                dropped: extraction.dropped.len() as u32,
-            };
+            let mut read = TurnRead::tools(None, extraction.dropped.len() as u32);
             let mut calls = Vec::new();
             for call in extraction.calls {
                 chosen(turn, &call.name)?;
@@ -160,16 +168,7 @@ pub(crate) fn read(
 /// The server's tool calls, each parsed and validated against its tool.
 fn read_native(turn: &ToolTurn, native: &[ToolCall], text: &str) -> Result<TurnRead, TurnFailure> {
     let kept = if turn.serial { &native[..1] } else { native };
-    let mut read = TurnRead {
-        answer: Answer::Tools {
-            calls: Vec::new(),
-            content: None,
-        },
-        rung: Rung::None,
-        rungs_changed: Vec::new(),
-        coercions: Vec::new(),
-        dropped: (native.len() - kept.len()) as u32,
-    };
+    let mut read = TurnRead::tools(None, (native.len() - kept.len()) as u32);
     let mut calls = Vec::with_capacity(kept.len());
     for call in kept {
         let called = Some(call.name.clone());
@@ -295,16 +294,10 @@ fn plain_answer(
                 .and_then(Value::as_str)
                 .map(str::to_owned)
         });
-    Ok(TurnRead {
-        answer: Answer::Tools {
-            calls: Vec::new(),
-            content: Some(unwrapped.unwrap_or_else(|| text.to_owned())),
-        },
-        rung: Rung::None,
-        rungs_changed: Vec::new(),
-        coercions: Vec::new(),
-        dropped: 0,
-    })
+    Ok(TurnRead::tools(
+        Some(unwrapped.unwrap_or_else(|| text.to_owned())),
+        0,
+    ))
 }
 
 /// A call to `name` respects a named choice only when it is that tool.
