@@ -78,6 +78,38 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Words
+//!
+//! Each word below means one thing everywhere: in the types, the docs, `--help` and `--json`.
+//!
+//! - **contract**: a named output shape slmcode ships (`plan`, `scope_judge`): a JSON Schema and
+//!   the prompt that asks for it ([`schema::Contract`]). `--schema CONTRACT` names one.
+//! - **role**: an agent of a harness (`planner`, `go-worker`): its stop sequences, its tools, and
+//!   the contract it emits when none is named ([`agents::RoleSpec`]). `--role ID` names one.
+//! - **mechanism**: one of the five ways of asking for structured output, strongest first:
+//!   `json_schema`, `guided_json`, `gbnf_grammar`, `json_object`, `prompt_only`
+//!   ([`schema::Mechanism`]).
+//! - **wire form**: one concrete request field that carries a mechanism (json_schema with or
+//!   without `strict`, vLLM's `structured_outputs` or `guided_json`, `grammar`, `json_object`);
+//!   each is probed, cached and demoted on its own ([`backends::WireForm`]). A form's
+//!   **outcome** is what probing it found ([`backends::FormOutcome`]).
+//! - **constraint**: what one request carries for its mechanism after projection: a schema or a
+//!   grammar ([`schema::Constraint`]).
+//! - **mechanism chain**: the wire forms one call may try, in order, prompt-only last; a call
+//!   walks down it when a form is rejected or found not enforced. Stepping down is a
+//!   **demotion**, remembered in the capabilities cache. What decided the chain is its
+//!   [`ChainSource`](backends::call::ChainSource).
+//! - **repair ladder**: the fixed sequence of repairs applied to an unconstrained answer; each
+//!   step is a **rung** ([`repair::Rung`]). "Ladder" and "rung" mean the repair ladder only.
+//! - **failure class**: why an answer gave no value (`prose`, `truncated`, `wrong_shape`, ...),
+//!   which decides the **re-ask** sent next ([`repair::FailureClass`]).
+//! - **source**: where something came from, always named with the thing: a setting's
+//!   [`SettingSource`](config::SettingSource) (flag, environment, file, default), the
+//!   capabilities' [`CapabilitySource`](backends::CapabilitySource) (probe, cache, prior), a
+//!   reasoning text's [`ReasoningSource`](backends::call::ReasoningSource). A setting's parsed
+//!   value is a [`SettingValue`](config::SettingValue); a bare `Value` is always
+//!   `serde_json::Value`.
+//!
 //! Layers, from the bottom up:
 //! - [`schema`]: the contract registry, validation with JSON-pointer paths, the supported
 //!   schema subset and its linter, GBNF derivation and recognition, per-mechanism projection.
@@ -122,3 +154,6 @@ pub mod tools;
 
 mod memo;
 mod text;
+
+#[cfg(test)]
+mod naming_tests;
