@@ -1,7 +1,8 @@
 //! Backends: talking to an endpoint and knowing what it can do.
 //!
-//! This layer owns the provider presets and priors ([`preset`]), request building and transport
-//! over `ureq` ([`Client`], streamed answers as [`Streamed`]), error classes and the retry policy
+//! This layer owns the provider presets and priors ([`preset`]), the chat wire format
+//! ([`ChatRequest`], [`build_body`], [`ChatResponse`]), transport over `ureq` ([`Client`],
+//! streamed answers read event by event into [`Streamed`]), error classes and the retry policy
 //! ([`ErrorClass`], [`RetryPolicy`]), whether anything listens at an endpoint ([`reachability`]),
 //! which server is running ([`Fingerprint`]), probing ([`probe`](fn@probe)) and what it found
 //! ([`Capabilities`]), and the capabilities cache ([`CapabilityCache`]), tied together by
@@ -14,7 +15,9 @@
 pub(crate) mod cache;
 pub mod call;
 pub(crate) mod capabilities;
+pub(crate) mod chat;
 pub(crate) mod errors;
+pub(crate) mod events;
 pub(crate) mod fingerprint;
 pub(crate) mod forward;
 pub(crate) mod negotiate;
@@ -31,8 +34,8 @@ pub(crate) mod transport;
 #[cfg(fuzzing)]
 #[doc(hidden)]
 pub mod fuzzing {
-    pub use super::stream::{Assembler, Event, EventReader};
-    pub use super::transport::parse_chat_response;
+    pub use super::chat::parse_chat_response;
+    pub use super::events::{Assembler, Event, EventReader};
 }
 
 #[cfg(test)]
@@ -48,6 +51,7 @@ pub use cache::{
     FailedProbe, Snapshot,
 };
 pub use capabilities::{Capabilities, FormOutcome, GuidedField, WireForm};
+pub use chat::{ChatMessage, ChatRequest, ChatResponse, ToolCall, Usage, build_body};
 pub use errors::{CallError, ErrorClass, TlsFailure, TransportFailure, classify};
 pub use fingerprint::Fingerprint;
 pub use forward::Relayed;
@@ -56,4 +60,4 @@ pub use presets::{AuthHeader, FingerprintRoute, Preset, Prior, preset};
 pub use probe::{ProbeReport, Target, probe};
 pub use retry::{Jitter, RetryPolicy};
 pub use stream::{Flow, Progress, StreamEnd, StreamLimits, Streamed, Timing};
-pub use transport::{ChatMessage, ChatRequest, ChatResponse, Client, ToolCall, Usage, build_body};
+pub use transport::Client;

@@ -27,11 +27,12 @@ use crate::schema::{Constraint, Validator, validator};
 
 use super::cache::CacheKey;
 use super::capabilities::{FormOutcome, GuidedField, WireForm};
+use super::chat::{ChatMessage, ChatRequest, ChatResponse};
 use super::errors::{CallError, ErrorClass, excerpt_chars};
 use super::fingerprint::{self, Fingerprint};
 use super::presets::{Preset, preset};
 use super::retry::{Jitter, RetryPolicy};
-use super::transport::{ChatMessage, ChatRequest, ChatResponse, Client};
+use super::transport::Client;
 use crate::config::endpoint::{AZURE_JSON_SCHEMA_API_VERSION, Endpoint};
 
 /// The improbable value the probe schema's second property must have.

@@ -1,8 +1,11 @@
-//! Unit tests of the transport: wire fields per constraint, answers, `Retry-After`, and the
-//! key kept out of everything but the auth header.
+//! Unit tests of the transport and the chat wire format: wire fields per constraint, answers,
+//! `Retry-After`, and the key kept out of everything but the auth header.
+
+use serde_json::{Map, json};
 
 use super::*;
 use crate::backends::ErrorClass;
+use crate::backends::chat::*;
 
 fn request() -> ChatRequest {
     ChatRequest {

@@ -18,7 +18,7 @@ use crate::backends::ErrorClass;
 use crate::backends::call::{
     Answer, CallFailure, CallMeta, OutputSchema, StructuredOutcome, StructuredRequest,
 };
-use crate::backends::transport::{ChatMessage, Usage};
+use crate::backends::chat::{ChatMessage, Usage};
 use crate::tools::{ToolChoice, ToolSet};
 
 /// Which path a chat request takes.

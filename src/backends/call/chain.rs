@@ -46,10 +46,10 @@ use crate::schema::{self, Constraint, Mechanism, Problem};
 
 use super::super::cache::Demotion;
 use super::super::capabilities::{GuidedField, WireForm};
+use super::super::chat::ChatRequest;
 use super::super::errors::{CallError, ErrorClass};
 use super::super::retry::Jitter;
 use super::super::stream::{Flow, StreamLimits, Streamed};
-use super::super::transport::ChatRequest;
 use super::context::{CallContext, CallProgress};
 use super::outcome::{CallMeta, ChainSource};
 use super::request::{Plan, StructuredRequest};

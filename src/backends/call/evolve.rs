@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::repair::{FailureClass, RepairFailure};
 
-use super::super::transport::{ChatMessage, ChatRequest};
+use super::super::chat::{ChatMessage, ChatRequest};
 use super::turn::ToolTurn;
 use super::turn::read::TurnFailure;
 use super::turn::reask as turn_reask;

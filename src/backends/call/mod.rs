@@ -43,10 +43,10 @@ use crate::repair::{self, CallEnding, FailureClass, RepairOptions, Rung, Stats};
 use crate::schema::Mechanism;
 
 use super::capabilities::WireForm;
+use super::chat::{ChatResponse, Usage};
 use super::errors::{CallError, ErrorClass};
 use super::presets::preset;
 use super::stream::{StreamEnd, StreamLimits, Timing};
-use super::transport::{ChatResponse, Usage};
 
 pub use chain::ENFORCEMENT_THRESHOLD;
 pub use context::{CallContext, CallProgress, ProgressReport, Sleep};

@@ -14,8 +14,8 @@ use crate::schema::{Mechanism, Problem, ValidationError};
 
 use super::super::cache::Demotion;
 use super::super::capabilities::WireForm;
+use super::super::chat::Usage;
 use super::super::errors::CallError;
-use super::super::transport::Usage;
 use super::evolve::Action;
 use super::request::RequestError;
 

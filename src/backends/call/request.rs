@@ -22,7 +22,7 @@ use crate::tools::{CompileError, SCHEMA_NAME, ToolChoice, ToolSet};
 use super::super::presets::preset;
 use super::turn::ToolTurn;
 
-use super::super::transport::{ChatMessage, ChatRequest};
+use super::super::chat::{ChatMessage, ChatRequest};
 
 /// The ceiling a truncation re-ask may raise `max_tokens` to, unless the request sets its own:
 /// doubling stops here, because a larger budget than this rarely fits a local model's context.

@@ -138,8 +138,8 @@ fn llama_cpp_named_choice_is_enforced_by_the_constraint_never_a_bare_name() {
 #[test]
 fn the_emulated_llama_server_refuses_a_bare_tool_name_as_tool_choice() {
     let world = World::new(Profile::llama_server(), Provider::LlamaCpp);
-    let request = crate::backends::transport::ChatRequest {
-        messages: vec![crate::backends::transport::ChatMessage::user("x")],
+    let request = crate::backends::chat::ChatRequest {
+        messages: vec![crate::backends::chat::ChatMessage::user("x")],
         tool_choice: Some(json!("read_file")),
         ..Default::default()
     };

@@ -226,9 +226,7 @@ fn the_next_turn_is_built_with_matching_ids() {
     next.messages
         .push(tool_result_message(&calls[0], "# slmcode"));
     next.messages
-        .push(crate::backends::transport::ChatMessage::user(
-            "Now list src.",
-        ));
+        .push(crate::backends::chat::ChatMessage::user("Now list src."));
     world
         .emulator
         .script([native("list_dir", "{\"path\": \"src\"}")]);

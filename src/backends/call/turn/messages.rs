@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::super::outcome::ParsedToolCall;
-use crate::backends::transport::ChatMessage;
+use crate::backends::chat::ChatMessage;
 
 /// The assistant message that made `calls` (with `content`, when it had text): each call with
 /// its id, `type: function`, its name, and its arguments as a JSON string, as the API sends

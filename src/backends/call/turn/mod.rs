@@ -37,7 +37,7 @@ use crate::tools::{
 };
 
 use super::super::capabilities::WireForm;
-use super::super::transport::{ChatMessage, ChatRequest};
+use super::super::chat::{ChatMessage, ChatRequest};
 use super::outcome::ToolsMeta;
 use super::request::RequestError;
 

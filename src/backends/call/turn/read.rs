@@ -23,7 +23,7 @@ use serde_json::Value;
 use crate::repair::{self, Coercion, FailureClass, RepairFailure, RepairOptions, Rung};
 use crate::tools::{self, ExtractError, ExtractOptions, Policy, ToolChoice};
 
-use super::super::super::transport::ToolCall;
+use super::super::super::chat::ToolCall;
 use super::super::outcome::{Answer, CallOrigin, ParsedToolCall};
 use super::ToolTurn;
 

@@ -1,7 +1,9 @@
-//! Unit tests of the event reader and the chunk assembler; the exchange itself is tested
+//! Unit tests of the event reader and the chunk assembler; the exchange that reads them is tested
 //! against the emulator (`backends::tests`) and the real server (`tests/e2e`).
 
 use std::io::Cursor;
+
+use serde_json::json;
 
 use super::*;
 
@@ -153,46 +155,6 @@ fn a_tool_call_only_answer_has_no_content() {
         ))
         .unwrap();
     assert_eq!(assembler.finish().content, None);
-}
-
-#[test]
-fn only_a_refusal_that_names_streaming_turns_streaming_off() {
-    let error = |status, body: &str| {
-        CallError::from_failure(TransportFailure::Status {
-            status,
-            body: body.to_owned(),
-            retry_after: None,
-        })
-    };
-    assert!(refuses_streaming(&error(
-        400,
-        "stream_options is not supported"
-    )));
-    assert!(refuses_streaming(&error(
-        422,
-        "Streaming is not available for this model"
-    )));
-    assert!(!refuses_streaming(&error(
-        400,
-        "upstream rejected response_format"
-    )));
-    assert!(!refuses_streaming(&error(500, "stream broke")));
-    assert!(!refuses_streaming(&error(400, "invalid grammar")));
-}
-
-#[test]
-fn the_generation_rate_needs_two_chunks_and_some_time() {
-    let timing = Timing {
-        first_text: Some(Duration::from_millis(100)),
-        generating: Duration::from_secs(2),
-        text_chunks: 101,
-    };
-    assert_eq!(timing.chunks_per_second(), Some(50.0));
-    let one = Timing {
-        text_chunks: 1,
-        ..timing
-    };
-    assert_eq!(one.chunks_per_second(), None);
 }
 
 #[test]

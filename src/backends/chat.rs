@@ -1,0 +1,277 @@
+//! The chat-completions wire format: the request ([`ChatMessage`], [`ChatRequest`]) and its JSON
+//! body under each constraint ([`build_body`]: json_schema -> `response_format`, guided ->
+//! `structured_outputs.json` or the legacy `guided_json`, grammar -> `grammar`, json_object ->
+//! `response_format`, none -> nothing), and the answer read back from a body
+//! ([`parse_chat_response`]: content, reasoning, finish_reason, usage, tool_calls). No I/O: the
+//! exchange is [`super::transport`].
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::schema::Constraint;
+
+use super::capabilities::GuidedField;
+
+/// One chat message. Only the fields a structured call needs; tool calls pass through as JSON.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ChatMessage {
+    /// `system`, `user`, `assistant` or `tool`.
+    pub role: String,
+    /// The text (absent on an assistant message that only calls tools).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// An assistant message's tool calls, as the server sent them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<Value>,
+    /// The call a `tool` message answers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+impl ChatMessage {
+    /// A message with a role and text.
+    pub fn new(role: &str, content: impl Into<String>) -> ChatMessage {
+        ChatMessage {
+            role: role.to_owned(),
+            content: Some(content.into()),
+            tool_calls: None,
+            tool_call_id: None,
+        }
+    }
+
+    /// A `system` message.
+    pub fn system(content: impl Into<String>) -> ChatMessage {
+        ChatMessage::new("system", content)
+    }
+
+    /// A `user` message.
+    pub fn user(content: impl Into<String>) -> ChatMessage {
+        ChatMessage::new("user", content)
+    }
+}
+
+/// What one chat-completions request asks for, apart from the constraint.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChatRequest {
+    /// The conversation.
+    pub messages: Vec<ChatMessage>,
+    /// The model id; omitted when `None` (local servers serve one model).
+    pub model: Option<String>,
+    /// The completion budget.
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature.
+    pub temperature: Option<f64>,
+    /// Stop sequences.
+    pub stop: Vec<String>,
+    /// A sampling seed, for repeatable answers.
+    pub seed: Option<u64>,
+    /// Tools, passed through as given (OpenAI `tools` array).
+    pub tools: Option<Value>,
+    /// `tool_choice`, passed through as given.
+    pub tool_choice: Option<Value>,
+    /// `parallel_tool_calls` (false: at most one call per answer), where the engine takes it.
+    pub parallel_tool_calls: Option<bool>,
+    /// Engine-specific sampling fields sent as they are (`repeat_penalty`, `dry_multiplier`,
+    /// `frequency_penalty`, ...): what the provider's preset says its engine takes.
+    pub sampling: Map<String, Value>,
+    /// The fields that carry the `thinking` setting, as the provider's preset names them
+    /// (`chat_template_kwargs`, `reasoning_effort`); each is dropped on its own when the
+    /// server refuses it by name.
+    pub thinking: Map<String, Value>,
+}
+
+/// The JSON body for `request` constrained by `constraint`. `guided_field` says where vLLM
+/// guided decoding goes. Field names per engine: vLLM
+/// <https://docs.vllm.ai/en/latest/features/structured_outputs/>, llama-server
+/// <https://github.com/ggml-org/llama.cpp/tree/master/tools/server> (`grammar`), OpenAI
+/// <https://platform.openai.com/docs/guides/structured-outputs> (`response_format`).
+pub fn build_body(
+    request: &ChatRequest,
+    constraint: &Constraint,
+    guided_field: GuidedField,
+) -> Value {
+    let mut body = Map::new();
+    if let Some(model) = &request.model {
+        body.insert("model".to_owned(), json!(model));
+    }
+    body.insert(
+        "messages".to_owned(),
+        serde_json::to_value(&request.messages).unwrap_or(Value::Array(Vec::new())),
+    );
+    if let Some(max_tokens) = request.max_tokens {
+        body.insert("max_tokens".to_owned(), json!(max_tokens));
+    }
+    if let Some(temperature) = request.temperature {
+        body.insert("temperature".to_owned(), json!(temperature));
+    }
+    if !request.stop.is_empty() {
+        body.insert("stop".to_owned(), json!(request.stop));
+    }
+    if let Some(seed) = request.seed {
+        body.insert("seed".to_owned(), json!(seed));
+    }
+    if let Some(tools) = &request.tools {
+        body.insert("tools".to_owned(), tools.clone());
+    }
+    if let Some(tool_choice) = &request.tool_choice {
+        body.insert("tool_choice".to_owned(), tool_choice.clone());
+    }
+    if let Some(parallel) = request.parallel_tool_calls {
+        body.insert("parallel_tool_calls".to_owned(), json!(parallel));
+    }
+    for (field, value) in request.sampling.iter().chain(&request.thinking) {
+        body.insert(field.clone(), value.clone());
+    }
+    body.insert("stream".to_owned(), json!(false));
+    match constraint {
+        Constraint::JsonSchema {
+            name,
+            schema,
+            strict,
+        } => {
+            let mut json_schema = json!({"name": name, "schema": schema});
+            if *strict {
+                json_schema["strict"] = json!(true);
+            }
+            body.insert(
+                "response_format".to_owned(),
+                json!({"type": "json_schema", "json_schema": json_schema}),
+            );
+        }
+        Constraint::GuidedJson { schema } => match guided_field {
+            GuidedField::StructuredOutputs => {
+                body.insert("structured_outputs".to_owned(), json!({"json": schema}));
+            }
+            GuidedField::GuidedJson => {
+                body.insert("guided_json".to_owned(), schema.clone());
+            }
+        },
+        Constraint::Grammar { gbnf } => {
+            body.insert("grammar".to_owned(), json!(gbnf));
+        }
+        Constraint::JsonObject => {
+            body.insert("response_format".to_owned(), json!({"type": "json_object"}));
+        }
+        Constraint::None => {}
+    }
+    Value::Object(body)
+}
+
+/// One tool call in an answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ToolCall {
+    /// The call id, when the server gives one.
+    pub id: Option<String>,
+    /// The function name.
+    pub name: String,
+    /// The arguments as the model wrote them (a JSON text, not yet parsed).
+    pub arguments: String,
+}
+
+/// Token counts the server reported.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    /// Tokens in the prompt.
+    pub prompt_tokens: Option<u64>,
+    /// Tokens generated.
+    pub completion_tokens: Option<u64>,
+    /// Both.
+    pub total_tokens: Option<u64>,
+}
+
+/// A parsed chat-completions answer (the first choice).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChatResponse {
+    /// The text; `None` when the message had none (a tool call only).
+    pub content: Option<String>,
+    /// The reasoning the engine returned apart from the text (`reasoning_content`,
+    /// `reasoning`); never validated.
+    pub reasoning: Option<String>,
+    /// `stop`, `length`, `tool_calls`, ...
+    pub finish_reason: Option<String>,
+    /// Token counts, when reported.
+    pub usage: Usage,
+    /// Tool calls, in order.
+    pub tool_calls: Vec<ToolCall>,
+    /// The model that answered, when reported.
+    pub model: Option<String>,
+}
+
+impl ChatResponse {
+    /// Whether the answer was cut by the token budget.
+    pub fn is_truncated(&self) -> bool {
+        self.finish_reason.as_deref() == Some("length")
+    }
+}
+
+/// Parses a chat-completions body (the first choice). The error quotes the body: a server that
+/// is not an OpenAI-compatible one (another application on the port, a wrong path behind a
+/// proxy) is recognised by what it sent.
+pub fn parse_chat_response(body: &Value) -> Result<ChatResponse, String> {
+    let choice = body
+        .get("choices")
+        .and_then(|choices| choices.get(0))
+        .ok_or_else(|| {
+            format!("the answer is not a chat completion (it has no choices): {body}")
+        })?;
+    let message = choice.get("message").cloned().unwrap_or(Value::Null);
+    let content = match message.get("content") {
+        Some(Value::String(text)) => Some(text.clone()),
+        // Content parts: keep the text ones, in order.
+        Some(Value::Array(parts)) => Some(
+            parts
+                .iter()
+                .filter_map(|part| part.get("text").and_then(Value::as_str))
+                .collect::<String>(),
+        ),
+        _ => None,
+    };
+    let tool_calls = message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .map(|calls| {
+            calls
+                .iter()
+                .filter_map(|call| {
+                    let function = call.get("function")?;
+                    let arguments = match function.get("arguments") {
+                        Some(Value::String(text)) => text.clone(),
+                        Some(other) => other.to_string(),
+                        None => String::new(),
+                    };
+                    Some(ToolCall {
+                        id: call.get("id").and_then(Value::as_str).map(str::to_owned),
+                        name: function.get("name")?.as_str()?.to_owned(),
+                        arguments,
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let usage = body.get("usage").map_or_else(Usage::default, parse_usage);
+    let reasoning = ["reasoning_content", "reasoning", "thinking"]
+        .iter()
+        .find_map(|field| message.get(*field).and_then(Value::as_str))
+        .filter(|text| !text.is_empty())
+        .map(str::to_owned);
+    Ok(ChatResponse {
+        content,
+        reasoning,
+        finish_reason: choice
+            .get("finish_reason")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        usage,
+        tool_calls,
+        model: body.get("model").and_then(Value::as_str).map(str::to_owned),
+    })
+}
+
+/// The token counts of a `usage` object.
+pub(super) fn parse_usage(usage: &Value) -> Usage {
+    Usage {
+        prompt_tokens: usage.get("prompt_tokens").and_then(Value::as_u64),
+        completion_tokens: usage.get("completion_tokens").and_then(Value::as_u64),
+        total_tokens: usage.get("total_tokens").and_then(Value::as_u64),
+    }
+}
