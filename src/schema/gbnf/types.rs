@@ -223,38 +223,70 @@ pub(crate) fn integer_bounds(
     };
     let draft4_exclusive =
         |keyword: &str| map.get(keyword).and_then(Value::as_bool).unwrap_or(false);
-    let mut low: Option<i128> = None;
-    let mut high: Option<i128> = None;
-    let mut raise = |candidate: i128| low = Some(low.map_or(candidate, |low| low.max(candidate)));
-    if let Some(minimum) = number("minimum")? {
-        let bound = exact("minimum").unwrap_or_else(|| clamp(minimum.ceil()));
-        let strict = draft4_exclusive("exclusiveMinimum") && minimum.fract() == 0.0;
-        raise(if strict {
-            bound.saturating_add(1)
-        } else {
-            bound
-        });
+    let side = |end: End,
+                inclusive: &'static str,
+                exclusive: &'static str|
+     -> Result<Option<i128>, &'static str> {
+        let mut tightest: Option<i128> = None;
+        let mut tighten = |candidate: i128| {
+            tightest = Some(tightest.map_or(candidate, |bound| end.tighter(bound, candidate)));
+        };
+        if let Some(value) = number(inclusive)? {
+            let bound = exact(inclusive).unwrap_or_else(|| clamp(end.inwards(value)));
+            let strict = draft4_exclusive(exclusive) && value.fract() == 0.0;
+            tighten(if strict { end.step_in(bound) } else { bound });
+        }
+        if let Some(value) = number(exclusive)? {
+            let bound = exact(exclusive).unwrap_or_else(|| clamp(end.outwards(value)));
+            tighten(end.step_in(bound));
+        }
+        Ok(tightest)
+    };
+    Ok((
+        side(End::Low, "minimum", "exclusiveMinimum")?,
+        side(End::High, "maximum", "exclusiveMaximum")?,
+    ))
+}
+
+/// Which end of an integer range a bound sets.
+#[derive(Clone, Copy)]
+enum End {
+    Low,
+    High,
+}
+
+impl End {
+    /// A bound that is not an integer, rounded into the range.
+    fn inwards(self, value: f64) -> f64 {
+        match self {
+            End::Low => value.ceil(),
+            End::High => value.floor(),
+        }
     }
-    if let Some(exclusive) = number("exclusiveMinimum")? {
-        let bound = exact("exclusiveMinimum").unwrap_or_else(|| clamp(exclusive.floor()));
-        raise(bound.saturating_add(1));
+
+    /// An exclusive bound that is not an integer, rounded out of the range (then stepped in).
+    fn outwards(self, value: f64) -> f64 {
+        match self {
+            End::Low => value.floor(),
+            End::High => value.ceil(),
+        }
     }
-    let mut lower =
-        |candidate: i128| high = Some(high.map_or(candidate, |high| high.min(candidate)));
-    if let Some(maximum) = number("maximum")? {
-        let bound = exact("maximum").unwrap_or_else(|| clamp(maximum.floor()));
-        let strict = draft4_exclusive("exclusiveMaximum") && maximum.fract() == 0.0;
-        lower(if strict {
-            bound.saturating_sub(1)
-        } else {
-            bound
-        });
+
+    /// The first integer inside an exclusive integer bound.
+    fn step_in(self, bound: i128) -> i128 {
+        match self {
+            End::Low => bound.saturating_add(1),
+            End::High => bound.saturating_sub(1),
+        }
     }
-    if let Some(exclusive) = number("exclusiveMaximum")? {
-        let bound = exact("exclusiveMaximum").unwrap_or_else(|| clamp(exclusive.ceil()));
-        lower(bound.saturating_sub(1));
+
+    /// The tighter of two bounds at this end.
+    fn tighter(self, a: i128, b: i128) -> i128 {
+        match self {
+            End::Low => a.max(b),
+            End::High => a.min(b),
+        }
     }
-    Ok((low, high))
 }
 
 /// An integral f64 as i128, saturating (bounds beyond i128 are far beyond any integer a
@@ -460,4 +492,62 @@ fn tighter_low(candidate: super::numbers::Bound, current: super::numbers::Bound)
 fn tighter_high(candidate: super::numbers::Bound, current: super::numbers::Bound) -> bool {
     candidate.value < current.value
         || (candidate.value == current.value && candidate.exclusive && !current.exclusive)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Map, Value, json};
+
+    use super::integer_bounds;
+
+    fn bounds(schema: Value) -> Result<(Option<i128>, Option<i128>), &'static str> {
+        let map: Map<String, Value> = serde_json::from_value(schema).unwrap();
+        integer_bounds(&map)
+    }
+
+    #[test]
+    fn integer_bounds_round_inwards_and_take_the_tighter_of_each_side() {
+        assert_eq!(bounds(json!({})), Ok((None, None)));
+        // Inclusive bounds that are not integers round into the range.
+        assert_eq!(
+            bounds(json!({"minimum": -1.5, "maximum": 2.5})),
+            Ok((Some(-1), Some(2)))
+        );
+        // Exclusive ones step in from the nearest integer outside.
+        assert_eq!(
+            bounds(json!({"exclusiveMinimum": 2, "exclusiveMaximum": 7.2})),
+            Ok((Some(3), Some(7)))
+        );
+        assert_eq!(
+            bounds(json!({"exclusiveMinimum": -0.5, "exclusiveMaximum": 4})),
+            Ok((Some(0), Some(3)))
+        );
+        // Draft-04 booleans make an integer bound exclusive, and not a fractional one (it
+        // already rounded inwards past it).
+        assert_eq!(
+            bounds(json!({"minimum": 1, "exclusiveMinimum": true,
+                "maximum": 9.5, "exclusiveMaximum": true})),
+            Ok((Some(2), Some(9)))
+        );
+        // Both forms on one side: the tighter wins.
+        assert_eq!(
+            bounds(json!({"minimum": 5, "exclusiveMinimum": 6,
+                "maximum": 10, "exclusiveMaximum": 8})),
+            Ok((Some(7), Some(7)))
+        );
+        assert_eq!(
+            bounds(json!({"minimum": 9, "exclusiveMinimum": 2})),
+            Ok((Some(9), None))
+        );
+        // Huge integers stay exact; a bound that is not a number is named.
+        assert_eq!(
+            bounds(json!({"maximum": 18446744073709551615u64})),
+            Ok((None, Some(18446744073709551615)))
+        );
+        assert_eq!(bounds(json!({"maximum": "ten"})), Err("maximum"));
+        assert_eq!(
+            bounds(json!({"minimum": 1, "exclusiveMaximum": []})),
+            Err("exclusiveMaximum")
+        );
+    }
 }
