@@ -28,6 +28,15 @@ fn tools_body(stream: bool) -> Value {
                 "required": ["path"], "additionalProperties": false}}}]})
 }
 
+/// A scratch world in front of `emulator` with structured decoding off: the answers are what
+/// its script says, repaired and validated by slmcode alone.
+fn unconstrained(emulator: &Emulator) -> Slm {
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_ENDPOINT", &emulator.base_url())
+        .env("SLMCODE_STRUCTURED_DECODING", "off");
+    slm
+}
+
 fn valid(value: &Value) -> bool {
     jsonschema::is_valid(&schema(), value)
 }
@@ -107,9 +116,7 @@ fn a_wrong_answer_is_reasked_and_the_usage_is_summed_over_both_attempts() {
         "Sure: {\"name\": \"Ada\"}".to_owned(),
         "{\"name\": \"Ada\", \"age\": 36}".to_owned(),
     ]);
-    let mut slm = Slm::new();
-    slm.env("SLMCODE_ENDPOINT", &emulator.base_url())
-        .env("SLMCODE_STRUCTURED_DECODING", "off");
+    let slm = unconstrained(&emulator);
     let served = Served::start(&slm, &[]);
     let (status, headers, text) = post(
         &served.url("/v1/chat/completions"),
@@ -174,9 +181,7 @@ fn a_streaming_client_gets_the_validated_answer_as_chunks() {
 fn json_object_asks_for_any_object() {
     let emulator = Emulator::start(Profile::llama_cpp_python());
     emulator.answers(["Here: {\"a\": 1,}".to_owned()]);
-    let mut slm = Slm::new();
-    slm.env("SLMCODE_ENDPOINT", &emulator.base_url())
-        .env("SLMCODE_STRUCTURED_DECODING", "off");
+    let slm = unconstrained(&emulator);
     let served = Served::start(&slm, &[]);
     let body = json!({"messages": [{"role": "user", "content": [{"type": "text", "text": "an object"}]}],
         "response_format": {"type": "json_object"}});
@@ -197,9 +202,7 @@ fn an_exhausted_call_is_an_openai_error_with_the_class_the_errors_and_partial() 
         "{\"name\": \"Ada\", \"age\": \"old\"}".to_owned(),
         "{\"name\": \"Ada\", \"age\": \"very old\"}".to_owned(),
     ]);
-    let mut slm = Slm::new();
-    slm.env("SLMCODE_ENDPOINT", &emulator.base_url())
-        .env("SLMCODE_STRUCTURED_DECODING", "off");
+    let slm = unconstrained(&emulator);
     let served = Served::start(&slm, &[]);
     let (status, headers, text) = post(
         &served.url("/v1/chat/completions"),
@@ -286,9 +289,7 @@ fn a_bad_tool_call_is_reasked_and_an_answer_after_the_tool_result_goes_on() {
         Scripted::ToolCalls(json!([{"id": "call_2", "type": "function",
             "function": {"name": "read_file", "arguments": "{\"path\": \"Cargo.toml\"}"}}])),
     ]);
-    let mut slm = Slm::new();
-    slm.env("SLMCODE_ENDPOINT", &emulator.base_url())
-        .env("SLMCODE_STRUCTURED_DECODING", "off");
+    let slm = unconstrained(&emulator);
     let served = Served::start(&slm, &[]);
     let (status, headers, text) = post(
         &served.url("/v1/chat/completions"),
