@@ -264,9 +264,10 @@ pub fn probe(target: &Target, timeout: Duration) -> ProbeReport {
             let _ = sender.send(Job::Baseline(result));
         });
     }
+    let thinking = preset.thinking_fields(target.thinking);
     for form in forms.iter().copied() {
         let (client, sender, model) = (client.clone(), sender.clone(), target.model.clone());
-        let thinking = target.preset().thinking_fields(target.thinking);
+        let thinking = thinking.clone();
         std::thread::spawn(move || {
             let result = probe_form(&client, form, model, &thinking, deadline);
             let _ = sender.send(Job::Form(form, result));
@@ -412,8 +413,8 @@ fn probe_request(model: Option<String>, max_tokens: u32) -> ChatRequest {
     }
 }
 
-/// Probes `form`, with the `thinking` switch the calls send (a switch the server refuses by
-/// name is dropped, for this form and the ones after it, like a call drops it).
+/// Probes `form`, with the `thinking` switch the calls send (the client drops a switch the
+/// server refuses by name, for this form and the ones after it, as it does for a call).
 fn probe_form(
     client: &Client,
     form: WireForm,
@@ -424,21 +425,11 @@ fn probe_form(
     let (constraint, guided_field) = probe_constraint(form);
     let mut request = probe_request(model, FIRST_BUDGET);
     request.thinking = thinking.clone();
-    if let Some(accepted) = client.accepted_sampling(&request) {
-        request = accepted;
-    }
     for budget in [FIRST_BUDGET, SECOND_BUDGET] {
         request.max_tokens = Some(budget);
-        let response = loop {
-            match send_within(client, &request, &constraint, guided_field, deadline) {
-                Ok(response) => break response,
-                Err(error) if client.refuse_sampling(&request, &error) => {
-                    request
-                        .thinking
-                        .retain(|field, _| !error.detail.contains(field.as_str()));
-                }
-                Err(error) => return FormResult::Failed(error),
-            }
+        let response = match send_within(client, &request, &constraint, guided_field, deadline) {
+            Ok(response) => response,
+            Err(error) => return FormResult::Failed(error),
         };
         // A constrained answer with no content and the value in the reasoning field: a server
         // whose chat template opens a reasoning block filed what the constraint made as
