@@ -22,7 +22,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::config::{Provider, Secret, Thinking};
-use crate::repair::REASONING_TAGS;
+use crate::repair::{self, REASONING_TAGS, Reasoning};
 use crate::schema::{Constraint, Validator, validator};
 
 use super::cache::CacheKey;
@@ -92,19 +92,10 @@ pub fn is_enforced(form: WireForm, content: &str) -> bool {
 /// `<thought>`: every tag the repair ladder knows, [`REASONING_TAGS`]) is not part of the
 /// constrained answer. A block that never closes is left in place: then no answer follows it.
 pub(super) fn strip_reasoning(content: &str) -> &str {
-    let trimmed = content.trim_start();
-    for tag in REASONING_TAGS {
-        if let Some(rest) = trimmed
-            .strip_prefix('<')
-            .and_then(|rest| rest.strip_prefix(tag))
-            .and_then(|rest| rest.strip_prefix('>'))
-        {
-            return rest
-                .split_once(&format!("</{tag}>"))
-                .map_or(trimmed, |(_, answer)| answer);
-        }
+    match repair::reasoning(content) {
+        Reasoning::Removed(end) => &content[end..],
+        _ => content.trim_start(),
     }
-    trimmed
 }
 
 /// The constraint a probe of `form` sends, and the guided field it goes in.
@@ -431,17 +422,12 @@ fn probe_form(
             Ok(response) => response,
             Err(error) => return FormResult::Failed(error),
         };
-        // A constrained answer with no content and the value in the reasoning field: a server
-        // whose chat template opens a reasoning block filed what the constraint made as
-        // reasoning (the call path reads it the same way).
-        let content = match (response.content.as_deref(), response.reasoning.as_deref()) {
-            (content, Some(reasoning))
-                if content.is_none_or(|content| content.trim().is_empty()) =>
-            {
-                reasoning
-            }
-            (content, _) => content.unwrap_or(""),
-        };
+        // A server whose chat template opens a reasoning block files what the constraint made
+        // as reasoning: read as the call path reads it.
+        let content = response
+            .misfiled_answer()
+            .or(response.content.as_deref())
+            .unwrap_or("");
         if is_enforced(form, content) {
             return FormResult::Enforced;
         }
