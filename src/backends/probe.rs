@@ -22,7 +22,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::config::{Provider, Secret, Thinking};
-use crate::repair::{self, REASONING_TAGS, Reasoning};
+use crate::repair::{self, Reasoning};
 use crate::schema::{Constraint, Validator, validator};
 
 use super::cache::CacheKey;
@@ -89,8 +89,9 @@ pub fn is_enforced(form: WireForm, content: &str) -> bool {
 }
 
 /// A reasoning model's block before its answer (`<think>`, `<thinking>`, `<reasoning>` or
-/// `<thought>`: every tag the repair ladder knows, [`REASONING_TAGS`]) is not part of the
-/// constrained answer. A block that never closes is left in place: then no answer follows it.
+/// `<thought>`: every tag the repair ladder knows, [`crate::repair::REASONING_TAGS`]) is not
+/// part of the constrained answer. A block that never closes is left in place: then no answer
+/// follows it.
 pub(super) fn strip_reasoning(content: &str) -> &str {
     match repair::reasoning(content) {
         Reasoning::Removed(end) => &content[end..],
@@ -496,6 +497,7 @@ fn send_within(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::repair::REASONING_TAGS;
 
     #[test]
     fn only_the_probe_instance_counts_as_enforced() {
