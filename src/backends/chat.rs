@@ -188,8 +188,8 @@ pub(super) const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "reasoning"
 pub struct ChatResponse {
     /// The text; `None` when the message had none (a tool call only).
     pub content: Option<String>,
-    /// The reasoning the engine returned apart from the text (one of [`REASONING_FIELDS`]);
-    /// never validated.
+    /// The reasoning the engine returned apart from the text (`reasoning_content`,
+    /// `reasoning` or `thinking`); never validated.
     pub reasoning: Option<String>,
     /// `stop`, `length`, `tool_calls`, ...
     pub finish_reason: Option<String>,

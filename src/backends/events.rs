@@ -167,7 +167,7 @@ impl Assembler {
         &self.content
     }
 
-    /// The reasoning so far (deltas of the first of [`REASONING_FIELDS`] each chunk has).
+    /// The reasoning so far (`reasoning_content`, `reasoning` or `thinking` deltas).
     pub fn reasoning(&self) -> &str {
         &self.reasoning
     }
