@@ -179,13 +179,17 @@ pub struct Usage {
     pub total_tokens: Option<u64>,
 }
 
+/// The fields engines return reasoning in, apart from the text, in the order they are read:
+/// only the first one present counts (vLLM sends the same text under two of them).
+pub(super) const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "reasoning", "thinking"];
+
 /// A parsed chat-completions answer (the first choice).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ChatResponse {
     /// The text; `None` when the message had none (a tool call only).
     pub content: Option<String>,
     /// The reasoning the engine returned apart from the text (`reasoning_content`,
-    /// `reasoning`); never validated.
+    /// `reasoning` or `thinking`); never validated.
     pub reasoning: Option<String>,
     /// `stop`, `length`, `tool_calls`, ...
     pub finish_reason: Option<String>,
@@ -201,6 +205,32 @@ impl ChatResponse {
     /// Whether the answer was cut by the token budget.
     pub fn is_truncated(&self) -> bool {
         self.finish_reason.as_deref() == Some("length")
+    }
+
+    /// Whether the answer has neither text nor tool calls.
+    pub fn is_blank(&self) -> bool {
+        self.tool_calls.is_empty()
+            && self
+                .content
+                .as_deref()
+                .is_none_or(|content| content.trim().is_empty())
+    }
+
+    /// The value of a constrained answer the server filed as reasoning: no content, and a
+    /// reasoning field that is one JSON value and nothing else. llama.cpp does this when the
+    /// chat template opens a `<think>` block in the prompt and a grammar constrains every token
+    /// from the first: the model could write nothing but the constrained value, and the
+    /// server's reasoning parser, waiting for `</think>`, files it all as reasoning. Only the
+    /// answer to a constrained request may be read this way; a model that merely thinks in
+    /// JSON is never taken at its word.
+    pub fn misfiled_answer(&self) -> Option<&str> {
+        if !self.is_blank() {
+            return None;
+        }
+        let reasoning = self.reasoning.as_deref()?.trim();
+        serde_json::from_str::<serde::de::IgnoredAny>(reasoning)
+            .is_ok()
+            .then_some(reasoning)
     }
 }
 
@@ -249,7 +279,7 @@ pub fn parse_chat_response(body: &Value) -> Result<ChatResponse, String> {
         })
         .unwrap_or_default();
     let usage = body.get("usage").map_or_else(Usage::default, parse_usage);
-    let reasoning = ["reasoning_content", "reasoning", "thinking"]
+    let reasoning = REASONING_FIELDS
         .iter()
         .find_map(|field| message.get(*field).and_then(Value::as_str))
         .filter(|text| !text.is_empty())

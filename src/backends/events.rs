@@ -14,7 +14,7 @@ use std::io::{self, BufRead};
 
 use serde_json::Value;
 
-use super::chat::{ChatResponse, ToolCall, Usage, parse_usage};
+use super::chat::{ChatResponse, REASONING_FIELDS, ToolCall, Usage, parse_usage};
 
 /// The longest line of an event stream that is read; a longer one is an error.
 pub const MAX_LINE: usize = 4 * 1024 * 1024;
@@ -167,7 +167,7 @@ impl Assembler {
         &self.content
     }
 
-    /// The reasoning so far (`reasoning_content` or `reasoning` deltas).
+    /// The reasoning so far (`reasoning_content`, `reasoning` or `thinking` deltas).
     pub fn reasoning(&self) -> &str {
         &self.reasoning
     }
@@ -216,8 +216,7 @@ impl Assembler {
             }
             _ => {}
         }
-        // The first of the names only: vLLM sends the same text under both of its names.
-        if let Some(text) = ["reasoning_content", "reasoning", "thinking"]
+        if let Some(text) = REASONING_FIELDS
             .iter()
             .find_map(|field| delta.get(*field).and_then(Value::as_str))
         {

@@ -22,7 +22,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::config::{Provider, Secret, Thinking};
-use crate::repair::REASONING_TAGS;
+use crate::repair::{self, Reasoning};
 use crate::schema::{Constraint, Validator, validator};
 
 use super::cache::CacheKey;
@@ -89,22 +89,14 @@ pub fn is_enforced(form: WireForm, content: &str) -> bool {
 }
 
 /// A reasoning model's block before its answer (`<think>`, `<thinking>`, `<reasoning>` or
-/// `<thought>`: every tag the repair ladder knows, [`REASONING_TAGS`]) is not part of the
-/// constrained answer. A block that never closes is left in place: then no answer follows it.
+/// `<thought>`: every tag the repair ladder knows, [`crate::repair::REASONING_TAGS`]) is not
+/// part of the constrained answer. A block that never closes is left in place: then no answer
+/// follows it.
 pub(super) fn strip_reasoning(content: &str) -> &str {
-    let trimmed = content.trim_start();
-    for tag in REASONING_TAGS {
-        if let Some(rest) = trimmed
-            .strip_prefix('<')
-            .and_then(|rest| rest.strip_prefix(tag))
-            .and_then(|rest| rest.strip_prefix('>'))
-        {
-            return rest
-                .split_once(&format!("</{tag}>"))
-                .map_or(trimmed, |(_, answer)| answer);
-        }
+    match repair::reasoning(content) {
+        Reasoning::Removed(end) => &content[end..],
+        _ => content.trim_start(),
     }
-    trimmed
 }
 
 /// The constraint a probe of `form` sends, and the guided field it goes in.
@@ -264,9 +256,10 @@ pub fn probe(target: &Target, timeout: Duration) -> ProbeReport {
             let _ = sender.send(Job::Baseline(result));
         });
     }
+    let thinking = preset.thinking_fields(target.thinking);
     for form in forms.iter().copied() {
         let (client, sender, model) = (client.clone(), sender.clone(), target.model.clone());
-        let thinking = target.preset().thinking_fields(target.thinking);
+        let thinking = thinking.clone();
         std::thread::spawn(move || {
             let result = probe_form(&client, form, model, &thinking, deadline);
             let _ = sender.send(Job::Form(form, result));
@@ -412,8 +405,8 @@ fn probe_request(model: Option<String>, max_tokens: u32) -> ChatRequest {
     }
 }
 
-/// Probes `form`, with the `thinking` switch the calls send (a switch the server refuses by
-/// name is dropped, for this form and the ones after it, like a call drops it).
+/// Probes `form`, with the `thinking` switch the calls send (the client drops a switch the
+/// server refuses by name, for this form and the ones after it, as it does for a call).
 fn probe_form(
     client: &Client,
     form: WireForm,
@@ -424,33 +417,18 @@ fn probe_form(
     let (constraint, guided_field) = probe_constraint(form);
     let mut request = probe_request(model, FIRST_BUDGET);
     request.thinking = thinking.clone();
-    if let Some(accepted) = client.accepted_sampling(&request) {
-        request = accepted;
-    }
     for budget in [FIRST_BUDGET, SECOND_BUDGET] {
         request.max_tokens = Some(budget);
-        let response = loop {
-            match send_within(client, &request, &constraint, guided_field, deadline) {
-                Ok(response) => break response,
-                Err(error) if client.refuse_sampling(&request, &error) => {
-                    request
-                        .thinking
-                        .retain(|field, _| !error.detail.contains(field.as_str()));
-                }
-                Err(error) => return FormResult::Failed(error),
-            }
+        let response = match send_within(client, &request, &constraint, guided_field, deadline) {
+            Ok(response) => response,
+            Err(error) => return FormResult::Failed(error),
         };
-        // A constrained answer with no content and the value in the reasoning field: a server
-        // whose chat template opens a reasoning block filed what the constraint made as
-        // reasoning (the call path reads it the same way).
-        let content = match (response.content.as_deref(), response.reasoning.as_deref()) {
-            (content, Some(reasoning))
-                if content.is_none_or(|content| content.trim().is_empty()) =>
-            {
-                reasoning
-            }
-            (content, _) => content.unwrap_or(""),
-        };
+        // A server whose chat template opens a reasoning block files what the constraint made
+        // as reasoning: read as the call path reads it.
+        let content = response
+            .misfiled_answer()
+            .or(response.content.as_deref())
+            .unwrap_or("");
         if is_enforced(form, content) {
             return FormResult::Enforced;
         }
@@ -519,6 +497,7 @@ fn send_within(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::repair::REASONING_TAGS;
 
     #[test]
     fn only_the_probe_instance_counts_as_enforced() {

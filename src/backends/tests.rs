@@ -573,3 +573,34 @@ fn the_probe_asks_with_the_thinking_switch_and_drops_it_where_it_is_refused() {
         "and dropped once refused"
     );
 }
+
+#[test]
+fn a_whole_answer_drops_a_field_the_server_refuses_and_never_sends_it_again() {
+    let emulator = Emulator::start(Profile::strict_proxy());
+    let client = target_client(&emulator);
+    let mut request = ChatRequest {
+        messages: vec![ChatMessage::user("hi")],
+        ..ChatRequest::default()
+    };
+    request.thinking.insert(
+        "chat_template_kwargs".to_owned(),
+        json!({"enable_thinking": false}),
+    );
+    let send = || {
+        client.chat(
+            &request,
+            &Constraint::None,
+            GuidedField::default(),
+            Duration::from_secs(5),
+        )
+    };
+    assert!(send().unwrap().content.is_some());
+    assert!(send().unwrap().content.is_some());
+    let sent: Vec<bool> = emulator
+        .chat_bodies()
+        .iter()
+        .map(|body| body.get("chat_template_kwargs").is_some())
+        .collect();
+    assert_eq!(sent, [true, false, false], "refused once, then never sent");
+    assert_eq!(client.refusals().0, ["chat_template_kwargs"]);
+}

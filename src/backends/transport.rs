@@ -10,7 +10,7 @@ use std::fmt;
 use std::io::ErrorKind;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
 
@@ -150,15 +150,7 @@ impl Client {
         if newly.is_empty() {
             return false;
         }
-        let mut refused = self
-            .refused_sampling
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        for field in newly {
-            if !refused.contains(&field) {
-                refused.push(field);
-            }
-        }
+        self.learn_refusals(&newly, false);
         true
     }
 
@@ -212,7 +204,9 @@ impl Client {
         &self.endpoint
     }
 
-    /// Sends one chat-completions request (no retry) with `timeout` for the whole exchange.
+    /// Sends one chat-completions request (no retry) with `timeout` for the whole exchange,
+    /// without the sampling and thinking fields the server refused; a rejection that names one
+    /// is sent again without it, like a streamed exchange.
     pub fn chat(
         &self,
         request: &ChatRequest,
@@ -220,8 +214,24 @@ impl Client {
         guided_field: GuidedField,
         timeout: Duration,
     ) -> Result<ChatResponse, CallError> {
+        if let Some(accepted) = self.accepted_sampling(request) {
+            return self.chat(&accepted, constraint, guided_field, timeout);
+        }
+        let started = Instant::now();
         let body = build_body(request, constraint, guided_field);
-        let value = self.post_json(&self.endpoint.chat_url(), &body, timeout)?;
+        let value = match self.post_json(&self.endpoint.chat_url(), &body, timeout) {
+            Ok(value) => value,
+            // A field the server does not take is dropped, not a reason to fail (and not a
+            // rejection of the constrained field, which the probe would record).
+            Err(error) if self.refuse_sampling(request, &error) => {
+                let left = timeout.saturating_sub(started.elapsed());
+                if left.is_zero() {
+                    return Err(error);
+                }
+                return self.chat(request, constraint, guided_field, left);
+            }
+            Err(error) => return Err(error),
+        };
         parse_chat_response(&value)
             .map_err(|detail| CallError::from_failure(TransportFailure::Malformed(detail)))
     }

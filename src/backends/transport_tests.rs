@@ -372,3 +372,36 @@ fn reasoning_comes_from_whichever_field_the_engine_uses() {
         assert_eq!(response.content.as_deref(), Some("{}"));
     }
 }
+
+#[test]
+fn only_a_blank_answer_with_one_json_value_as_reasoning_is_a_misfiled_answer() {
+    let answer = |content: Option<&str>, reasoning: &str, tool_calls: bool| ChatResponse {
+        content: content.map(str::to_owned),
+        reasoning: Some(reasoning.to_owned()),
+        tool_calls: if tool_calls {
+            vec![ToolCall {
+                id: None,
+                name: "read".to_owned(),
+                arguments: "{}".to_owned(),
+            }]
+        } else {
+            Vec::new()
+        },
+        ..ChatResponse::default()
+    };
+    assert_eq!(
+        answer(None, " {\"a\": 1}\n", false).misfiled_answer(),
+        Some("{\"a\": 1}")
+    );
+    assert_eq!(
+        answer(Some("  "), "[1]", false).misfiled_answer(),
+        Some("[1]")
+    );
+    assert_eq!(answer(Some("{}"), "[1]", false).misfiled_answer(), None);
+    assert_eq!(answer(None, "[1]", true).misfiled_answer(), None);
+    assert_eq!(
+        answer(None, "The user wants {\"a\": 1}.", false).misfiled_answer(),
+        None,
+        "a model that thinks about JSON is not taken at its word"
+    );
+}

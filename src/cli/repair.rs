@@ -7,12 +7,13 @@
 //! a stats file that cannot be read or written is a warning, never a failure.
 
 use std::borrow::Cow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use serde::Serialize;
 use serde_json::Value;
 use slmcode::config::{self, ConfigError, Environment, Key, Overrides};
+use slmcode::files::stats::STATS_FILE;
 use slmcode::repair::{self, Coercion, RepairFailure, RepairOptions, Repaired, Repetition, Stats};
 use slmcode::schema::ValidationError;
 
@@ -101,7 +102,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         &Input::from_arg(args.input.as_deref()),
     )?;
     let schema = resolve_schema(&args)?;
-    let count = counts_stats(args.record_stats.as_deref(), printer)?;
+    let stats_file = stats_file(args.record_stats.as_deref(), printer)?;
     let input = Input::from_arg(args.input.as_deref());
     let text = input.read_text(printer)?;
     let mut options =
@@ -117,10 +118,10 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     let result = repair::repair(&text, &options);
     // Counted now, saved after the answer is out: a stats file that cannot be written (or is
     // locked, or holds a counter at its limit) never costs the user the answer.
-    let counted = count.then(|| {
+    let counted = stats_file.map(|path| {
         let mut stats = Stats::new();
         stats.record(&result);
-        stats
+        (stats, path)
     });
     let outcome = if printer.json() {
         json_report(result, printer)
@@ -142,8 +143,8 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             Err(failure) => Err(failure_error(failure, &input)),
         }
     };
-    if let Some(stats) = counted {
-        save_stats(&stats, printer);
+    if let Some((stats, path)) = counted {
+        save_stats(&stats, &path, printer);
     }
     outcome
 }
@@ -300,34 +301,34 @@ fn names(rungs: &[repair::Rung]) -> Vec<&'static str> {
     rungs.iter().map(|rung| rung.as_str()).collect()
 }
 
-/// Whether the `record_stats` setting (flag > environment > file > default) is on. A bad flag
-/// is a usage error; settings that cannot be resolved otherwise are a warning, and the run is
-/// then not counted.
-fn counts_stats(flag: Option<&str>, printer: &Printer) -> Result<bool, CliError> {
+/// The stats file in the settings' config directory, when the `record_stats` setting (flag >
+/// environment > file > default) is on. A bad flag is a usage error; settings that cannot be
+/// resolved otherwise are a warning, and the run is then not counted.
+fn stats_file(flag: Option<&str>, printer: &Printer) -> Result<Option<PathBuf>, CliError> {
     let mut overrides = Overrides::new();
     if let Some(value) = flag {
         overrides.set(Key::RecordStats, value.to_owned());
     }
     match config::resolve(&Environment::from_process(), &overrides) {
-        Ok(resolved) => Ok(resolved.settings.record_stats),
+        Ok(resolved) => Ok(resolved
+            .settings
+            .config_dir
+            .filter(|_| resolved.settings.record_stats)
+            .map(|dir| dir.join(STATS_FILE))),
         Err(error @ ConfigError::InvalidOverride { .. }) => Err(settings_args::config_error(error)),
         Err(error) => {
             printer.warn(&format!(
                 "{}; this run is not counted in the repair stats",
                 error_chain(&error)
             ));
-            Ok(false)
+            Ok(None)
         }
     }
 }
 
-/// Adds this run's counts to the stats file; any problem is a warning.
-fn save_stats(stats: &Stats, printer: &Printer) {
-    let Some(directory) = slmcode::config::Environment::from_process().config_dir() else {
-        return;
-    };
-    let path = directory.join(slmcode::files::stats::STATS_FILE);
-    match slmcode::files::stats::add(stats, &path) {
+/// Adds this run's counts to the stats file at `path`; any problem is a warning.
+fn save_stats(stats: &Stats, path: &Path, printer: &Printer) {
+    match slmcode::files::stats::add(stats, path) {
         Ok(None) => {}
         Ok(Some(replaced)) => {
             printer.warn(&format!("{replaced}; starting the repair stats afresh"));

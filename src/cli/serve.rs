@@ -10,7 +10,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::anyhow;
 use slmcode::backends::call::CallContext;
 use slmcode::config::{Environment, Key, Secret};
-use slmcode::files::stats::STATS_FILE;
 use slmcode::serve::{LogRecord, Proxy, ProxyOptions, ServeState, remove_state, write_state};
 
 use super::exit::{CliError, CommandResult, Exit};
@@ -64,8 +63,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     let mechanism = negotiation.capabilities.mechanism;
     let endpoint = target.endpoint.to_string();
     let context = CallContext::new(resolved.settings.clone(), target, negotiation)
-        .with_cache(negotiate_options.cache.clone())
-        .with_stats_file(Some(resolved.config_path.with_file_name(STATS_FILE)));
+        .with_cache(negotiate_options.cache.clone());
     let json = printer.json();
     let log_printer = printer.clone();
     let logger = Arc::new(move |record: &LogRecord| {

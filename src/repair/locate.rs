@@ -17,7 +17,7 @@ pub const REASONING_TAGS: [&str; 4] = ["think", "thinking", "reasoning", "though
 
 /// What a reasoning block at the start of the answer means for the rest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Reasoning {
+pub(crate) enum Reasoning {
     /// No reasoning block.
     Absent,
     /// A reasoning block ends just before this byte: the answer starts here.
@@ -34,7 +34,7 @@ pub(super) enum Reasoning {
 /// Finds a reasoning block before the answer: `<think>...</think>` (or `thinking`,
 /// `reasoning`, `thought`) at the start, or a closing `</think>` with no opening tag (chat
 /// templates that open the block in the prompt). Braces inside the block are not the answer.
-pub(super) fn reasoning(text: &str) -> Reasoning {
+pub(crate) fn reasoning(text: &str) -> Reasoning {
     let start = text.len() - text.trim_start().len();
     let rest = &text[start..];
     for tag in REASONING_TAGS {
@@ -61,6 +61,23 @@ pub(super) fn reasoning(text: &str) -> Reasoning {
         }
     }
     Reasoning::Absent
+}
+
+/// The text inside the reasoning block `text` opens with (trimmed; `None` when there is none,
+/// or nothing in it), and whether the block never closes: the answer ended inside it. A
+/// closing tag with no opening one is not such a block: what precedes it may be the prompt's.
+pub(crate) fn leading_reasoning(text: &str) -> Option<(&str, bool)> {
+    let (block, unfinished) = match reasoning(text) {
+        Reasoning::Removed(end) => {
+            let block = &text[..end];
+            (&block[..block.rfind("</")?], false)
+        }
+        Reasoning::Unclosed(start) => (&text[start..], true),
+        Reasoning::Absent | Reasoning::Orphan { .. } => return None,
+    };
+    // Past the opening tag, which holds no `>` before its own.
+    let inside = block.split_once('>')?.1.trim();
+    (!inside.is_empty()).then_some((inside, unfinished))
 }
 
 /// The first code fence whose content starts with `{` or `[`.
@@ -303,6 +320,25 @@ mod tests {
             }
         );
         assert_eq!(reasoning("  <think> still going {"), Reasoning::Unclosed(2));
+    }
+
+    #[test]
+    fn the_reasoning_inside_a_leading_block_and_whether_it_closed() {
+        assert_eq!(
+            leading_reasoning("  <think>\nThe plan:"),
+            Some(("The plan:", true))
+        );
+        assert_eq!(leading_reasoning("<thought>x"), Some(("x", true)));
+        assert_eq!(leading_reasoning("<think>x</think>{}"), Some(("x", false)));
+        assert_eq!(leading_reasoning("{\"a\": \"<think>\"}"), None);
+        assert_eq!(
+            leading_reasoning("<think>\n  why  \n</think>{}"),
+            Some(("why", false))
+        );
+        assert_eq!(leading_reasoning("<reasoning>cut"), Some(("cut", true)));
+        assert_eq!(leading_reasoning("<think></think>{}"), None);
+        assert_eq!(leading_reasoning("{}"), None);
+        assert_eq!(leading_reasoning("the prompt's</think>{}"), None);
     }
 
     #[test]

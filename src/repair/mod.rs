@@ -101,6 +101,7 @@ use crate::schema::{SchemaError, Validator};
 
 pub use coerce::{COERCE_DEPTH, Coercion, CoercionKind};
 pub use locate::REASONING_TAGS;
+pub(crate) use locate::{Reasoning, leading_reasoning, reasoning};
 pub use outcome::{FailureClass, RepairFailure, Repaired};
 pub use parse::MAX_DEPTH;
 pub use repetition::{

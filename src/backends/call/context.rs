@@ -86,17 +86,17 @@ impl fmt::Debug for CallContext {
 }
 
 impl CallContext {
-    /// A context for `target` with `negotiation`: no cache, no stats file, the default retry
-    /// policy, real sleeps.
+    /// A context for `target` with `negotiation`: no cache, the repair stats in the settings'
+    /// config directory (none without one), the default retry policy, real sleeps.
     pub fn new(settings: Settings, target: Target, negotiation: Negotiation) -> CallContext {
         CallContext {
+            stats_file: settings.config_dir.as_ref().map(|dir| dir.join(STATS_FILE)),
             settings,
             client: target.client(),
             target,
             negotiation,
             cache: None,
             cache_kept: OnceLock::new(),
-            stats_file: None,
             retry: RetryPolicy::default(),
             jitter_seed: None,
             sleep: Arc::new(std::thread::sleep),
@@ -114,14 +114,10 @@ impl CallContext {
             Negotiator::global(),
             &NegotiateOptions::from_settings(settings),
         )
-        .map(|context| {
-            let stats_file = settings.config_dir.as_ref().map(|dir| dir.join(STATS_FILE));
-            context.with_stats_file(stats_file)
-        })
     }
 
     /// The context for the settings' target, negotiated by `negotiator` with `options`; the
-    /// cache is `options.cache`; no stats file.
+    /// cache is `options.cache`; the stats file as [`CallContext::new`] has it.
     pub fn negotiate(
         settings: &Settings,
         negotiator: &Negotiator,

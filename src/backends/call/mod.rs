@@ -167,13 +167,13 @@ pub fn structured_call(
         meta.tokens_per_second = generation_rate(&streamed.timing, &response.usage);
         meta.repetition = None;
         add_usage(&mut meta.tokens, response.usage);
-        let misfiled = form.and(misfiled_answer(&response));
+        let misfiled = form.and(response.misfiled_answer().map(str::to_owned));
         if misfiled.is_some() {
             meta.reasoning = None;
             if !meta.warnings.iter().any(|known| known == MISFILED) {
                 meta.warnings.push(MISFILED.to_owned());
             }
-        } else if received_is_blank(&response)
+        } else if response.is_blank()
             && meta
                 .reasoning
                 .as_ref()
@@ -401,46 +401,16 @@ const ONLY_REASONING: &str = "the answer had reasoning but no content (the reaso
 /// The warning of a constrained answer the server returned as reasoning.
 const MISFILED: &str = "the server returned the constrained answer as reasoning (the chat template opens a reasoning block and the constraint applies from the first token): read from the reasoning field; thinking = off puts it in the content";
 
-/// A constrained answer the server filed as reasoning: no content, and a reasoning field that
-/// is one JSON value and nothing else. llama.cpp does this when the chat template opens a
-/// `<think>` block in the prompt and a grammar constrains every token from the first: the model
-/// could write nothing but the constrained value, and the server's reasoning parser, waiting
-/// for `</think>`, files it all as reasoning. Only a constrained answer is read this way; a
-/// model that merely thinks in JSON is never taken at its word.
-fn misfiled_answer(response: &ChatResponse) -> Option<String> {
-    if !received_is_blank(response) {
-        return None;
-    }
-    let reasoning = response.reasoning.as_deref()?.trim();
-    serde_json::from_str::<serde::de::IgnoredAny>(reasoning)
-        .is_ok()
-        .then(|| reasoning.to_owned())
-}
-
-/// Whether an answer has neither text nor tool calls.
-fn received_is_blank(response: &ChatResponse) -> bool {
-    response.tool_calls.is_empty()
-        && response
-            .content
-            .as_deref()
-            .is_none_or(|content| content.trim().is_empty())
-}
-
 /// The reasoning of `response`, kept apart: the engine's own field, or a leading block of its
 /// text.
 fn reasoning_meta(response: &ChatResponse) -> Option<ReasoningMeta> {
     let content = response.content.as_deref().unwrap_or("");
-    let (source, text, unfinished) = match &response.reasoning {
+    let (source, (text, unfinished)) = match &response.reasoning {
         Some(reasoning) => (
             ReasoningSource::Field,
-            reasoning.trim(),
-            received_is_blank(response),
+            (reasoning.trim(), response.is_blank()),
         ),
-        None => (
-            ReasoningSource::Inline,
-            watch::leading_reasoning(content)?,
-            watch::ends_in_reasoning(content),
-        ),
+        None => (ReasoningSource::Inline, repair::leading_reasoning(content)?),
     };
     let (text, text_cut) = bounded(text);
     Some(ReasoningMeta {

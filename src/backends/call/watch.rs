@@ -324,41 +324,6 @@ fn opening_tag(text: &str) -> Tag {
     if undecided { Tag::Undecided } else { Tag::No }
 }
 
-/// Whether `text` opens a reasoning block that never closes: an answer that ended inside its
-/// reasoning.
-pub(super) fn ends_in_reasoning(text: &str) -> bool {
-    let text = text.trim_start();
-    REASONING_TAGS
-        .iter()
-        .zip(CLOSING_TAGS)
-        .any(|(tag, closing)| {
-            text.strip_prefix('<')
-                .and_then(|rest| rest.strip_prefix(tag))
-                .and_then(|rest| rest.strip_prefix('>'))
-                .is_some_and(|rest| !rest.contains(closing))
-        })
-}
-
-/// The text inside a leading reasoning block of `text` (trimmed), when it opens with one.
-pub(super) fn leading_reasoning(text: &str) -> Option<&str> {
-    let text = text.trim_start();
-    REASONING_TAGS
-        .iter()
-        .zip(CLOSING_TAGS)
-        .find_map(|(tag, closing)| {
-            let rest = text
-                .strip_prefix('<')?
-                .strip_prefix(tag)?
-                .strip_prefix('>')?;
-            let inside = match rest.find(closing) {
-                Some(at) => &rest[..at],
-                None => rest,
-            };
-            Some(inside.trim())
-        })
-        .filter(|inside| !inside.is_empty())
-}
-
 /// The closing tag of each of [`REASONING_TAGS`], in the same order.
 const CLOSING_TAGS: [&str; 4] = ["</think>", "</thinking>", "</reasoning>", "</thought>"];
 
@@ -461,21 +426,6 @@ mod tests {
                 end: text.rfind("\nNote:").unwrap()
             })
         );
-    }
-
-    #[test]
-    fn an_answer_that_ends_inside_its_reasoning_is_told_apart() {
-        assert!(ends_in_reasoning("  <think>\nThe plan:"));
-        assert!(ends_in_reasoning("<thought>x"));
-        assert!(!ends_in_reasoning("<think>x</think>{}"));
-        assert!(!ends_in_reasoning("{\"a\": \"<think>\"}"));
-        assert_eq!(
-            leading_reasoning("<think>\n  why  \n</think>{}"),
-            Some("why")
-        );
-        assert_eq!(leading_reasoning("<reasoning>cut"), Some("cut"));
-        assert_eq!(leading_reasoning("<think></think>{}"), None);
-        assert_eq!(leading_reasoning("{}"), None);
     }
 
     #[test]

@@ -27,7 +27,6 @@ use slmcode::backends::call::{
 };
 use slmcode::backends::{CallError, ErrorClass, Target};
 use slmcode::config::{self, Environment, Key, Resolved};
-use slmcode::files::stats::STATS_FILE;
 use slmcode::repair::{self, FailureClass};
 use slmcode::schema::{self, Mechanism, ValidationError};
 
@@ -194,7 +193,6 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     let shown = spinner.clone();
     let context = CallContext::new(resolved.settings.clone(), target, negotiation)
         .with_cache(negotiate_options.cache.clone())
-        .with_stats_file(Some(resolved.config_path.with_file_name(STATS_FILE)))
         .with_progress(move |progress| shown.set_message(progress_line(progress)));
     let result = structured_call(&request, &context);
     spinner.finish_and_clear();
