@@ -86,10 +86,4 @@ impl Client {
             body: Box::new(body),
         })
     }
-
-    /// `text` with this client's key replaced by `<redacted>`: for anything from upstream
-    /// that is shown to someone else.
-    pub fn redact(&self, text: &str) -> String {
-        self.mask(text)
-    }
 }

@@ -8,9 +8,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 
 use crate::backends::call::structured_call;
-use crate::backends::forward::RELAY_LIMIT;
 
-use super::http::{Connection, ReadError, Request};
+use super::http::{Connection, ReadError, RelayBroken, Request};
 use super::translate::{self, ClientAsk, Route, Stamp, Structured};
 use super::{LOGGED_CONTENT_CHARS, LogRecord, RequestKind, Shared};
 
@@ -342,8 +341,11 @@ fn stamp(shared: &Shared, ask: &ClientAsk) -> Stamp {
     }
 }
 
+/// The most of an upstream error body relayed: an error explains itself in far less.
+const RELAYED_ERROR_LIMIT: u64 = 1 << 20;
+
 /// Relays the request to the upstream and its answer back (a 2xx as it arrives, an error
-/// whole with the key masked out); returns whether the connection goes on.
+/// whole), with the upstream key masked out; returns whether the connection goes on.
 fn relay(
     shared: &Shared,
     connection: &mut Connection,
@@ -365,12 +367,12 @@ fn relay(
             if !(200..300).contains(&status) {
                 record.class = Some(format!("upstream_{status}"));
                 shared.counters.count_upstream_error();
-                let mut text = String::new();
+                let mut bytes = Vec::new();
                 let _ = relayed
                     .body
-                    .take(RELAY_LIMIT.min(1 << 20))
-                    .read_to_string(&mut text);
-                let text = shared.upstream.redact(&text);
+                    .take(RELAYED_ERROR_LIMIT)
+                    .read_to_end(&mut bytes);
+                let text = shared.upstream.mask(&String::from_utf8_lossy(&bytes));
                 let content_type = relayed
                     .content_type
                     .unwrap_or_else(|| "application/json".to_owned());
@@ -382,18 +384,24 @@ fn relay(
                     keep_alive,
                 );
             }
-            if connection.respond_relayed(relayed, keep_alive) {
-                keep_alive
-            } else {
-                record.class = Some("client_closed".to_owned());
-                false
+            match connection.respond_relayed(relayed, shared.upstream.masked_key(), keep_alive) {
+                Ok(()) => keep_alive,
+                Err(RelayBroken::Client) => {
+                    record.class = Some("client_closed".to_owned());
+                    false
+                }
+                Err(RelayBroken::Upstream) => {
+                    record.class = Some("upstream_broke_off".to_owned());
+                    shared.counters.count_upstream_error();
+                    false
+                }
             }
         }
         Err(error) => {
             record.status = 502;
             record.class = Some(error.class.as_str().to_owned());
             shared.counters.count_upstream_error();
-            let message = shared.upstream.redact(&error.to_string());
+            let message = shared.upstream.mask(&error.to_string());
             let mut body =
                 translate::error_body(&message, "upstream_error", error.class.as_str(), None);
             body["error"]["class"] = json!(error.class.as_str());

@@ -29,7 +29,8 @@ pub struct Counters {
     pub succeeded: u64,
     /// Call-path requests that failed (every attempt spent, the deadline, the upstream).
     pub failed: u64,
-    /// Relayed requests the upstream answered with an error, or could not be reached for.
+    /// Relayed requests the upstream answered with an error, could not be reached for, or
+    /// broke off midway.
     pub upstream_errors: u64,
     /// Refused before anything was sent upstream: a wrong key, an unknown route, a body too
     /// large or not JSON, and `busy`.

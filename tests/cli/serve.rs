@@ -457,3 +457,33 @@ fn status_shows_a_running_proxys_counters_and_calls_a_dead_one_stale() {
     let run = fresh.run(["status", "--json", "--offline"], "");
     assert_eq!(run.json()["proxy"], Value::Null);
 }
+
+#[test]
+fn an_upstream_that_echoes_its_key_never_shows_it_to_the_client() {
+    let emulator = Emulator::start(Profile::llama_server());
+    emulator.echo_key();
+    let mut slm = slm_for(&emulator);
+    slm.env("SLMCODE_API_KEY_ENV", "UPSTREAM_KEY")
+        .env("UPSTREAM_KEY", "sk-upstream-secret");
+    let served = Served::start(&slm, &[]);
+    let plain = json!({"messages": [{"role": "user", "content": "hi"}]});
+    let (status, _, text) = post(&served.url("/v1/chat/completions"), &plain, None);
+    assert_eq!(status, 200, "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answer["model"], "<redacted>", "{text}");
+    // Streamed: the emulator cuts the key between two pieces of the first chunk.
+    let streamed = json!({"stream": true, "messages": [{"role": "user", "content": "hi"}]});
+    let (status, _, text) = post(&served.url("/v1/chat/completions"), &streamed, None);
+    assert_eq!(status, 200, "{text}");
+    assert!(!text.contains("sk-upstream"), "{text}");
+    let events = events(&text);
+    assert_eq!(events.last().unwrap(), "[DONE]");
+    for event in &events[..events.len() - 1] {
+        let chunk: Value = serde_json::from_str(event).unwrap();
+        assert_eq!(chunk["model"], "<redacted>", "{event}");
+    }
+    let mut models = agent().get(served.url("/v1/models")).call().unwrap();
+    let text = models.body_mut().read_to_string().unwrap();
+    assert!(!text.contains("sk-upstream"), "{text}");
+    assert!(text.contains("\"id\":\"<redacted>\""), "{text}");
+}
