@@ -11,7 +11,7 @@ use crate::backends::call::structured_call;
 
 use super::http::{Connection, ReadError, RelayBroken, Request};
 use super::translate::{self, ClientAsk, Route, Stamp, Structured};
-use super::{LOGGED_CONTENT_CHARS, LogRecord, RequestKind, Shared};
+use super::{LOGGED_CONTENT_CHARS, LogRecord, RequestKind, STATUS_PATH, Shared};
 
 /// Serves the requests of one connection until it closes or an answer ends it.
 pub(super) fn connection(shared: &Shared, stream: TcpStream) {
@@ -41,6 +41,14 @@ pub(super) fn connection(shared: &Shared, stream: TcpStream) {
                 return;
             }
         };
+        // The counters are answered even with every slot taken: `slmcode status` would call a
+        // busy proxy stale otherwise. Reading them is not a request to count.
+        if request.path == STATUS_PATH {
+            if !status(shared, &mut connection, &request) {
+                return;
+            }
+            continue;
+        }
         if !shared.counters.enter(shared.options.max_connections) {
             if !busy(shared, &mut connection, &request) {
                 return;
@@ -94,6 +102,17 @@ fn busy(shared: &Shared, connection: &mut Connection, request: &Request) -> bool
     let mut record = record_for(&request.method, &request.path);
     record.status = 503;
     record.class = Some("busy".to_owned());
+    finish(shared, record, started);
+    keep
+}
+
+/// Answers the counters; returns whether the connection goes on.
+fn status(shared: &Shared, connection: &mut Connection, request: &Request) -> bool {
+    let started = Instant::now();
+    let counters = serde_json::to_value(shared.counters.snapshot()).unwrap_or(Value::Null);
+    let keep = connection.respond_json(200, &counters, &[], request.keep_alive);
+    let mut record = record_for(&request.method, &request.path);
+    record.kind = RequestKind::Status;
     finish(shared, record, started);
     keep
 }
@@ -158,11 +177,7 @@ fn handle(shared: &Shared, connection: &mut Connection, request: Request) -> boo
         shared.counters.count_refused(false);
         connection.respond_json(status, &body, &[], keep_alive)
     };
-    let keep = if request.path == "/slmcode/status" {
-        record.kind = RequestKind::Status;
-        let counters = serde_json::to_value(shared.counters.snapshot()).unwrap_or(Value::Null);
-        connection.respond_json(200, &counters, &[], keep_alive)
-    } else if !authorized(shared, &request) {
+    let keep = if !authorized(shared, &request) {
         refuse(
             connection,
             &mut record,

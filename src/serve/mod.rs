@@ -11,7 +11,8 @@
 //!   `tools` runs [`structured_call`](crate::backends::call::structured_call) ([`translate`] maps
 //!   both ways); any other is relayed unchanged, an event stream chunk by chunk as it arrives;
 //! - `GET /v1/models`: relayed;
-//! - `GET /slmcode/status`: the counters ([`Counters`]), for `slmcode status`.
+//! - `GET /slmcode/status`: the counters ([`Counters`]), for `slmcode status`; answered even
+//!   when every slot is taken, and not counted as a request.
 //!
 //! The upstream key is the client's ([`crate::backends::Client`]) and is never sent to a
 //! client nor logged; the client's own `Authorization` is checked against the proxy's key when
@@ -81,6 +82,9 @@ impl ProxyOptions {
         }
     }
 }
+
+/// The route that answers the counters, for `slmcode status`.
+const STATUS_PATH: &str = "/slmcode/status";
 
 /// How much of a message or an answer a log record keeps, in characters.
 pub const LOGGED_CONTENT_CHARS: usize = 500;

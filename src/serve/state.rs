@@ -17,7 +17,7 @@ pub const STATE_FILE: &str = "serve.json";
 /// What the counters say (`GET /slmcode/status`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counters {
-    /// Every request answered, refused ones included.
+    /// Every request answered, refused ones included (asking for the counters is not one).
     pub requests: u64,
     /// Relayed unchanged.
     pub passthrough: u64,
@@ -205,7 +205,7 @@ fn ask_counters(address: &str, timeout: std::time::Duration) -> Option<Counters>
         .build()
         .new_agent();
     let mut response = agent
-        .get(format!("http://{address}/slmcode/status"))
+        .get(format!("http://{address}{}", super::STATUS_PATH))
         .call()
         .ok()?;
     let text = response

@@ -188,7 +188,10 @@ fn fifty_requests_at_once_are_all_answered() {
     assert_eq!(counters["passthrough"], 25);
     assert_eq!(counters["structured"], 25);
     assert_eq!(counters["succeeded"], 25);
-    assert_eq!(counters["in_flight"], 1, "only the status request itself");
+    assert_eq!(
+        counters["in_flight"], 0,
+        "asking for the counters takes no slot"
+    );
 }
 
 #[test]
@@ -214,4 +217,33 @@ fn one_request_past_the_limit_is_answered_503_at_once() {
     emulator.always_delay(Duration::ZERO);
     served.wait_for_line("503 refused class=busy");
     still_serves(&served);
+}
+
+#[test]
+fn the_counters_are_answered_while_every_slot_is_taken() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let slm = slm_for(&emulator);
+    let served = Served::start(&slm, &["--max-connections", "1"]);
+    emulator.always_delay(Duration::from_secs(4));
+    let before = emulator.requests().len();
+    let url = served.url("/v1/chat/completions");
+    let first = std::thread::spawn(move || post(&url, &plain(), None).0);
+    for _ in 0..500 {
+        if emulator.requests().len() > before {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let mut response = agent().get(served.url("/slmcode/status")).call().unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let counters: Value =
+        serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(counters["in_flight"], 1, "{counters}");
+    assert_eq!(counters["requests"], 1, "{counters}");
+    assert_eq!(counters["busy"], 0, "{counters}");
+    let run = slm.run(["status", "--json"], "");
+    run.code(0);
+    assert_eq!(run.json()["proxy"]["state"], "running", "{}", run.stdout);
+    assert_eq!(first.join().unwrap(), 200);
+    emulator.always_delay(Duration::ZERO);
 }
