@@ -373,8 +373,9 @@ fn relay(
     } else {
         "/models"
     };
-    let idle = Duration::from_secs(shared.settings.timeout_s.max(1));
-    let whole = Duration::from_secs(shared.settings.call_timeout_s.max(1));
+    let settings = shared.context.settings();
+    let idle = Duration::from_secs(settings.timeout_s.max(1));
+    let whole = Duration::from_secs(settings.call_timeout_s.max(1));
     match shared.upstream.forward(path, body, idle, whole) {
         Ok(relayed) => {
             let status = relayed.status;

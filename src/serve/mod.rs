@@ -216,7 +216,6 @@ impl fmt::Debug for Proxy {
 
 /// What every connection's thread shares.
 struct Shared {
-    settings: Settings,
     context: CallContext,
     upstream: Client,
     options: ProxyOptions,
@@ -227,9 +226,8 @@ struct Shared {
 }
 
 impl Proxy {
-    /// Listens on `options.listen`; requests go to `context`'s target under `settings`.
+    /// Listens on `options.listen`; requests go to `context`'s target under its settings.
     pub fn bind(
-        settings: Settings,
         context: CallContext,
         options: ProxyOptions,
         log: Logger,
@@ -245,7 +243,6 @@ impl Proxy {
             listener,
             address,
             shared: Arc::new(Shared {
-                settings,
                 context,
                 upstream,
                 options,

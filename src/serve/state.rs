@@ -141,10 +141,9 @@ pub struct ServeState {
     pub endpoint: String,
 }
 
-/// Writes the state file in `dir` atomically.
+/// Writes the state file in `dir` atomically (making `dir` when needed).
 pub fn write_state(dir: &Path, state: &ServeState) -> Result<(), FileError> {
-    let text = serde_json::to_string_pretty(state).unwrap_or_default();
-    files::write_atomic(&dir.join(STATE_FILE), text.as_bytes(), false)
+    files::write_json_atomic(&dir.join(STATE_FILE), state)
 }
 
 /// The state file in `dir`, when there is one and it reads as one.
