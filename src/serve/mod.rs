@@ -40,8 +40,8 @@ use crate::backends::transport::Client;
 use crate::config::{Secret, Settings};
 
 pub use state::{
-    Counters, ProxyStatus, STATE_FILE, ServeState, proxy_status, read_state, remove_state,
-    write_state,
+    Counters, ProxyState, ProxyStatus, STATE_FILE, ServeState, proxy_status, read_state,
+    remove_state, write_state,
 };
 
 /// The largest request body the proxy reads; a larger one is answered 413 without reading it.

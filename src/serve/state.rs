@@ -160,12 +160,23 @@ pub fn remove_state(dir: &Path, pid: u32) {
     }
 }
 
+/// Whether a proxy named by the state file answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProxyState {
+    /// It answered with its counters.
+    Running,
+    /// Nothing answers at the address: a proxy that was killed left its file.
+    Stale,
+    /// Nothing was asked.
+    NotChecked,
+}
+
 /// A proxy `slmcode status` found through the state file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ProxyStatus {
-    /// `running` (it answered with its counters), `stale` (nothing answers at the address: a
-    /// proxy that was killed left its file) or `not_checked` (nothing was asked).
-    pub state: &'static str,
+    /// Whether it answered.
+    pub state: ProxyState,
     /// Where it listens.
     pub address: String,
     /// Its process id.
@@ -174,7 +185,7 @@ pub struct ProxyStatus {
     pub started_at: u64,
     /// The endpoint it forwards to.
     pub endpoint: String,
-    /// Its counters; null when it is stale.
+    /// Its counters; null unless it is running.
     pub counters: Option<Counters>,
 }
 
@@ -185,9 +196,9 @@ pub fn proxy_status(dir: &Path, timeout: Option<std::time::Duration>) -> Option<
     let counters = timeout.and_then(|timeout| ask_counters(&state.address, timeout));
     Some(ProxyStatus {
         state: match (timeout, &counters) {
-            (None, _) => "not_checked",
-            (Some(_), Some(_)) => "running",
-            (Some(_), None) => "stale",
+            (None, _) => ProxyState::NotChecked,
+            (Some(_), Some(_)) => ProxyState::Running,
+            (Some(_), None) => ProxyState::Stale,
         },
         address: state.address,
         pid: state.pid,

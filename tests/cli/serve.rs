@@ -433,6 +433,9 @@ fn status_shows_a_running_proxys_counters_and_calls_a_dead_one_stale() {
         "--offline asks nothing: {}",
         run.stdout
     );
+    let run = slm.run(["status", "--json", "--offline"], "");
+    assert_eq!(run.json()["proxy"]["state"], "not_checked");
+    assert_eq!(run.json()["proxy"]["counters"], Value::Null);
     let run = slm.run(["status"], "");
     assert!(
         run.stdout
