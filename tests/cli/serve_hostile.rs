@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::emulator::{Emulator, Profile};
+use crate::emulator::{Emulator, Fault, Profile};
 use crate::serve::{Served, agent, post, slm_for};
 
 fn plain() -> Value {
@@ -246,4 +246,22 @@ fn the_counters_are_answered_while_every_slot_is_taken() {
     assert_eq!(run.json()["proxy"]["state"], "running", "{}", run.stdout);
     assert_eq!(first.join().unwrap(), 200);
     emulator.always_delay(Duration::ZERO);
+}
+
+#[test]
+fn an_upstream_that_stalls_mid_stream_is_an_upstream_error_not_a_client_that_left() {
+    let emulator = Emulator::start(Profile::llama_server());
+    emulator.faults([Fault::Stall(2, Duration::from_secs(4))]);
+    let slm = slm_for(&emulator);
+    let served = Served::start(&slm, &["--timeout", "1"]);
+    let body = json!({"stream": true, "messages": [{"role": "user", "content": "hi"}]});
+    let (status, _, text) = post(&served.url("/v1/chat/completions"), &body, None);
+    assert_eq!(status, 200);
+    assert!(!text.contains("[DONE]"), "the answer is cut short: {text}");
+    served.wait_for_line("200 passthrough stream class=upstream_broke_off");
+    let mut response = agent().get(served.url("/slmcode/status")).call().unwrap();
+    let counters: Value =
+        serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(counters["upstream_errors"], 1, "{counters}");
+    still_serves(&served);
 }
