@@ -490,3 +490,21 @@ fn an_upstream_that_echoes_its_key_never_shows_it_to_the_client() {
     assert!(!text.contains("sk-upstream"), "{text}");
     assert!(text.contains("\"id\":\"<redacted>\""), "{text}");
 }
+
+#[test]
+fn a_relayed_request_past_the_call_deadline_says_so_not_that_the_server_was_idle() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let mut slm = slm_for(&emulator);
+    slm.env("SLMCODE_TIMEOUT_S", "30")
+        .env("SLMCODE_CALL_TIMEOUT_S", "1");
+    let served = Served::start(&slm, &[]);
+    emulator.always_delay(Duration::from_secs(3));
+    let body = json!({"messages": [{"role": "user", "content": "hi"}]});
+    let (status, _, text) = post(&served.url("/v1/chat/completions"), &body, None);
+    assert_eq!(status, 502, "{text}");
+    let error: Value = serde_json::from_str(&text).unwrap();
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(message.contains("deadline passed"), "{message}");
+    assert_eq!(error["error"]["class"], "canceled");
+    emulator.always_delay(Duration::ZERO);
+}
