@@ -279,19 +279,14 @@ fn chat(
             return bad_request(connection, record, &error.message, error.param.as_deref());
         }
     };
-    let Structured {
-        request: mut call,
-        tools,
-        ask,
-        temperature,
-    } = *structured;
+    let tools = structured.tools();
+    let Structured { request: call, ask } = *structured;
     record.kind = if tools {
         RequestKind::Tools
     } else {
         RequestKind::Structured
     };
     record.stream = ask.stream;
-    call.temperature = temperature;
     let result = structured_call(&call, &shared.context);
     let stamp = stamp(shared, &ask);
     match result {

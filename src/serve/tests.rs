@@ -27,7 +27,7 @@ fn only_response_format_and_callable_tools_take_the_call_path() {
     let tools = structured(json!({"messages": messages, "parallel_tool_calls": false,
         "tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}],
         "tool_choice": {"type": "function", "function": {"name": "f"}}}));
-    assert!(tools.tools);
+    assert!(tools.tools());
     assert_eq!(
         tools.request.tool_choice,
         Some(ToolChoice::Tool("f".to_owned()))
@@ -45,10 +45,10 @@ fn the_clients_schema_budget_seed_temperature_and_stream_carry_over() {
             {"role": "user", "content": [{"type": "text", "text": "a "}, {"type": "text", "text": "b"}]}],
         "response_format": {"type": "json_schema", "json_schema": {"name": "thing",
             "description": "what a thing is", "schema": {"type": "object"}}}}));
-    assert!(!request.tools);
+    assert!(!request.tools());
     assert_eq!(request.request.max_tokens, Some(300));
     assert_eq!(request.request.seed, Some(7));
-    assert_eq!(request.temperature, Some(0.4));
+    assert_eq!(request.request.temperature, Some(0.4));
     assert!(request.ask.stream && request.ask.include_usage);
     assert_eq!(request.ask.model.as_deref(), Some("m"));
     assert_eq!(request.request.messages[0].role, "system");
