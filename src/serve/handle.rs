@@ -30,13 +30,10 @@ pub(super) fn connection(shared: &Shared, stream: TcpStream) {
                     431 => "headers_too_large",
                     _ => "invalid_request",
                 };
-                let body = translate::error_body(&message, "invalid_request_error", code, None);
-                connection.refuse(status, &body);
-                shared.counters.count_refused(false);
-                shared.counters.count_request();
                 let mut record = record_for("-", "-");
-                record.status = status;
-                record.class = Some(code.to_owned());
+                let refusal = Refusal::new(status, code, &message);
+                refuse(shared, &mut connection, &mut record, refusal, false);
+                shared.counters.count_request();
                 finish(shared, record, started);
                 return;
             }
@@ -117,6 +114,54 @@ fn status(shared: &Shared, connection: &mut Connection, request: &Request) -> bo
     keep
 }
 
+/// A request refused in OpenAI shape before anything was sent upstream.
+struct Refusal<'a> {
+    status: u16,
+    code: &'a str,
+    message: &'a str,
+    param: Option<&'a str>,
+}
+
+impl<'a> Refusal<'a> {
+    fn new(status: u16, code: &'a str, message: &'a str) -> Refusal<'a> {
+        Refusal {
+            status,
+            code,
+            message,
+            param: None,
+        }
+    }
+
+    /// A 400 naming the field at fault, when there is one.
+    fn bad_request(message: &'a str, param: Option<&'a str>) -> Refusal<'a> {
+        Refusal {
+            param,
+            ..Refusal::new(400, "invalid_request", message)
+        }
+    }
+}
+
+/// Answers `refusal`, counts it and notes it in `record`; returns whether the connection goes
+/// on.
+fn refuse(
+    shared: &Shared,
+    connection: &mut Connection,
+    record: &mut LogRecord,
+    refusal: Refusal,
+    keep_alive: bool,
+) -> bool {
+    record.status = refusal.status;
+    record.class = Some(refusal.code.to_owned());
+    let body = translate::error_body(
+        refusal.message,
+        "invalid_request_error",
+        refusal.code,
+        refusal.param,
+    );
+    shared.counters.count_refused(false);
+    connection.respond_json(refusal.status, &body, &[], keep_alive)
+}
+
 fn record_for(method: &str, path: &str) -> LogRecord {
     LogRecord {
         method: method.to_owned(),
@@ -166,24 +211,17 @@ fn handle(shared: &Shared, connection: &mut Connection, request: Request) -> boo
         .unwrap_or(&request.path)
         .to_owned();
     let keep_alive = request.keep_alive;
-    let refuse = |connection: &mut Connection,
-                  record: &mut LogRecord,
-                  status: u16,
-                  code: &str,
-                  message: &str| {
-        record.status = status;
-        record.class = Some(code.to_owned());
-        let body = translate::error_body(message, "invalid_request_error", code, None);
-        shared.counters.count_refused(false);
-        connection.respond_json(status, &body, &[], keep_alive)
+    let mut refused = |record: &mut LogRecord, refusal: Refusal| {
+        refuse(shared, connection, record, refusal, keep_alive)
     };
     let keep = if !authorized(shared, &request) {
-        refuse(
-            connection,
+        refused(
             &mut record,
-            401,
-            "invalid_api_key",
-            "the proxy's key is missing or wrong: send it as `Authorization: Bearer KEY`",
+            Refusal::new(
+                401,
+                "invalid_api_key",
+                "the proxy's key is missing or wrong: send it as `Authorization: Bearer KEY`",
+            ),
         )
     } else {
         match (request.method.as_str(), route.as_str()) {
@@ -193,21 +231,24 @@ fn handle(shared: &Shared, connection: &mut Connection, request: Request) -> boo
                 shared.counters.count_passthrough();
                 relay(shared, connection, None, keep_alive, &mut record)
             }
-            (method, "/chat/completions" | "/models") => refuse(
-                connection,
+            (method, "/chat/completions" | "/models") => refused(
                 &mut record,
-                405,
-                "method_not_allowed",
-                &format!("{method} is not allowed on {}", request.path),
+                Refusal::new(
+                    405,
+                    "method_not_allowed",
+                    &format!("{method} is not allowed on {}", request.path),
+                ),
             ),
-            _ => refuse(
-                connection,
+            _ => refused(
                 &mut record,
-                404,
-                "not_found",
-                &format!(
-                    "slmcode serve has no route {}: it serves /v1/chat/completions and /v1/models",
-                    request.path
+                Refusal::new(
+                    404,
+                    "not_found",
+                    &format!(
+                        "slmcode serve has no route {}: it serves /v1/chat/completions and \
+                         /v1/models",
+                        request.path
+                    ),
                 ),
             ),
         }
@@ -242,26 +283,12 @@ fn chat(
     record: &mut LogRecord,
 ) -> bool {
     let keep_alive = request.keep_alive;
-    let bad_request = |connection: &mut Connection,
-                       record: &mut LogRecord,
-                       message: &str,
-                       param: Option<&str>| {
-        record.status = 400;
-        record.class = Some("invalid_request".to_owned());
-        let body =
-            translate::error_body(message, "invalid_request_error", "invalid_request", param);
-        shared.counters.count_refused(false);
-        connection.respond_json(400, &body, &[], keep_alive)
-    };
     let parsed: Value = match serde_json::from_slice(&request.body) {
         Ok(value) => value,
         Err(error) => {
-            return bad_request(
-                connection,
-                record,
-                &format!("the body is not JSON: {error}"),
-                None,
-            );
+            let message = format!("the body is not JSON: {error}");
+            let refusal = Refusal::bad_request(&message, None);
+            return refuse(shared, connection, record, refusal, keep_alive);
         }
     };
     if shared.options.log_content {
@@ -276,7 +303,8 @@ fn chat(
         }
         Ok(Route::Structured(structured)) => structured,
         Err(error) => {
-            return bad_request(connection, record, &error.message, error.param.as_deref());
+            let refusal = Refusal::bad_request(&error.message, error.param.as_deref());
+            return refuse(shared, connection, record, refusal, keep_alive);
         }
     };
     let tools = structured.tools();

@@ -264,11 +264,6 @@ impl Connection {
         sent.is_ok() && keep_alive
     }
 
-    /// Refuses a request that could not be read, and closes.
-    pub fn refuse(&mut self, status: u16, body: &Value) {
-        self.respond_json(status, body, &[], false);
-    }
-
     fn start_chunked(
         &mut self,
         status: u16,
