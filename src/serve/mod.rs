@@ -15,7 +15,8 @@
 //!   when every slot is taken, and not counted as a request.
 //!
 //! The upstream key is the client's ([`crate::backends::Client`]) and is never sent to a
-//! client nor logged; the client's own `Authorization` is checked against the proxy's key when
+//! client (it is masked out of everything relayed back, in case the upstream echoes it) nor
+//! logged; the client's own `Authorization` is checked against the proxy's key when
 //! one is set (401 otherwise) and never forwarded. Every request ends in one [`LogRecord`] given
 //! to the caller's logger: this module never prints.
 

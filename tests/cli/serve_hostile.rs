@@ -1,6 +1,7 @@
-//! `slmcode serve` against hostile clients: a huge body, a slow client, a client that closes
-//! the connection mid-stream, 50 requests at once, and more than the limit. After each, the
-//! proxy still answers.
+//! `slmcode serve` against hostile clients and a failing upstream: a huge body, a slow client,
+//! a client that closes the connection mid-stream, 50 requests at once, more than the limit
+//! (the counters still answered), an upstream that stalls mid-stream. After each, the proxy
+//! still answers.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
