@@ -72,8 +72,7 @@ fn main() {
     let mut proxy_options = ProxyOptions::from_settings(&settings);
     proxy_options.listen = ([127, 0, 0, 1], 0).into();
     proxy_options.max_connections = 256;
-    let proxy =
-        Proxy::bind(settings, context, proxy_options, Arc::new(|_| {})).expect("the proxy listens");
+    let proxy = Proxy::bind(context, proxy_options, Arc::new(|_| {})).expect("the proxy listens");
     let through = format!("http://{}/v1/chat/completions", proxy.local_addr());
     let straight = format!("{}/chat/completions", emulator.base_url());
     let stop = Arc::new(AtomicBool::new(false));

@@ -4,9 +4,10 @@
 //! stream so the caller can relay it piece by piece as it arrives.
 
 use std::io::Read;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::errors::CallError;
+use super::stream::StreamLimits;
 use super::transport::Client;
 
 /// An upstream answer being relayed: its status, its content type and its body as it arrives.
@@ -45,6 +46,11 @@ impl Client {
         whole: Duration,
     ) -> Result<Relayed, CallError> {
         let url = self.endpoint().url(path);
+        let started = Instant::now();
+        let limits = StreamLimits {
+            idle,
+            deadline: Some(started + whole),
+        };
         let sent = match body {
             Some(bytes) => {
                 let post = self
@@ -68,7 +74,7 @@ impl Client {
                 self.authorize_get(get).call()
             }
         };
-        let response = sent.map_err(|error| self.transport_error(error, idle))?;
+        let response = sent.map_err(|error| self.read_error(error, &limits, started))?;
         let status = response.status().as_u16();
         let content_type = response
             .headers()
@@ -85,11 +91,5 @@ impl Client {
             content_type,
             body: Box::new(body),
         })
-    }
-
-    /// `text` with this client's key replaced by `<redacted>`: for anything from upstream
-    /// that is shown to someone else.
-    pub fn redact(&self, text: &str) -> String {
-        self.mask(text)
     }
 }

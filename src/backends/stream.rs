@@ -306,7 +306,12 @@ impl Client {
     /// A failed send or read, told apart: the deadline (canceled), the idle timeout
     /// (transient: nothing came for that long), or the transport's own failure (a TLS failure
     /// among them: see [`tls_failure`]).
-    fn read_error(&self, error: ureq::Error, limits: &StreamLimits, started: Instant) -> CallError {
+    pub(super) fn read_error(
+        &self,
+        error: ureq::Error,
+        limits: &StreamLimits,
+        started: Instant,
+    ) -> CallError {
         if matches!(error, ureq::Error::Timeout(_)) {
             return timeout_error(limits, started);
         }

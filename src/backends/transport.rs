@@ -24,6 +24,9 @@ use super::presets::AuthHeader;
 use super::time::parse_http_date;
 use crate::config::endpoint::Endpoint;
 
+/// What stands in for the key wherever a server echoed it.
+pub(crate) const MASK: &str = "<redacted>";
+
 /// The default response size cap: 8 MiB is far above any structured answer and far below
 /// anything that would hurt.
 pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 8 * 1024 * 1024;
@@ -382,12 +385,22 @@ impl Client {
         error
     }
 
-    /// `text` with the key replaced, in case a server echoes it back.
-    pub(super) fn mask(&self, text: &str) -> String {
-        match &self.key {
-            Some(key) if key.expose().len() >= 4 => text.replace(key.expose(), "<redacted>"),
-            _ => text.to_owned(),
+    /// `text` with the key replaced by `<redacted>`, in case a server echoes it back: for
+    /// anything from upstream that is shown to someone else.
+    pub(crate) fn mask(&self, text: &str) -> String {
+        match self.masked_key() {
+            Some(key) => text.replace(key, MASK),
+            None => text.to_owned(),
         }
+    }
+
+    /// The key [`Client::mask`] replaces, for a caller that masks bytes as they stream by:
+    /// none when there is no key or it is too short to tell from ordinary text.
+    pub(crate) fn masked_key(&self) -> Option<&str> {
+        self.key
+            .as_ref()
+            .map(|key| key.expose())
+            .filter(|key| key.len() >= 4)
     }
 }
 

@@ -76,7 +76,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     let mut options = ProxyOptions::from_settings(&settings);
     options.key = key;
     options.log_content = args.log_content;
-    let proxy = Proxy::bind(settings.clone(), context, options, logger).map_err(|error| {
+    let proxy = Proxy::bind(context, options, logger).map_err(|error| {
         CliError::new(Exit::Failure, error)
             .with_hint("choose another address with --listen (port 0 picks a free one)")
     })?;
@@ -100,10 +100,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
                 .map_or(0, |since| since.as_secs()),
             endpoint: endpoint.clone(),
         };
-        if let Err(error) = std::fs::create_dir_all(dir)
-            .map_err(|error| error.to_string())
-            .and_then(|()| write_state(dir, &state).map_err(|error| error.to_string()))
-        {
+        if let Err(error) = write_state(dir, &state) {
             printer.warn(&format!(
                 "`slmcode status` will not see this proxy: cannot write its state file: {error}"
             ));

@@ -12,7 +12,7 @@ use slmcode::backends::{Target, TargetError, reachability};
 use slmcode::config::{Key, StructuredDecoding};
 use slmcode::files::stats::{self, STATS_FILE};
 use slmcode::repair::Stats;
-use slmcode::serve::{ProxyStatus, proxy_status};
+use slmcode::serve::{ProxyState, ProxyStatus, proxy_status};
 
 use super::exit::{CommandResult, Exit};
 use super::printer::Printer;
@@ -68,9 +68,9 @@ struct Report {
     /// outcomes: {name: count}, rungs: {rung: count}, changed: {rung: count}, calls: {as_is |
     /// repaired | reasked | failed: count}}`.
     repair: Stats,
-    /// The proxy `slmcode serve` runs with this config directory: `{state: running | stale,
-    /// address, pid, started_at, endpoint, counters}` (counters null when stale); null when
-    /// none was started.
+    /// The proxy `slmcode serve` runs with this config directory: `{state: running | stale |
+    /// not_checked, address, pid, started_at, endpoint, counters}` (counters null unless
+    /// running; not_checked under --offline); null when none was started.
     proxy: Option<ProxyStatus>,
     /// Warnings (no endpoint, a corrupt cache, unreadable repair stats).
     warnings: Vec<String>,
@@ -237,7 +237,7 @@ fn proxy_line(proxy: Option<&ProxyStatus>) -> String {
                 counters.refused,
                 counters.in_flight
             ),
-            None if proxy.state == "not_checked" => format!(
+            None if proxy.state == ProxyState::NotChecked => format!(
                 "proxy:      on {} (pid {}), not asked (--offline)",
                 proxy.address, proxy.pid
             ),

@@ -8,11 +8,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 
 use crate::backends::call::structured_call;
-use crate::backends::forward::RELAY_LIMIT;
 
-use super::http::{Connection, ReadError, Request};
+use super::http::{Connection, ReadError, RelayBroken, Request};
 use super::translate::{self, ClientAsk, Route, Stamp, Structured};
-use super::{LOGGED_CONTENT_CHARS, LogRecord, RequestKind, Shared};
+use super::{LOGGED_CONTENT_CHARS, LogRecord, RequestKind, STATUS_PATH, Shared};
 
 /// Serves the requests of one connection until it closes or an answer ends it.
 pub(super) fn connection(shared: &Shared, stream: TcpStream) {
@@ -31,17 +30,22 @@ pub(super) fn connection(shared: &Shared, stream: TcpStream) {
                     431 => "headers_too_large",
                     _ => "invalid_request",
                 };
-                let body = translate::error_body(&message, "invalid_request_error", code, None);
-                connection.refuse(status, &body);
-                shared.counters.count_refused(false);
-                shared.counters.count_request();
                 let mut record = record_for("-", "-");
-                record.status = status;
-                record.class = Some(code.to_owned());
+                let refusal = Refusal::new(status, code, &message);
+                refuse(shared, &mut connection, &mut record, refusal, false);
+                shared.counters.count_request();
                 finish(shared, record, started);
                 return;
             }
         };
+        // The counters are answered even with every slot taken: `slmcode status` would call a
+        // busy proxy stale otherwise. Reading them is not a request to count.
+        if request.path == STATUS_PATH {
+            if !status(shared, &mut connection, &request) {
+                return;
+            }
+            continue;
+        }
         if !shared.counters.enter(shared.options.max_connections) {
             if !busy(shared, &mut connection, &request) {
                 return;
@@ -99,6 +103,65 @@ fn busy(shared: &Shared, connection: &mut Connection, request: &Request) -> bool
     keep
 }
 
+/// Answers the counters; returns whether the connection goes on.
+fn status(shared: &Shared, connection: &mut Connection, request: &Request) -> bool {
+    let started = Instant::now();
+    let counters = serde_json::to_value(shared.counters.snapshot()).unwrap_or(Value::Null);
+    let keep = connection.respond_json(200, &counters, &[], request.keep_alive);
+    let mut record = record_for(&request.method, &request.path);
+    record.kind = RequestKind::Status;
+    finish(shared, record, started);
+    keep
+}
+
+/// A request refused in OpenAI shape before anything was sent upstream.
+struct Refusal<'a> {
+    status: u16,
+    code: &'a str,
+    message: &'a str,
+    param: Option<&'a str>,
+}
+
+impl<'a> Refusal<'a> {
+    fn new(status: u16, code: &'a str, message: &'a str) -> Refusal<'a> {
+        Refusal {
+            status,
+            code,
+            message,
+            param: None,
+        }
+    }
+
+    /// A 400 naming the field at fault, when there is one.
+    fn bad_request(message: &'a str, param: Option<&'a str>) -> Refusal<'a> {
+        Refusal {
+            param,
+            ..Refusal::new(400, "invalid_request", message)
+        }
+    }
+}
+
+/// Answers `refusal`, counts it and notes it in `record`; returns whether the connection goes
+/// on.
+fn refuse(
+    shared: &Shared,
+    connection: &mut Connection,
+    record: &mut LogRecord,
+    refusal: Refusal,
+    keep_alive: bool,
+) -> bool {
+    record.status = refusal.status;
+    record.class = Some(refusal.code.to_owned());
+    let body = translate::error_body(
+        refusal.message,
+        "invalid_request_error",
+        refusal.code,
+        refusal.param,
+    );
+    shared.counters.count_refused(false);
+    connection.respond_json(refusal.status, &body, &[], keep_alive)
+}
+
 fn record_for(method: &str, path: &str) -> LogRecord {
     LogRecord {
         method: method.to_owned(),
@@ -148,28 +211,17 @@ fn handle(shared: &Shared, connection: &mut Connection, request: Request) -> boo
         .unwrap_or(&request.path)
         .to_owned();
     let keep_alive = request.keep_alive;
-    let refuse = |connection: &mut Connection,
-                  record: &mut LogRecord,
-                  status: u16,
-                  code: &str,
-                  message: &str| {
-        record.status = status;
-        record.class = Some(code.to_owned());
-        let body = translate::error_body(message, "invalid_request_error", code, None);
-        shared.counters.count_refused(false);
-        connection.respond_json(status, &body, &[], keep_alive)
+    let mut refused = |record: &mut LogRecord, refusal: Refusal| {
+        refuse(shared, connection, record, refusal, keep_alive)
     };
-    let keep = if request.path == "/slmcode/status" {
-        record.kind = RequestKind::Status;
-        let counters = serde_json::to_value(shared.counters.snapshot()).unwrap_or(Value::Null);
-        connection.respond_json(200, &counters, &[], keep_alive)
-    } else if !authorized(shared, &request) {
-        refuse(
-            connection,
+    let keep = if !authorized(shared, &request) {
+        refused(
             &mut record,
-            401,
-            "invalid_api_key",
-            "the proxy's key is missing or wrong: send it as `Authorization: Bearer KEY`",
+            Refusal::new(
+                401,
+                "invalid_api_key",
+                "the proxy's key is missing or wrong: send it as `Authorization: Bearer KEY`",
+            ),
         )
     } else {
         match (request.method.as_str(), route.as_str()) {
@@ -179,21 +231,24 @@ fn handle(shared: &Shared, connection: &mut Connection, request: Request) -> boo
                 shared.counters.count_passthrough();
                 relay(shared, connection, None, keep_alive, &mut record)
             }
-            (method, "/chat/completions" | "/models") => refuse(
-                connection,
+            (method, "/chat/completions" | "/models") => refused(
                 &mut record,
-                405,
-                "method_not_allowed",
-                &format!("{method} is not allowed on {}", request.path),
+                Refusal::new(
+                    405,
+                    "method_not_allowed",
+                    &format!("{method} is not allowed on {}", request.path),
+                ),
             ),
-            _ => refuse(
-                connection,
+            _ => refused(
                 &mut record,
-                404,
-                "not_found",
-                &format!(
-                    "slmcode serve has no route {}: it serves /v1/chat/completions and /v1/models",
-                    request.path
+                Refusal::new(
+                    404,
+                    "not_found",
+                    &format!(
+                        "slmcode serve has no route {}: it serves /v1/chat/completions and \
+                         /v1/models",
+                        request.path
+                    ),
                 ),
             ),
         }
@@ -228,26 +283,12 @@ fn chat(
     record: &mut LogRecord,
 ) -> bool {
     let keep_alive = request.keep_alive;
-    let bad_request = |connection: &mut Connection,
-                       record: &mut LogRecord,
-                       message: &str,
-                       param: Option<&str>| {
-        record.status = 400;
-        record.class = Some("invalid_request".to_owned());
-        let body =
-            translate::error_body(message, "invalid_request_error", "invalid_request", param);
-        shared.counters.count_refused(false);
-        connection.respond_json(400, &body, &[], keep_alive)
-    };
     let parsed: Value = match serde_json::from_slice(&request.body) {
         Ok(value) => value,
         Err(error) => {
-            return bad_request(
-                connection,
-                record,
-                &format!("the body is not JSON: {error}"),
-                None,
-            );
+            let message = format!("the body is not JSON: {error}");
+            let refusal = Refusal::bad_request(&message, None);
+            return refuse(shared, connection, record, refusal, keep_alive);
         }
     };
     if shared.options.log_content {
@@ -262,22 +303,18 @@ fn chat(
         }
         Ok(Route::Structured(structured)) => structured,
         Err(error) => {
-            return bad_request(connection, record, &error.message, error.param.as_deref());
+            let refusal = Refusal::bad_request(&error.message, error.param.as_deref());
+            return refuse(shared, connection, record, refusal, keep_alive);
         }
     };
-    let Structured {
-        request: mut call,
-        tools,
-        ask,
-        temperature,
-    } = *structured;
+    let tools = structured.tools();
+    let Structured { request: call, ask } = *structured;
     record.kind = if tools {
         RequestKind::Tools
     } else {
         RequestKind::Structured
     };
     record.stream = ask.stream;
-    call.temperature = temperature;
     let result = structured_call(&call, &shared.context);
     let stamp = stamp(shared, &ask);
     match result {
@@ -342,8 +379,11 @@ fn stamp(shared: &Shared, ask: &ClientAsk) -> Stamp {
     }
 }
 
+/// The most of an upstream error body relayed: an error explains itself in far less.
+const RELAYED_ERROR_LIMIT: u64 = 1 << 20;
+
 /// Relays the request to the upstream and its answer back (a 2xx as it arrives, an error
-/// whole with the key masked out); returns whether the connection goes on.
+/// whole), with the upstream key masked out; returns whether the connection goes on.
 fn relay(
     shared: &Shared,
     connection: &mut Connection,
@@ -356,8 +396,9 @@ fn relay(
     } else {
         "/models"
     };
-    let idle = Duration::from_secs(shared.settings.timeout_s.max(1));
-    let whole = Duration::from_secs(shared.settings.call_timeout_s.max(1));
+    let settings = shared.context.settings();
+    let idle = Duration::from_secs(settings.timeout_s.max(1));
+    let whole = Duration::from_secs(settings.call_timeout_s.max(1));
     match shared.upstream.forward(path, body, idle, whole) {
         Ok(relayed) => {
             let status = relayed.status;
@@ -365,12 +406,12 @@ fn relay(
             if !(200..300).contains(&status) {
                 record.class = Some(format!("upstream_{status}"));
                 shared.counters.count_upstream_error();
-                let mut text = String::new();
+                let mut bytes = Vec::new();
                 let _ = relayed
                     .body
-                    .take(RELAY_LIMIT.min(1 << 20))
-                    .read_to_string(&mut text);
-                let text = shared.upstream.redact(&text);
+                    .take(RELAYED_ERROR_LIMIT)
+                    .read_to_end(&mut bytes);
+                let text = shared.upstream.mask(&String::from_utf8_lossy(&bytes));
                 let content_type = relayed
                     .content_type
                     .unwrap_or_else(|| "application/json".to_owned());
@@ -382,18 +423,24 @@ fn relay(
                     keep_alive,
                 );
             }
-            if connection.respond_relayed(relayed, keep_alive) {
-                keep_alive
-            } else {
-                record.class = Some("client_closed".to_owned());
-                false
+            match connection.respond_relayed(relayed, shared.upstream.masked_key(), keep_alive) {
+                Ok(()) => keep_alive,
+                Err(RelayBroken::Client) => {
+                    record.class = Some("client_closed".to_owned());
+                    false
+                }
+                Err(RelayBroken::Upstream) => {
+                    record.class = Some("upstream_broke_off".to_owned());
+                    shared.counters.count_upstream_error();
+                    false
+                }
             }
         }
         Err(error) => {
             record.status = 502;
             record.class = Some(error.class.as_str().to_owned());
             shared.counters.count_upstream_error();
-            let message = shared.upstream.redact(&error.to_string());
+            let message = shared.upstream.mask(&error.to_string());
             let mut body =
                 translate::error_body(&message, "upstream_error", error.class.as_str(), None);
             body["error"]["class"] = json!(error.class.as_str());

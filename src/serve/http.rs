@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::backends::forward::Relayed;
+use crate::backends::transport::MASK;
 
 /// The largest request head read.
 pub const MAX_HEAD_BYTES: usize = 64 * 1024;
@@ -263,11 +264,6 @@ impl Connection {
         sent.is_ok() && keep_alive
     }
 
-    /// Refuses a request that could not be read, and closes.
-    pub fn refuse(&mut self, status: u16, body: &Value) {
-        self.respond_json(status, body, &[], false);
-    }
-
     fn start_chunked(
         &mut self,
         status: u16,
@@ -326,36 +322,92 @@ impl Connection {
     }
 
     /// Relays an upstream 2xx answer as it arrives, each piece written and flushed as it is
-    /// read. Returns whether it was sent to the end: when the client goes away first, the
-    /// upstream answer is dropped, which closes its connection and stops the generation on the
-    /// server; when the upstream fails midway, the answer is left without its last chunk and
-    /// the connection is closed, so the client sees it is incomplete.
-    pub fn respond_relayed(&mut self, relayed: Relayed, keep_alive: bool) -> bool {
+    /// read, with `key` masked out (the last bytes of a piece that could begin it are held
+    /// back until the next). When the client goes away first, the upstream answer is dropped,
+    /// which closes its connection and stops the generation on the server; when the upstream
+    /// fails midway, the answer is left without its last chunk and the connection is closed,
+    /// so the client sees it is incomplete.
+    pub fn respond_relayed(
+        &mut self,
+        relayed: Relayed,
+        key: Option<&str>,
+        keep_alive: bool,
+    ) -> Result<(), RelayBroken> {
         let Relayed {
             status,
             content_type,
             mut body,
         } = relayed;
         let content_type = content_type.unwrap_or_else(|| "application/json".to_owned());
-        if self
-            .start_chunked(status, &content_type, &[], keep_alive)
-            .is_err()
-        {
-            return false;
-        }
+        self.start_chunked(status, &content_type, &[], keep_alive)
+            .map_err(|_| RelayBroken::Client)?;
+        let mut masker = Masker::new(key);
         let mut buffer = vec![0; 16 * 1024];
         loop {
             let read = match body.read(&mut buffer) {
                 Ok(0) => break,
                 Ok(read) => read,
                 Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-                Err(_) => return false,
+                Err(_) => return Err(RelayBroken::Upstream),
             };
-            if self.piece(&buffer[..read]).is_err() {
-                return false;
+            let masked = masker.push(&buffer[..read]);
+            self.piece(&masked).map_err(|_| RelayBroken::Client)?;
+        }
+        let rest = masker.finish();
+        self.piece(&rest)
+            .and_then(|()| self.end_chunked())
+            .map_err(|_| RelayBroken::Client)
+    }
+}
+
+/// Which side broke off a relayed answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelayBroken {
+    /// The client went away (or could not be written to).
+    Client,
+    /// The upstream failed in the middle of its answer.
+    Upstream,
+}
+
+/// Replaces a key in bytes that arrive in pieces, so a key split between two pieces is
+/// caught too: what could be the start of the key is held back until the next piece.
+pub(super) struct Masker<'a> {
+    key: Option<&'a [u8]>,
+    held: Vec<u8>,
+}
+
+impl<'a> Masker<'a> {
+    pub fn new(key: Option<&'a str>) -> Masker<'a> {
+        Masker {
+            key: key.filter(|key| !key.is_empty()).map(str::as_bytes),
+            held: Vec::new(),
+        }
+    }
+
+    /// The next piece, masked, less the tail held back.
+    pub fn push(&mut self, piece: &[u8]) -> Vec<u8> {
+        let Some(key) = self.key else {
+            return piece.to_vec();
+        };
+        self.held.extend_from_slice(piece);
+        let mut out = Vec::with_capacity(self.held.len());
+        let mut at = 0;
+        while at + key.len() <= self.held.len() {
+            if self.held[at..].starts_with(key) {
+                out.extend_from_slice(MASK.as_bytes());
+                at += key.len();
+            } else {
+                out.push(self.held[at]);
+                at += 1;
             }
         }
-        self.end_chunked().is_ok()
+        self.held.drain(..at);
+        out
+    }
+
+    /// What was held back: too short to be the key.
+    pub fn finish(self) -> Vec<u8> {
+        self.held
     }
 }
 

@@ -11,10 +11,12 @@
 //!   `tools` runs [`structured_call`](crate::backends::call::structured_call) ([`translate`] maps
 //!   both ways); any other is relayed unchanged, an event stream chunk by chunk as it arrives;
 //! - `GET /v1/models`: relayed;
-//! - `GET /slmcode/status`: the counters ([`Counters`]), for `slmcode status`.
+//! - `GET /slmcode/status`: the counters ([`Counters`]), for `slmcode status`; answered even
+//!   when every slot is taken, and not counted as a request.
 //!
 //! The upstream key is the client's ([`crate::backends::Client`]) and is never sent to a
-//! client nor logged; the client's own `Authorization` is checked against the proxy's key when
+//! client (it is masked out of everything relayed back, in case the upstream echoes it) nor
+//! logged; the client's own `Authorization` is checked against the proxy's key when
 //! one is set (401 otherwise) and never forwarded. Every request ends in one [`LogRecord`] given
 //! to the caller's logger: this module never prints.
 
@@ -39,8 +41,8 @@ use crate::backends::transport::Client;
 use crate::config::{Secret, Settings};
 
 pub use state::{
-    Counters, ProxyStatus, STATE_FILE, ServeState, proxy_status, read_state, remove_state,
-    write_state,
+    Counters, ProxyState, ProxyStatus, STATE_FILE, ServeState, proxy_status, read_state,
+    remove_state, write_state,
 };
 
 /// The largest request body the proxy reads; a larger one is answered 413 without reading it.
@@ -81,6 +83,9 @@ impl ProxyOptions {
         }
     }
 }
+
+/// The route that answers the counters, for `slmcode status`.
+const STATUS_PATH: &str = "/slmcode/status";
 
 /// How much of a message or an answer a log record keeps, in characters.
 pub const LOGGED_CONTENT_CHARS: usize = 500;
@@ -212,7 +217,6 @@ impl fmt::Debug for Proxy {
 
 /// What every connection's thread shares.
 struct Shared {
-    settings: Settings,
     context: CallContext,
     upstream: Client,
     options: ProxyOptions,
@@ -223,9 +227,8 @@ struct Shared {
 }
 
 impl Proxy {
-    /// Listens on `options.listen`; requests go to `context`'s target under `settings`.
+    /// Listens on `options.listen`; requests go to `context`'s target under its settings.
     pub fn bind(
-        settings: Settings,
         context: CallContext,
         options: ProxyOptions,
         log: Logger,
@@ -241,7 +244,6 @@ impl Proxy {
             listener,
             address,
             shared: Arc::new(Shared {
-                settings,
                 context,
                 upstream,
                 options,

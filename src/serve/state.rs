@@ -17,7 +17,7 @@ pub const STATE_FILE: &str = "serve.json";
 /// What the counters say (`GET /slmcode/status`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counters {
-    /// Every request answered, refused ones included.
+    /// Every request answered, refused ones included (asking for the counters is not one).
     pub requests: u64,
     /// Relayed unchanged.
     pub passthrough: u64,
@@ -29,7 +29,8 @@ pub struct Counters {
     pub succeeded: u64,
     /// Call-path requests that failed (every attempt spent, the deadline, the upstream).
     pub failed: u64,
-    /// Relayed requests the upstream answered with an error, or could not be reached for.
+    /// Relayed requests the upstream answered with an error, could not be reached for, or
+    /// broke off midway.
     pub upstream_errors: u64,
     /// Refused before anything was sent upstream: a wrong key, an unknown route, a body too
     /// large or not JSON, and `busy`.
@@ -140,10 +141,9 @@ pub struct ServeState {
     pub endpoint: String,
 }
 
-/// Writes the state file in `dir` atomically.
+/// Writes the state file in `dir` atomically (making `dir` when needed).
 pub fn write_state(dir: &Path, state: &ServeState) -> Result<(), FileError> {
-    let text = serde_json::to_string_pretty(state).unwrap_or_default();
-    files::write_atomic(&dir.join(STATE_FILE), text.as_bytes(), false)
+    files::write_json_atomic(&dir.join(STATE_FILE), state)
 }
 
 /// The state file in `dir`, when there is one and it reads as one.
@@ -160,12 +160,23 @@ pub fn remove_state(dir: &Path, pid: u32) {
     }
 }
 
+/// Whether a proxy named by the state file answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProxyState {
+    /// It answered with its counters.
+    Running,
+    /// Nothing answers at the address: a proxy that was killed left its file.
+    Stale,
+    /// Nothing was asked.
+    NotChecked,
+}
+
 /// A proxy `slmcode status` found through the state file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ProxyStatus {
-    /// `running` (it answered with its counters), `stale` (nothing answers at the address: a
-    /// proxy that was killed left its file) or `not_checked` (nothing was asked).
-    pub state: &'static str,
+    /// Whether it answered.
+    pub state: ProxyState,
     /// Where it listens.
     pub address: String,
     /// Its process id.
@@ -174,7 +185,7 @@ pub struct ProxyStatus {
     pub started_at: u64,
     /// The endpoint it forwards to.
     pub endpoint: String,
-    /// Its counters; null when it is stale.
+    /// Its counters; null unless it is running.
     pub counters: Option<Counters>,
 }
 
@@ -185,9 +196,9 @@ pub fn proxy_status(dir: &Path, timeout: Option<std::time::Duration>) -> Option<
     let counters = timeout.and_then(|timeout| ask_counters(&state.address, timeout));
     Some(ProxyStatus {
         state: match (timeout, &counters) {
-            (None, _) => "not_checked",
-            (Some(_), Some(_)) => "running",
-            (Some(_), None) => "stale",
+            (None, _) => ProxyState::NotChecked,
+            (Some(_), Some(_)) => ProxyState::Running,
+            (Some(_), None) => ProxyState::Stale,
         },
         address: state.address,
         pid: state.pid,
@@ -204,7 +215,7 @@ fn ask_counters(address: &str, timeout: std::time::Duration) -> Option<Counters>
         .build()
         .new_agent();
     let mut response = agent
-        .get(format!("http://{address}/slmcode/status"))
+        .get(format!("http://{address}{}", super::STATUS_PATH))
         .call()
         .ok()?;
     let text = response

@@ -27,7 +27,7 @@ fn only_response_format_and_callable_tools_take_the_call_path() {
     let tools = structured(json!({"messages": messages, "parallel_tool_calls": false,
         "tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}],
         "tool_choice": {"type": "function", "function": {"name": "f"}}}));
-    assert!(tools.tools);
+    assert!(tools.tools());
     assert_eq!(
         tools.request.tool_choice,
         Some(ToolChoice::Tool("f".to_owned()))
@@ -45,10 +45,10 @@ fn the_clients_schema_budget_seed_temperature_and_stream_carry_over() {
             {"role": "user", "content": [{"type": "text", "text": "a "}, {"type": "text", "text": "b"}]}],
         "response_format": {"type": "json_schema", "json_schema": {"name": "thing",
             "description": "what a thing is", "schema": {"type": "object"}}}}));
-    assert!(!request.tools);
+    assert!(!request.tools());
     assert_eq!(request.request.max_tokens, Some(300));
     assert_eq!(request.request.seed, Some(7));
-    assert_eq!(request.temperature, Some(0.4));
+    assert_eq!(request.request.temperature, Some(0.4));
     assert!(request.ask.stream && request.ask.include_usage);
     assert_eq!(request.ask.model.as_deref(), Some("m"));
     assert_eq!(request.request.messages[0].role, "system");
@@ -108,7 +108,7 @@ fn what_the_call_path_cannot_take_is_a_bad_request_naming_the_field() {
 }
 
 #[test]
-fn a_log_line_names_the_path_and_the_call_but_never_content() {
+fn a_log_line_names_the_path_and_the_call_and_quotes_content_it_is_given() {
     let record = LogRecord {
         method: "POST".to_owned(),
         path: "/v1/chat/completions".to_owned(),
@@ -126,6 +126,18 @@ fn a_log_line_names_the_path_and_the_call_but_never_content() {
     assert_eq!(
         record.to_string(),
         "POST /v1/chat/completions 422 structured stream mechanism=json_schema reasks=1 class=wrong_shape 12ms"
+    );
+    // Content is in a record only under --log-content (tests/cli/serve_structured.rs checks a
+    // log without it); when it is, a line break in it cannot start a line of its own.
+    let told = LogRecord {
+        request: Some("hi\nPOST /forged 200".to_owned()),
+        answer: Some("{\"a\": 1}".to_owned()),
+        ..record
+    };
+    assert_eq!(
+        told.to_string(),
+        "POST /v1/chat/completions 422 structured stream mechanism=json_schema reasks=1 \
+         class=wrong_shape 12ms request=\"hi\\nPOST /forged 200\" answer=\"{\\\"a\\\": 1}\""
     );
 }
 
@@ -165,4 +177,30 @@ fn the_state_file_is_written_read_and_removed_only_by_its_proxy() {
     );
     remove_state(dir.path(), 42);
     assert_eq!(read_state(dir.path()), None);
+}
+
+#[test]
+fn a_key_is_masked_in_streamed_bytes_even_when_split_between_pieces() {
+    let key = "sk-upstream-secret";
+    let text = format!("{{\"model\": \"{key}\"}} and {key}{key}, then sk-up");
+    let bytes = text.as_bytes();
+    let expected = text.replace(key, "<redacted>");
+    // Every way of cutting the text in two, and one byte at a time.
+    for cut in 0..=bytes.len() {
+        let mut masker = http::Masker::new(Some(key));
+        let mut out = masker.push(&bytes[..cut]);
+        out.extend(masker.push(&bytes[cut..]));
+        out.extend(masker.finish());
+        assert_eq!(String::from_utf8(out).unwrap(), expected, "cut at {cut}");
+    }
+    let mut masker = http::Masker::new(Some(key));
+    let mut out = Vec::new();
+    for byte in bytes {
+        out.extend(masker.push(std::slice::from_ref(byte)));
+    }
+    out.extend(masker.finish());
+    assert_eq!(String::from_utf8(out).unwrap(), expected);
+    let mut unmasked = http::Masker::new(None);
+    assert_eq!(unmasked.push(bytes), bytes);
+    assert!(unmasked.finish().is_empty());
 }

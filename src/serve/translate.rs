@@ -33,14 +33,17 @@ pub enum Route {
 /// A structured request and what the client asked about the answer's form.
 #[derive(Debug)]
 pub struct Structured {
-    /// The request for the call path.
+    /// The request for the call path, with the client's `temperature` when it set one.
     pub request: StructuredRequest,
-    /// Whether the request carries tools (the log and counters say `tools`).
-    pub tools: bool,
     /// What the answer must look like.
     pub ask: ClientAsk,
-    /// The client's `temperature`, when it set one (the settings' otherwise).
-    pub temperature: Option<f64>,
+}
+
+impl Structured {
+    /// Whether the request carries tools (the log and counters say `tools`).
+    pub fn tools(&self) -> bool {
+        self.request.tools.is_some()
+    }
 }
 
 /// What the client asked about the answer's form.
@@ -106,7 +109,6 @@ pub fn classify(body: &Value) -> Result<Route, BadRequest> {
         messages: messages(object.get("messages"))?,
         ..StructuredRequest::default()
     };
-    let has_tools = tools.is_some();
     if let Some(tools) = tools {
         request.tools = Some(tools);
         request.tool_choice = choice;
@@ -125,7 +127,7 @@ pub fn classify(body: &Value) -> Result<Route, BadRequest> {
         request.max_tokens = Some(u32::try_from(budget).unwrap_or(u32::MAX));
     }
     request.seed = object.get("seed").and_then(Value::as_u64);
-    let temperature = match object.get("temperature") {
+    request.temperature = match object.get("temperature") {
         None | Some(Value::Null) => None,
         Some(value) => Some(
             value
@@ -142,12 +144,7 @@ pub fn classify(body: &Value) -> Result<Route, BadRequest> {
             .and_then(Value::as_str)
             .map(str::to_owned),
     };
-    Ok(Route::Structured(Box::new(Structured {
-        request,
-        tools: has_tools,
-        ask,
-        temperature,
-    })))
+    Ok(Route::Structured(Box::new(Structured { request, ask })))
 }
 
 /// The output schema `response_format` asks for: a `json_schema`'s schema, or any object for

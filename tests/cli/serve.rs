@@ -433,6 +433,9 @@ fn status_shows_a_running_proxys_counters_and_calls_a_dead_one_stale() {
         "--offline asks nothing: {}",
         run.stdout
     );
+    let run = slm.run(["status", "--json", "--offline"], "");
+    assert_eq!(run.json()["proxy"]["state"], "not_checked");
+    assert_eq!(run.json()["proxy"]["counters"], Value::Null);
     let run = slm.run(["status"], "");
     assert!(
         run.stdout
@@ -456,4 +459,52 @@ fn status_shows_a_running_proxys_counters_and_calls_a_dead_one_stale() {
     let fresh = slm_for(&emulator);
     let run = fresh.run(["status", "--json", "--offline"], "");
     assert_eq!(run.json()["proxy"], Value::Null);
+}
+
+#[test]
+fn an_upstream_that_echoes_its_key_never_shows_it_to_the_client() {
+    let emulator = Emulator::start(Profile::llama_server());
+    emulator.echo_key();
+    let mut slm = slm_for(&emulator);
+    slm.env("SLMCODE_API_KEY_ENV", "UPSTREAM_KEY")
+        .env("UPSTREAM_KEY", "sk-upstream-secret");
+    let served = Served::start(&slm, &[]);
+    let plain = json!({"messages": [{"role": "user", "content": "hi"}]});
+    let (status, _, text) = post(&served.url("/v1/chat/completions"), &plain, None);
+    assert_eq!(status, 200, "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answer["model"], "<redacted>", "{text}");
+    // Streamed: the emulator cuts the key between two pieces of the first chunk.
+    let streamed = json!({"stream": true, "messages": [{"role": "user", "content": "hi"}]});
+    let (status, _, text) = post(&served.url("/v1/chat/completions"), &streamed, None);
+    assert_eq!(status, 200, "{text}");
+    assert!(!text.contains("sk-upstream"), "{text}");
+    let events = events(&text);
+    assert_eq!(events.last().unwrap(), "[DONE]");
+    for event in &events[..events.len() - 1] {
+        let chunk: Value = serde_json::from_str(event).unwrap();
+        assert_eq!(chunk["model"], "<redacted>", "{event}");
+    }
+    let mut models = agent().get(served.url("/v1/models")).call().unwrap();
+    let text = models.body_mut().read_to_string().unwrap();
+    assert!(!text.contains("sk-upstream"), "{text}");
+    assert!(text.contains("\"id\":\"<redacted>\""), "{text}");
+}
+
+#[test]
+fn a_relayed_request_past_the_call_deadline_says_so_not_that_the_server_was_idle() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let mut slm = slm_for(&emulator);
+    slm.env("SLMCODE_TIMEOUT_S", "30")
+        .env("SLMCODE_CALL_TIMEOUT_S", "1");
+    let served = Served::start(&slm, &[]);
+    emulator.always_delay(Duration::from_secs(3));
+    let body = json!({"messages": [{"role": "user", "content": "hi"}]});
+    let (status, _, text) = post(&served.url("/v1/chat/completions"), &body, None);
+    assert_eq!(status, 502, "{text}");
+    let error: Value = serde_json::from_str(&text).unwrap();
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(message.contains("deadline passed"), "{message}");
+    assert_eq!(error["error"]["class"], "canceled");
+    emulator.always_delay(Duration::ZERO);
 }

@@ -1,6 +1,7 @@
-//! `slmcode serve` against hostile clients: a huge body, a slow client, a client that closes
-//! the connection mid-stream, 50 requests at once, and more than the limit. After each, the
-//! proxy still answers.
+//! `slmcode serve` against hostile clients and a failing upstream: a huge body, a slow client,
+//! a client that closes the connection mid-stream, 50 requests at once, more than the limit
+//! (the counters still answered), an upstream that stalls mid-stream. After each, the proxy
+//! still answers.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -8,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::emulator::{Emulator, Profile};
+use crate::emulator::{Emulator, Fault, Profile};
 use crate::serve::{Served, agent, post, slm_for};
 
 fn plain() -> Value {
@@ -188,7 +189,10 @@ fn fifty_requests_at_once_are_all_answered() {
     assert_eq!(counters["passthrough"], 25);
     assert_eq!(counters["structured"], 25);
     assert_eq!(counters["succeeded"], 25);
-    assert_eq!(counters["in_flight"], 1, "only the status request itself");
+    assert_eq!(
+        counters["in_flight"], 0,
+        "asking for the counters takes no slot"
+    );
 }
 
 #[test]
@@ -213,5 +217,52 @@ fn one_request_past_the_limit_is_answered_503_at_once() {
     assert_eq!(first.join().unwrap(), 200);
     emulator.always_delay(Duration::ZERO);
     served.wait_for_line("503 refused class=busy");
+    still_serves(&served);
+}
+
+#[test]
+fn the_counters_are_answered_while_every_slot_is_taken() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let slm = slm_for(&emulator);
+    let served = Served::start(&slm, &["--max-connections", "1"]);
+    emulator.always_delay(Duration::from_secs(4));
+    let before = emulator.requests().len();
+    let url = served.url("/v1/chat/completions");
+    let first = std::thread::spawn(move || post(&url, &plain(), None).0);
+    for _ in 0..500 {
+        if emulator.requests().len() > before {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let mut response = agent().get(served.url("/slmcode/status")).call().unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let counters: Value =
+        serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(counters["in_flight"], 1, "{counters}");
+    assert_eq!(counters["requests"], 1, "{counters}");
+    assert_eq!(counters["busy"], 0, "{counters}");
+    let run = slm.run(["status", "--json"], "");
+    run.code(0);
+    assert_eq!(run.json()["proxy"]["state"], "running", "{}", run.stdout);
+    assert_eq!(first.join().unwrap(), 200);
+    emulator.always_delay(Duration::ZERO);
+}
+
+#[test]
+fn an_upstream_that_stalls_mid_stream_is_an_upstream_error_not_a_client_that_left() {
+    let emulator = Emulator::start(Profile::llama_server());
+    emulator.faults([Fault::Stall(2, Duration::from_secs(4))]);
+    let slm = slm_for(&emulator);
+    let served = Served::start(&slm, &["--timeout", "1"]);
+    let body = json!({"stream": true, "messages": [{"role": "user", "content": "hi"}]});
+    let (status, _, text) = post(&served.url("/v1/chat/completions"), &body, None);
+    assert_eq!(status, 200);
+    assert!(!text.contains("[DONE]"), "the answer is cut short: {text}");
+    served.wait_for_line("200 passthrough stream class=upstream_broke_off");
+    let mut response = agent().get(served.url("/slmcode/status")).call().unwrap();
+    let counters: Value =
+        serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(counters["upstream_errors"], 1, "{counters}");
     still_serves(&served);
 }

@@ -171,6 +171,7 @@ struct Shared {
     script: Mutex<VecDeque<Scripted>>,
     always_delay: Mutex<Option<Duration>>,
     token_delay: Mutex<Option<Duration>>,
+    echo_key: AtomicBool,
     log: Mutex<Vec<Recorded>>,
     streams: Mutex<Vec<StreamRecord>>,
     stop: AtomicBool,
@@ -215,6 +216,7 @@ impl Emulator {
                 script: Mutex::new(VecDeque::new()),
                 always_delay: Mutex::new(None),
                 token_delay: Mutex::new(None),
+                echo_key: AtomicBool::new(false),
                 log: Mutex::new(Vec::new()),
                 streams: Mutex::new(Vec::new()),
                 stop: AtomicBool::new(false),
@@ -275,6 +277,14 @@ impl Emulator {
     /// Waits this long after each streamed token (a model generating at a given rate).
     pub fn token_delay(&self, delay: Duration) -> &Emulator {
         *self.shared.token_delay.lock().unwrap() = Some(delay);
+        self
+    }
+
+    /// Echoes the bearer token it is sent in 2xx answers, as a careless or hostile server
+    /// might: as the model of a chat answer (in every chunk of a streamed one, the first cut
+    /// in the middle of the token and sent in two writes apart) and in the models list.
+    pub fn echo_key(&self) -> &Emulator {
+        self.shared.echo_key.store(true, Ordering::SeqCst);
         self
     }
 
@@ -411,7 +421,17 @@ fn handle(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
         let body = json!({"error": {"message": "'stream' is not supported by this server", "type": "invalid_request_error"}});
         return respond(stream, 400, &body.to_string(), None);
     }
-    match route(&recorded, &profile, shared) {
+    let reply = match (
+        route(&recorded, &profile, shared),
+        echoed_key(&recorded, shared),
+    ) {
+        (Reply::Answer(mut answer), Some(key)) => {
+            answer.model = key;
+            Reply::Answer(answer)
+        }
+        (reply, _) => reply,
+    };
+    match reply {
         Reply::Whole(status, body, extra) => respond(stream, status, &body, extra),
         Reply::Answer(answer) if streamed && profile.streaming == Streaming::Events => {
             let include_usage = recorded.json().pointer("/stream_options/include_usage")
@@ -420,6 +440,15 @@ fn handle(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
         }
         Reply::Answer(answer) => respond(stream, 200, &answer.whole().to_string(), None),
     }
+}
+
+/// The bearer token to echo, when [`Emulator::echo_key`] asked for it.
+fn echoed_key(request: &Recorded, shared: &Shared) -> Option<String> {
+    if !shared.echo_key.load(Ordering::SeqCst) {
+        return None;
+    }
+    let token = request.header("authorization")?.strip_prefix("Bearer ")?;
+    Some(token.to_owned())
 }
 
 /// What the emulator sends back for one request.
@@ -502,14 +531,21 @@ fn stream_answer(
         stream.write_all(
             b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n",
         )?;
-        stream.write_all(
-            chunk(
-                &answer.model,
-                json!({"role": "assistant", "content": null}),
-                None,
-            )
-            .as_bytes(),
-        )?;
+        let first = chunk(
+            &answer.model,
+            json!({"role": "assistant", "content": null}),
+            None,
+        );
+        if shared.echo_key.load(Ordering::SeqCst) {
+            // Two reads on the other side: the token split between them.
+            let cut = first.find(&answer.model).unwrap_or(0) + answer.model.len() / 2;
+            stream.write_all(&first.as_bytes()[..cut])?;
+            stream.flush()?;
+            std::thread::sleep(Duration::from_millis(100));
+            stream.write_all(&first.as_bytes()[cut..])?;
+        } else {
+            stream.write_all(first.as_bytes())?;
+        }
         for thought in &thoughts {
             let field = answer
                 .reasoning
@@ -611,6 +647,7 @@ fn route(request: &Recorded, profile: &Profile, shared: &Shared) -> Reply {
                 .models
                 .iter()
                 .map(|id| json!({"id": id, "object": "model", "owned_by": profile.name}))
+                .chain(echoed_key(request, shared).map(|key| json!({"id": key, "object": "model"})))
                 .collect();
             Reply::Whole(
                 200,
