@@ -43,12 +43,19 @@ pub(super) fn following(text: &str, end: usize, allowed: RungSet, base: RungSet)
     }
 }
 
-/// The complete values of the fenced blocks after the one whose document ends at `end`.
-pub(super) fn fenced(text: &str, end: usize, allowed: RungSet, base: RungSet) -> Vec<Found> {
+/// The complete values of the fenced blocks after the one opened at `opening` whose document
+/// ends at `end`.
+pub(super) fn fenced(
+    text: &str,
+    opening: usize,
+    end: usize,
+    allowed: RungSet,
+    base: RungSet,
+) -> Vec<Found> {
     let bytes = text.as_bytes();
     let mut values = Vec::new();
-    let mut at = end;
-    while let Some(closed) = locate::fence_run_end(bytes, at) {
+    let (mut opening, mut at) = (opening, end);
+    while let Some(closed) = locate::fence_close_end(bytes, opening, at) {
         let Some(fence) = locate::fence(bytes, closed) else {
             break;
         };
@@ -56,7 +63,7 @@ pub(super) fn fenced(text: &str, end: usize, allowed: RungSet, base: RungSet) ->
             break;
         };
         values.push(found);
-        at = end;
+        (opening, at) = (fence.opening, end);
     }
     values
 }
@@ -195,6 +202,8 @@ mod tests {
         assert_eq!(dropped(r#"{"a": 1}, {"b": 2}"#), 1);
         assert_eq!(dropped("```json\n{\"a\": 1}\n```\nor\n~~~\n[2]\n~~~"), 1);
         // A cut-off later value is not one; prose between values ends the search.
+        // A run of the other marker inside a block does not close it.
+        assert_eq!(dropped("```json\n{\"a\": 1}\n~~~\n```\n```json\n[2]\n```"), 1);
         assert_eq!(dropped("{\"a\": 1}\n{\"b\": 2}\n{\"c\": "), 1);
         assert_eq!(dropped("{\"a\": 1} and then {\"b\": 2}"), 0);
         assert_eq!(dropped(r#"{"a": 1}"#), 0);
