@@ -201,9 +201,12 @@ mod tests {
         assert_eq!(repaired.rungs_changed, vec![Rung::Extract]);
         assert_eq!(dropped(r#"{"a": 1}, {"b": 2}"#), 1);
         assert_eq!(dropped("```json\n{\"a\": 1}\n```\nor\n~~~\n[2]\n~~~"), 1);
-        // A cut-off later value is not one; prose between values ends the search.
         // A run of the other marker inside a block does not close it.
-        assert_eq!(dropped("```json\n{\"a\": 1}\n~~~\n```\n```json\n[2]\n```"), 1);
+        assert_eq!(
+            dropped("```json\n{\"a\": 1}\n~~~\n```\n```json\n[2]\n```"),
+            1
+        );
+        // A cut-off later value is not one; prose between values ends the search.
         assert_eq!(dropped("{\"a\": 1}\n{\"b\": 2}\n{\"c\": "), 1);
         assert_eq!(dropped("{\"a\": 1} and then {\"b\": 2}"), 0);
         assert_eq!(dropped(r#"{"a": 1}"#), 0);
