@@ -31,10 +31,8 @@ pub(crate) fn nearest<'c>(
 }
 
 /// The words that follow an unknown name when a near one exists: ` (did you mean `x`?)`.
-pub(crate) fn did_you_mean(suggestion: Option<&str>) -> String {
-    suggestion
-        .map(|name| format!(" (did you mean `{name}`?)"))
-        .unwrap_or_default()
+pub(crate) fn did_you_mean(suggestion: &str) -> String {
+    format!(" (did you mean `{suggestion}`?)")
 }
 
 #[cfg(test)]
@@ -65,7 +63,6 @@ mod tests {
             nearest("plna", names, |candidate| candidate.len() / 8),
             None
         );
-        assert_eq!(did_you_mean(Some("plan")), " (did you mean `plan`?)");
-        assert_eq!(did_you_mean(None), "");
+        assert_eq!(did_you_mean("plan"), " (did you mean `plan`?)");
     }
 }

@@ -73,6 +73,12 @@ impl Failure {
     pub fn offline_hint(&self) -> String {
         format!("{}: {}", self.what, self.offline)
     }
+
+    /// The hint for a call slmcode made: `what{detail}: call`, where `detail` says how the
+    /// call was made (` under json_schema`), or is empty.
+    pub fn call_hint(&self, detail: &str) -> String {
+        format!("{}{detail}: {}", self.what, self.call)
+    }
 }
 
 /// The row for `class`.
@@ -200,7 +206,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_class_has_its_documented_code_and_one_wording() {
+    fn every_class_has_its_documented_code() {
         use FailureClass::*;
         let classes = [
             (Empty, 3),
@@ -214,11 +220,24 @@ mod tests {
             (Repetition, 7),
         ];
         for (class, code) in classes {
-            let row = failure(class);
-            assert_eq!(row.exit as u8, code, "{class:?}");
-            assert_eq!(Exit::for_failure(class), row.exit);
-            assert_eq!(row.offline_hint(), format!("{}: {}", row.what, row.offline));
-            assert!(!row.call.is_empty() && !row.offline.is_empty());
+            assert_eq!(Exit::for_failure(class) as u8, code, "{class:?}");
         }
+    }
+
+    #[test]
+    fn hints_open_with_what_happened() {
+        assert_eq!(
+            failure(FailureClass::Truncated).offline_hint(),
+            "the answer ran out of tokens: raise max_tokens, or re-ask for the complete answer"
+        );
+        assert_eq!(
+            failure(FailureClass::Truncated).call_hint(""),
+            "the answer ran out of tokens: raise --max-tokens"
+        );
+        assert_eq!(
+            failure(FailureClass::Malformed).call_hint(" under json_schema"),
+            "the model's JSON is broken beyond repair under json_schema: try --reask 2; \
+             `slmcode doctor` shows which mechanism the endpoint enforces"
+        );
     }
 }

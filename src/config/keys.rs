@@ -569,7 +569,7 @@ fn unknown_key_message(given: &str, suggestion: Option<Key>) -> String {
         (Some((name, why)), _) => format!("`{name}` is no longer a setting: {why}"),
         (None, Some(key)) => format!(
             "unknown key `{given}`{}",
-            crate::text::did_you_mean(Some(key.name()))
+            crate::text::did_you_mean(key.name())
         ),
         (None, None) => format!("unknown key `{given}`"),
     }

@@ -202,6 +202,24 @@ fn record_stats_values() {
 }
 
 #[test]
+fn thinking_values() {
+    assert_eq!(normalised(Key::Thinking, " AUTO "), "auto");
+    for (text, mode) in [
+        ("yes", "on"),
+        ("1", "on"),
+        ("True", "on"),
+        ("no", "off"),
+        ("0", "off"),
+    ] {
+        assert_eq!(normalised(Key::Thinking, text), mode, "{text}");
+    }
+    assert_eq!(
+        refused(Key::Thinking, "sometimes"),
+        "invalid value `sometimes` for thinking: unknown mode; expected auto, off, on"
+    );
+}
+
+#[test]
 fn unknown_keys_suggest_the_nearest() {
     for (given, suggestion) in [
         ("max_token", Some(Key::MaxTokens)),

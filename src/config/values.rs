@@ -140,11 +140,13 @@ impl FromStr for Thinking {
     type Err = ();
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "auto" => Ok(Thinking::Auto),
-            "off" | "false" | "no" | "0" => Ok(Thinking::Off),
-            "on" | "true" | "yes" | "1" => Ok(Thinking::On),
-            _ => Err(()),
+        if text.trim().eq_ignore_ascii_case("auto") {
+            return Ok(Thinking::Auto);
+        }
+        match super::parse::boolean(text) {
+            Ok(true) => Ok(Thinking::On),
+            Ok(false) => Ok(Thinking::Off),
+            Err(_) => Err(()),
         }
     }
 }

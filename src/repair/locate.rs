@@ -95,45 +95,56 @@ pub(super) struct Fence {
 pub(super) fn fence(bytes: &[u8], from: usize) -> Option<Fence> {
     let mut at = from;
     let mut open: Option<u8> = None;
-    while let Some(offset) = memchr::memchr2(b'`', b'~', &bytes[at..]) {
-        let run_start = at + offset;
-        let marker = bytes[run_start];
-        let mut run_end = run_start;
-        while run_end < bytes.len() && bytes[run_end] == marker {
-            run_end += 1;
-        }
-        at = run_end;
-        if run_end - run_start < 3 {
-            continue;
-        }
+    while let Some(run) = fence_run(bytes, at) {
+        at = run.end;
         match open {
             Some(opened) => {
-                if opened == marker {
+                if opened == run.marker {
                     open = None;
                 }
             }
             None => {
-                let mut tag_end = run_end;
+                let mut tag_end = run.end;
                 while tag_end < bytes.len() && is_tag_byte(bytes[tag_end]) {
                     tag_end += 1;
                 }
                 let content = skip_blank(bytes, tag_end);
                 if matches!(bytes.get(content), Some(b'{' | b'[')) {
                     return Some(Fence {
-                        opening: run_start,
+                        opening: run.start,
                         content,
                     });
                 }
-                open = Some(marker);
+                open = Some(run.marker);
             }
         }
     }
     None
 }
 
-/// Where the next run of three or more backticks or tildes at or after `from` ends: past the
-/// closing fence of the block whose document ended at `from`.
-pub(super) fn fence_run_end(bytes: &[u8], from: usize) -> Option<usize> {
+/// Where the fence that closes the block opened at `opening` ends, searching from `from` in
+/// the block: the first run of its marker (a run of the other marker is content).
+pub(super) fn fence_close_end(bytes: &[u8], opening: usize, from: usize) -> Option<usize> {
+    let marker = bytes[opening];
+    let mut at = from;
+    while let Some(run) = fence_run(bytes, at) {
+        if run.marker == marker {
+            return Some(run.end);
+        }
+        at = run.end;
+    }
+    None
+}
+
+/// A run of three or more backticks or tildes, which opens or closes a fence.
+struct Run {
+    start: usize,
+    end: usize,
+    marker: u8,
+}
+
+/// The first run at or after `from`; shorter runs are inline code and are passed over.
+fn fence_run(bytes: &[u8], from: usize) -> Option<Run> {
     let mut at = from;
     while let Some(offset) = memchr::memchr2(b'`', b'~', &bytes[at..]) {
         let start = at + offset;
@@ -143,7 +154,7 @@ pub(super) fn fence_run_end(bytes: &[u8], from: usize) -> Option<usize> {
             end += 1;
         }
         if end - start >= 3 {
-            return Some(end);
+            return Some(Run { start, end, marker });
         }
         at = end;
     }

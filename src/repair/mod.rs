@@ -295,7 +295,7 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
             locate::Gap::Blank => {}
         }
         let others = match attempt.end {
-            Some(end) => several::fenced(text, end, allowed, base.with(Rung::Fence)),
+            Some(end) => several::fenced(text, fence.opening, end, allowed, base.with(Rung::Fence)),
             None => Vec::new(),
         };
         return Ok(Found {

@@ -304,11 +304,10 @@ pub(super) fn finish(
         depth,
         others,
     } = found;
-    for other in others {
-        if other.depth > SHALLOW {
-            drop_deep(other.value);
-        }
-    }
+    debug_assert!(
+        others.is_empty(),
+        "several::finish takes the further values first"
+    );
     if options.finish_reason_length {
         let (partial, value) = match value {
             Value::Object(members) => (Some(members), None),

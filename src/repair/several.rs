@@ -17,6 +17,7 @@ use super::rung::{Rung, RungSet};
 use super::scan;
 use super::write::drop_deep;
 use super::{Found, RepairOptions};
+use crate::schema::follow_refs;
 
 /// The complete values after the document that ends at `end`, each separated from the one
 /// before only by whitespace and commas. `base` holds the rungs every one of them needs
@@ -42,12 +43,19 @@ pub(super) fn following(text: &str, end: usize, allowed: RungSet, base: RungSet)
     }
 }
 
-/// The complete values of the fenced blocks after the one whose document ends at `end`.
-pub(super) fn fenced(text: &str, end: usize, allowed: RungSet, base: RungSet) -> Vec<Found> {
+/// The complete values of the fenced blocks after the one opened at `opening` whose document
+/// ends at `end`.
+pub(super) fn fenced(
+    text: &str,
+    opening: usize,
+    end: usize,
+    allowed: RungSet,
+    base: RungSet,
+) -> Vec<Found> {
     let bytes = text.as_bytes();
     let mut values = Vec::new();
-    let mut at = end;
-    while let Some(closed) = locate::fence_run_end(bytes, at) {
+    let (mut opening, mut at) = (opening, end);
+    while let Some(closed) = locate::fence_close_end(bytes, opening, at) {
         let Some(fence) = locate::fence(bytes, closed) else {
             break;
         };
@@ -55,7 +63,7 @@ pub(super) fn fenced(text: &str, end: usize, allowed: RungSet, base: RungSet) ->
             break;
         };
         values.push(found);
-        at = end;
+        (opening, at) = (fence.opening, end);
     }
     values
 }
@@ -114,9 +122,14 @@ pub(super) fn finish(
             ..repaired
         });
     };
-    let first = (found.value.clone(), found.changed, found.depth);
+    // The first value goes into the array as it was read, not as coercion left it in the
+    // failure: only a schema that wants an array needs that copy.
+    let first = wants_array(schema).then(|| (found.value.clone(), found.changed, found.depth));
     let failure = match outcome::finish(text, found, options) {
         Ok(repaired) => {
+            if let Some((value, _, depth)) = first {
+                drop_found(value, depth);
+            }
             for other in others {
                 drop_found(other.value, other.depth);
             }
@@ -128,8 +141,7 @@ pub(super) fn finish(
         Err(failure) if failure.class == FailureClass::WrongShape => failure,
         Err(failure) => return Err(failure),
     };
-    if wants_array(schema) {
-        let (value, changed, depth) = first;
+    if let Some((value, changed, depth)) = first {
         let mut items = vec![value];
         let mut changed = changed.with(Rung::Extract);
         let mut deepest = depth;
@@ -148,8 +160,6 @@ pub(super) fn finish(
         if let Ok(repaired) = outcome::finish(text, collected, options) {
             return Ok(repaired);
         }
-    } else {
-        drop_found(first.0, first.2);
     }
     for other in others {
         if let Ok(repaired) = outcome::finish(text, other, options) {
@@ -162,9 +172,11 @@ pub(super) fn finish(
     Err(failure)
 }
 
-/// Whether the schema's top level is an array (`"type": "array"`, or a list of types with it).
+/// Whether the schema's top level is an array (`"type": "array"`, or a list of types with it),
+/// after the root's `$ref`s.
 fn wants_array(schema: &Value) -> bool {
-    match schema.get("type") {
+    let top = follow_refs(schema, schema).unwrap_or(schema);
+    match top.get("type") {
         Some(Value::String(kind)) => kind == "array",
         Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "array"),
         _ => false,
@@ -189,6 +201,11 @@ mod tests {
         assert_eq!(repaired.rungs_changed, vec![Rung::Extract]);
         assert_eq!(dropped(r#"{"a": 1}, {"b": 2}"#), 1);
         assert_eq!(dropped("```json\n{\"a\": 1}\n```\nor\n~~~\n[2]\n~~~"), 1);
+        // A run of the other marker inside a block does not close it.
+        assert_eq!(
+            dropped("```json\n{\"a\": 1}\n~~~\n```\n```json\n[2]\n```"),
+            1
+        );
         // A cut-off later value is not one; prose between values ends the search.
         assert_eq!(dropped("{\"a\": 1}\n{\"b\": 2}\n{\"c\": "), 1);
         assert_eq!(dropped("{\"a\": 1} and then {\"b\": 2}"), 0);
@@ -229,6 +246,18 @@ mod tests {
         let repaired = repair("[{\"a\": 1}]\n[{\"b\": 2}]", &options).unwrap();
         assert_eq!(repaired.value, json!([{"a": 1}]));
         assert_eq!(repaired.dropped, 1);
+    }
+
+    #[test]
+    fn an_array_behind_the_roots_ref_collects_the_values() {
+        let list = json!({
+            "$ref": "#/$defs/list",
+            "$defs": {"list": {"type": "array", "items": {"type": "object"}}}
+        });
+        let options = RepairOptions::new().schema(&list).unwrap();
+        let repaired = repair("{\"a\": 1}\n{\"b\": 2}", &options).unwrap();
+        assert_eq!(repaired.value, json!([{"a": 1}, {"b": 2}]));
+        assert_eq!(repaired.dropped, 0);
     }
 
     #[test]

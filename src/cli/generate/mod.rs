@@ -521,7 +521,7 @@ fn violation_hint(violation: &SchemaViolation) -> String {
         }),
         _ => format!(" under {}", meta.mechanism),
     };
-    format!("{}{detail}: {}", row.what, row.call)
+    row.call_hint(&detail)
 }
 
 /// Warnings the call produced, and for a schema file what the projection left out of the wire

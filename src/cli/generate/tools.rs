@@ -136,9 +136,6 @@ pub fn hint(violation: &SchemaViolation) -> String {
         FailureClass::WrongShape => {
             "the model answered instead of calling, and the answer does not satisfy the schema: try --reask 2".to_owned()
         }
-        class => {
-            let row = exit::failure(class);
-            format!("{}: {}", row.what, row.call)
-        }
+        class => exit::failure(class).call_hint(""),
     }
 }

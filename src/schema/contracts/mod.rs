@@ -173,7 +173,7 @@ impl fmt::Display for UnknownContract {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "unknown contract `{}`", self.name)?;
         if let Some(suggestion) = self.suggestion {
-            f.write_str(&crate::text::did_you_mean(Some(suggestion)))?;
+            f.write_str(&crate::text::did_you_mean(suggestion))?;
         }
         let names: Vec<&str> = UnknownContract::valid_names().collect();
         write!(f, "; the contracts are: {}", names.join(", "))

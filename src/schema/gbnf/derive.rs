@@ -2,6 +2,7 @@
 //! `oneOf`, `enum` / `const` and `type`; the per-type rules live in [`super::types`], the
 //! combination of subschemas in [`super::merge`].
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
@@ -12,7 +13,7 @@ use super::expr::Expr;
 use super::merge;
 use super::shared::{RESERVED, Shared, Whitespace};
 use crate::schema::distinct::Distinct;
-use crate::schema::pointer::decode_fragment;
+use crate::schema::pointer::ref_pointer;
 use crate::schema::walk::without;
 use crate::schema::{Problem, json_kind, pointer_push, resolve_ref, unescape_token};
 
@@ -338,8 +339,17 @@ impl<'schema> Deriver<'schema> {
 
     /// The schema a local `$ref` points at, or `None` (with a note or an error).
     pub fn resolve(&mut self, reference: &str, pointer: &str) -> Option<&'schema Value> {
+        self.target(reference, pointer).map(|(target, _)| target)
+    }
+
+    /// [`Self::resolve`], with the decoded JSON pointer of the target.
+    fn target<'r>(
+        &mut self,
+        reference: &'r str,
+        pointer: &str,
+    ) -> Option<(&'schema Value, Cow<'r, str>)> {
         let here = pointer_push(pointer, "$ref");
-        let Some(fragment) = reference.strip_prefix('#') else {
+        let Some(target_pointer) = ref_pointer(reference) else {
             self.note(
                 &here,
                 Some("$ref"),
@@ -347,7 +357,6 @@ impl<'schema> Deriver<'schema> {
             );
             return None;
         };
-        let target_pointer = decode_fragment(fragment);
         if !target_pointer.is_empty() && !target_pointer.starts_with('/') {
             self.note(
                 &here,
@@ -357,7 +366,7 @@ impl<'schema> Deriver<'schema> {
             return None;
         }
         match self.root.pointer(&target_pointer) {
-            Some(target) => Some(target),
+            Some(target) => Some((target, target_pointer)),
             None => {
                 self.invalid(
                     &here,
@@ -375,17 +384,17 @@ impl<'schema> Deriver<'schema> {
 
     /// A rule for the target of `reference`, made once per target (so recursion works).
     fn reference(&mut self, reference: &str, pointer: &str) -> Expr {
-        let Some(target) = self.resolve(reference, pointer) else {
+        let Some((target, target_pointer)) = self.target(reference, pointer) else {
             return if self.error.is_some() {
                 Expr::Never
             } else {
                 self.rule("value")
             };
         };
-        let target_pointer = decode_fragment(reference.trim_start_matches('#')).into_owned();
-        if let Some(&index) = self.refs.get(&target_pointer) {
+        if let Some(&index) = self.refs.get(target_pointer.as_ref()) {
             return Expr::Ref(index);
         }
+        let target_pointer = target_pointer.into_owned();
         let hint = target_pointer
             .rsplit('/')
             .next()

@@ -46,8 +46,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::Problem;
 use super::validate::structural_hash;
+use super::{Problem, display_pointer};
 use crate::memo::Memo;
 
 pub use grammar::Grammar;
@@ -92,14 +92,6 @@ pub enum GbnfError {
         /// The rule that can reach itself.
         rule: String,
     },
-}
-
-fn display_pointer(pointer: &str) -> &str {
-    if pointer.is_empty() {
-        "(root)"
-    } else {
-        pointer
-    }
 }
 
 fn first_reason(notes: &[Problem]) -> String {
