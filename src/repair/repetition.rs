@@ -3,27 +3,35 @@
 //! [`Repetition`] for the same text.
 //!
 //! Small models under a constraint fall into greedy loops and run until the token budget is
-//! spent. The loop takes four forms, and each is caught by one rule:
+//! spent. The loop takes five forms, and each is caught by one rule:
 //! - one item, phrase or whole object repeated (`"a.yaml", "a.yaml", ...`, the same finding
-//!   again and again, the same key/value pair), byte for byte except that every run of digits
-//!   reads as one digit, so a counter (`"step-1", "step-2", ...`) loops too: the tail of the
-//!   text is periodic.
+//!   again and again, the same key/value pair), byte for byte except for counters: every run of
+//!   digits inside a string (a key or a value) and every number that is an object member's
+//!   value reads as one digit, so `"step-1", "step-2", ...` and `{"id": 2, ...}, {"id": 3, ...}`
+//!   loop too: the tail of the text is periodic. A number that is an array's item stays as it
+//!   is: a long array of distinct numbers is data, not a loop.
 //!   For every byte, the detector follows one candidate period and counts how far back the text
 //!   repeats at that distance; when the run breaks, the most recent earlier occurrence of the
 //!   last [`GRAM`] bytes (a rolling hash into a fixed table) proposes the next candidate. A loop
 //!   is a periodic tail of at least [`MIN_SPAN`] bytes holding at least [`MIN_REPEATS`] whole
 //!   periods;
+//! - a list whose items are alike but for a counter or a few words (the same title and files,
+//!   a description with one clause changed): compared item by item on their words
+//!   ([`items`](self::items));
 //! - optional whitespace forever: [`WHITESPACE_RUN`] whitespace bytes in a row;
 //! - the digits of one number forever (`3.14159...` never ending): a number outside a string
 //!   with more than [`NUMBER_DIGITS`] digits, which no double can hold anyway;
 //! - the same pair again is the first rule with a period that spans the pair.
 //!
 //! Each byte costs a constant amount of work (a hash update, one table read and write, one
-//! comparison; [`GRAM`] comparisons when a candidate is proposed), so feeding a whole answer is
-//! linear in its length; the memory is one fixed table and a digit-folded copy of the text.
+//! comparison; [`GRAM`] comparisons when a candidate is proposed; a word pushed to each tracked
+//! array that holds it), so feeding a whole answer is linear in its length; the memory is one
+//! fixed table, a folded copy of the text and the words of the items being compared.
 //! The thresholds were chosen from data: no valid document of the repair corpora or the contract
-//! examples reaches them, and the loops the real small model wrote (`tests/fixtures/loops/`) are
-//! caught within their first kilobyte.
+//! examples reaches them, and the loops two real small models wrote (`tests/fixtures/loops/`)
+//! are caught early.
+
+mod items;
 
 use serde::Serialize;
 
@@ -63,6 +71,8 @@ pub enum LoopKind {
     Whitespace,
     /// A number whose digits do not end.
     NumberDigits,
+    /// The items of a list, alike but for a counter or a few words.
+    SimilarItems,
 }
 
 impl LoopKind {
@@ -73,6 +83,7 @@ impl LoopKind {
             LoopKind::RepeatedMember => "repeated_member",
             LoopKind::Whitespace => "whitespace",
             LoopKind::NumberDigits => "number_digits",
+            LoopKind::SimilarItems => "similar_items",
         }
     }
 }
@@ -86,11 +97,13 @@ pub struct Repetition {
     pub start: usize,
     /// Byte offset (exclusive) where it was recognised.
     pub end: usize,
-    /// Length of the repeated unit in bytes (1 for whitespace and digits).
+    /// Length of the repeated unit in bytes (1 for whitespace and digits; similar items: their
+    /// mean length).
     pub period: usize,
-    /// How many whole units the run holds when it was recognised.
+    /// How many whole units (or items) the run holds when it was recognised.
     pub repeats: usize,
-    /// The repeated unit (at most 80 characters; whitespace and digits: the run's start).
+    /// The repeated unit (at most 80 characters; whitespace and digits: the run's start;
+    /// similar items: the first item's start).
     pub unit: String,
 }
 
@@ -108,6 +121,11 @@ impl std::fmt::Display for Repetition {
                 "a number that does not end ({} digits) from byte {}",
                 self.end - self.start,
                 self.start
+            ),
+            LoopKind::SimilarItems => write!(
+                f,
+                "{} items in a row alike but for a counter or a few words, from byte {}: {:?}",
+                self.repeats, self.start, self.unit
             ),
             LoopKind::RepeatedText | LoopKind::RepeatedMember => write!(
                 f,
@@ -131,8 +149,12 @@ pub fn find_repetition(text: &str) -> Option<Repetition> {
 pub struct RepetitionDetector {
     /// Bytes already read.
     seen: usize,
-    /// The text read so far with every run of digits as one `0`: what the periodic rule reads.
+    /// The text read so far with every counter as one `0`: what the periodic rule reads.
     normalized: Vec<u8>,
+    /// Reads counters as one digit, and knows whether a byte is inside a string.
+    fold: Fold,
+    /// The similar-items rule.
+    items: items::Items,
     /// Position + 1 of the last gram with each hash bucket (0: none).
     table: Box<[usize]>,
     /// Rolling hash of the last [`GRAM`] bytes.
@@ -145,8 +167,6 @@ pub struct RepetitionDetector {
     run: usize,
     /// Whitespace bytes in a row.
     whitespace: usize,
-    /// Whether the byte read last is inside a JSON string.
-    strings: Strings,
     /// Digits of the number being read (outside strings), and where it started.
     digits: usize,
     number_start: usize,
@@ -168,13 +188,14 @@ impl RepetitionDetector {
         RepetitionDetector {
             seen: 0,
             normalized: Vec::new(),
+            fold: Fold::default(),
+            items: items::Items::default(),
             table: vec![0; 1 << TABLE_BITS].into_boxed_slice(),
             hash: 0,
             outgoing,
             period: 0,
             run: 0,
             whitespace: 0,
-            strings: Strings::default(),
             digits: 0,
             number_start: 0,
             found: None,
@@ -215,22 +236,21 @@ impl RepetitionDetector {
                     .iter()
                     .all(|byte| byte.is_ascii_digit() || byte.is_ascii_whitespace());
             }
+            LoopKind::SimilarItems => {
+                while self.seen < bytes.len() && self.items.still_running() {
+                    self.items.step(bytes[self.seen], self.seen);
+                    self.seen += 1;
+                }
+                return self.items.still_running();
+            }
             LoopKind::RepeatedText | LoopKind::RepeatedMember => {}
         }
         let period = self.found_period;
         while self.seen < bytes.len() {
             let at = self.seen;
             self.seen += 1;
-            let byte = bytes[at];
-            let in_string = self.strings.inside();
-            self.strings.step(byte);
-            if in_string && continues_digits(bytes, at) {
+            let Some(byte) = self.fold.next(bytes, at) else {
                 continue;
-            }
-            let byte = if in_string && byte.is_ascii_digit() {
-                b'0'
-            } else {
-                byte
             };
             self.normalized.push(byte);
             let index = self.normalized.len() - 1;
@@ -243,21 +263,26 @@ impl RepetitionDetector {
 
     fn step(&mut self, bytes: &[u8], at: usize) {
         let byte = bytes[at];
-        self.lexical(bytes, at, byte);
+        let in_string = self.fold.in_string();
+        let folded = self.fold.next(bytes, at);
+        self.lexical(bytes, at, byte, in_string);
         if self.found.is_some() {
             return;
         }
-        // The periodic rule reads every run of digits inside a string as one `0`: a counter
-        // (`"step-1", "step-2", ...`) loops like a repeated item. Numbers outside strings stay
-        // as they are: a long array of distinct numbers is data, not a loop.
-        let in_string = self.strings.inside();
-        if in_string && continues_digits(bytes, at) {
+        self.items.step(byte, at);
+        if let Some(run) = self.items.found() {
+            self.found = Some(Repetition {
+                kind: LoopKind::SimilarItems,
+                start: run.start,
+                end: run.end,
+                period: (run.end - run.start) / run.items,
+                repeats: run.items,
+                unit: excerpt(&bytes[run.start..run.end]),
+            });
             return;
         }
-        let byte = if in_string && byte.is_ascii_digit() {
-            b'0'
-        } else {
-            byte
+        let Some(byte) = folded else {
+            return;
         };
         self.normalized.push(byte);
         let at = self.normalized.len() - 1;
@@ -310,8 +335,8 @@ impl RepetitionDetector {
         }
     }
 
-    /// Whitespace runs and number digits, with the string state they need.
-    fn lexical(&mut self, bytes: &[u8], at: usize, byte: u8) {
+    /// Whitespace runs and number digits; `in_string`: whether the byte is inside a string.
+    fn lexical(&mut self, bytes: &[u8], at: usize, byte: u8, in_string: bool) {
         if matches!(byte, b' ' | b'\t' | b'\n' | b'\r') {
             self.whitespace += 1;
             if self.whitespace >= WHITESPACE_RUN {
@@ -329,9 +354,7 @@ impl RepetitionDetector {
         } else {
             self.whitespace = 0;
         }
-        let was_in_string = self.strings.inside();
-        self.strings.step(byte);
-        if was_in_string {
+        if in_string {
             return;
         }
         match byte {
@@ -398,16 +421,14 @@ fn periodic(
 }
 
 /// The offsets in `original` of the given offsets (ascending) of its normalized form, where
-/// each run of digits inside a string is one byte.
+/// each counter is one byte ([`Fold`]).
 fn original_offsets(original: &[u8], normalized: &[usize]) -> Vec<usize> {
     let mut offsets = Vec::with_capacity(normalized.len());
     let mut wanted = normalized.iter().copied().peekable();
-    let mut strings = Strings::default();
+    let mut fold = Fold::default();
     let mut count = 0;
-    for (at, byte) in original.iter().enumerate() {
-        let folded = strings.inside() && continues_digits(original, at);
-        strings.step(*byte);
-        if folded {
+    for at in 0..original.len() {
+        if fold.next(original, at).is_none() {
             continue;
         }
         while wanted.next_if(|offset| *offset == count).is_some() {
@@ -432,6 +453,42 @@ fn closes_only(unit: &[u8]) -> bool {
 /// Whether the byte at `at` is a digit that continues a run of digits.
 fn continues_digits(bytes: &[u8], at: usize) -> bool {
     bytes[at].is_ascii_digit() && at > 0 && bytes[at - 1].is_ascii_digit()
+}
+
+/// What the periodic rule reads of a text, one byte at a time: every run of digits inside a
+/// string, and of a number that is an object member's value, as one `0` (a counter reads the
+/// same in every item); every other byte as it is.
+#[derive(Clone, Copy, Debug, Default)]
+struct Fold {
+    strings: Strings,
+    /// The last byte outside strings that is neither whitespace nor part of a number.
+    last: u8,
+}
+
+impl Fold {
+    /// Whether the next byte is inside a string.
+    fn in_string(self) -> bool {
+        self.strings.inside()
+    }
+
+    /// The byte the periodic rule reads for `bytes[at]`, or `None` when it continues a counter
+    /// already read as one digit.
+    fn next(&mut self, bytes: &[u8], at: usize) -> Option<u8> {
+        let byte = bytes[at];
+        let in_string = self.strings.inside();
+        self.strings.step(byte);
+        if !in_string
+            && !byte.is_ascii_whitespace()
+            && !matches!(byte, b'0'..=b'9' | b'.' | b'-' | b'+' | b'e' | b'E')
+        {
+            self.last = byte;
+        }
+        let counter = in_string || self.last == b':';
+        if counter && byte.is_ascii_digit() {
+            return (!continues_digits(bytes, at)).then_some(b'0');
+        }
+        Some(byte)
+    }
 }
 
 /// Whether a byte is inside a JSON string, one byte at a time.
@@ -504,5 +561,4 @@ fn excerpt(bytes: &[u8]) -> String {
 }
 
 #[cfg(test)]
-#[path = "repetition_tests.rs"]
 mod tests;

@@ -39,12 +39,37 @@ fn ten_megabytes_of_valid_and_of_broken_json() {
     assert_eq!(repaired.value, result.value);
 
     // Cut off near the end of 10 MB of one item again and again: a loop that ran into the
-    // budget. With items that differ, truncated; nothing closed up either way.
+    // budget; so is one item with a counter. With items that differ in their words,
+    // truncated; nothing closed up either way.
     let cut = &valid[..valid.len() - 30];
     let failure = repair(cut, &RepairOptions::new()).unwrap_err();
     assert_eq!(failure.class, FailureClass::Repetition);
-    let items: Vec<String> = (0..count)
+    let counted: Vec<String> = (0..count)
         .map(|id| item.replace("12345", &id.to_string()))
+        .collect();
+    let counted = format!("[{}]", counted.join(","));
+    let failure = repair(&counted[..counted.len() - 30], &RepairOptions::new()).unwrap_err();
+    assert_eq!(failure.class, FailureClass::Repetition);
+    let words = [
+        "parse", "retry", "cache", "table", "render", "socket", "token", "schema", "branch",
+        "commit", "review", "deploy", "script", "header", "buffer", "thread", "signal",
+    ];
+    let mut state = 0x9E37_79B9_u64;
+    let items: Vec<String> = (0..count)
+        .map(|id| {
+            let title: Vec<&str> = (0..8)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    words[(state % words.len() as u64) as usize]
+                })
+                .collect();
+            format!(
+                r#"{{"id": {id}, "title": "{}", "done": false}}"#,
+                title.join(" ")
+            )
+        })
         .collect();
     let distinct = format!("[{}]", items.join(","));
     let failure = repair(&distinct[..distinct.len() - 30], &RepairOptions::new()).unwrap_err();

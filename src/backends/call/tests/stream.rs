@@ -129,6 +129,50 @@ fn a_loop_is_cut_off_early_the_connection_closed_and_the_re_ask_breaks_it() {
     assert_eq!(meta.stream_end, StreamEnding::Finished);
 }
 
+/// The plan of issue 22: steps that are the same but for their `"id"`, a number outside any
+/// string, written until the budget runs out.
+fn counting_plan() -> String {
+    let steps: Vec<String> = (2..200)
+        .map(|id| {
+            format!(
+                "{{\"id\":{id},\"title\":\"The plan is to add a config loader.\",\"description\":\"This script will be used to load the configuration.\",\"files\":[\"config-loader.txt\"],\"depends_on\":[]}}"
+            )
+        })
+        .collect();
+    format!(
+        "{{\"goal\":\"src/args.js\",\"steps\":[{{\"id\":1,\"title\":\"Read the arguments\",\"description\":\"Parse argv.\",\"files\":[\"src/args.js\"],\"depends_on\":[]}},{}",
+        steps.join(",")
+    )
+}
+
+#[test]
+fn a_loop_that_counts_is_cut_early_and_re_asked_as_a_loop_not_as_a_truncation() {
+    let world = prompt_only_world();
+    world.emulator.answers([
+        counting_plan(),
+        r#"{"goal": "Load the config", "steps": [{"id": 1, "title": "Add a config loader", "description": "Read config.json once.", "files": ["src/config.js"], "depends_on": []}]}"#.to_owned(),
+    ]);
+    world.emulator.token_delay(Duration::from_millis(1));
+    let outcome = world.call(&plan_request().max_tokens(4000)).unwrap();
+    let streams = world.emulator.wait_for_streams(2);
+    assert!(
+        !streams[0].completed,
+        "the client closed the counting stream"
+    );
+    assert!(
+        streams[0].chunks < streams[0].tokens / 4,
+        "cut early, not after {} of {} tokens",
+        streams[0].chunks,
+        streams[0].tokens
+    );
+    let meta = &outcome.meta;
+    assert_eq!(meta.reasks.len(), 1, "{:?}", meta.reasks);
+    assert_eq!(meta.reasks[0].class, FailureClass::Repetition);
+    assert_eq!(meta.reasks[0].action, Action::AntiRepetition);
+    assert_eq!(meta.reasks[0].max_tokens, 4000, "never a larger budget");
+    assert_eq!(value(&outcome)["goal"], "Load the config");
+}
+
 #[test]
 fn a_loop_that_is_never_broken_fails_as_repetition_with_the_loop_and_the_partial() {
     let world = prompt_only_world();

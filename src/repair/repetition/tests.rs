@@ -216,3 +216,177 @@ fn the_smallest_period_of_a_unit() {
     assert_eq!(smallest_period(b"aaaa"), 1);
     assert_eq!(smallest_period(b"x"), 1);
 }
+
+/// The plan SmolLM2 wrote in the out-of-sample run of issue 22: the steps are the same but for
+/// their `"id"`, a number outside any string, until the budget runs out.
+fn counted_steps(count: usize) -> String {
+    let steps: Vec<String> = (2..2 + count)
+        .map(|id| {
+            format!(
+                "{{\"id\":{id},\"title\":\"The plan is to add a config loader.\",\"description\":\"This script will be used to load the configuration from the file.\",\"files\":[\"config-loader.txt\"],\"depends_on\":[]}}"
+            )
+        })
+        .collect();
+    format!(
+        "{{\"goal\":\"src/args.js\",\"steps\":[{{\"id\":1,\"title\":\"Read the arguments\",\"description\":\"Parse argv.\",\"files\":[\"src/args.js\"],\"depends_on\":[]}},{}",
+        steps.join(",")
+    )
+}
+
+#[test]
+fn a_counter_in_a_number_value_loops_like_a_repeated_item() {
+    let text = counted_steps(12);
+    let found = find_repetition(&text).expect("the counted steps are a loop");
+    assert_eq!(found.kind, LoopKind::RepeatedMember, "{found}");
+    assert!(found.unit.starts_with("{\"id\":"), "{found:?}");
+    // Three items of about 190 bytes, after the first step.
+    assert!(
+        found.end < 1000,
+        "found only at byte {}: {found}",
+        found.end
+    );
+    assert_eq!(
+        found.period,
+        counted_steps(2).len() - counted_steps(1).len()
+    );
+    // The same with the counter pretty-printed, and with the counter in a key.
+    let pretty: String = (1..40)
+        .map(|n| {
+            format!("\n    {{\n      \"line\": {n},\n      \"message\": \"unused import\"\n    }},")
+        })
+        .collect();
+    assert!(find_repetition(&format!("{{\"findings\": [{pretty}")).is_some());
+    let keys: String = (1..60)
+        .map(|n| format!("\"step{n}\": \"run the tests\", "))
+        .collect();
+    let found = find_repetition(&format!("{{{keys}")).unwrap();
+    assert_eq!(found.kind, LoopKind::RepeatedMember);
+}
+
+#[test]
+fn a_loop_with_a_counter_that_reached_the_budget_runs_to_the_end() {
+    let text = counted_steps(20);
+    let cut = &text[..text.len() - 37];
+    let mut detector = RepetitionDetector::new();
+    assert!(detector.feed(cut).is_some());
+    assert!(detector.runs_to_the_end(cut));
+    // A loop the model left before the end is not running at the end.
+    let left = format!(
+        "{}],\"done\":\"yes, and a long tail that is not the loop at all\"",
+        counted_steps(6)
+    );
+    let mut detector = RepetitionDetector::new();
+    assert!(detector.feed(&left).is_some());
+    assert!(!detector.runs_to_the_end(&left));
+}
+
+/// Items that keep the title and files and change one clause of the description.
+fn alike_steps(count: usize) -> String {
+    let clauses = [
+        "so that the loader reads the file once",
+        "so that the settings are cached",
+        "and the defaults come from the environment",
+        "so that a missing file is an error",
+        "and the values are checked on load",
+        "so that the tests can replace it",
+    ];
+    let steps: Vec<String> = (0..count)
+        .map(|n| {
+            format!(
+                "{{\"id\": {}, \"title\": \"Add a config loader\", \"description\": \"Write the config loader in src/config.js {} before the server starts.\", \"files\": [\"src/config.js\", \"src/server.js\"], \"depends_on\": [{}]}}",
+                n + 1,
+                clauses[n % clauses.len()],
+                n
+            )
+        })
+        .collect();
+    format!(
+        "{{\"goal\": \"Load the config\", \"steps\": [{}",
+        steps.join(", ")
+    )
+}
+
+#[test]
+fn items_alike_but_for_a_few_words_are_a_loop() {
+    let text = alike_steps(10);
+    let found = find_repetition(&text).expect("alike steps are a loop");
+    assert_eq!(found.kind, LoopKind::SimilarItems, "{found}");
+    assert_eq!(found.repeats, items::MIN_ITEMS);
+    assert!(found.unit.starts_with("{\"id\": 1"), "{found:?}");
+    assert!(found.end < 1000, "{found}");
+    let mut detector = RepetitionDetector::new();
+    detector.feed(&text);
+    assert!(
+        detector.runs_to_the_end(&text),
+        "still in the loop at the end"
+    );
+    let closed = format!("{}], \"notes\": \"done\"}}", alike_steps(6));
+    let mut detector = RepetitionDetector::new();
+    detector.feed(&closed);
+    assert!(!detector.runs_to_the_end(&closed), "the list closed");
+}
+
+#[test]
+fn a_list_of_distinct_items_of_one_shape_is_not_a_loop() {
+    // Findings that share their keys, their severity and some words, as a real review does.
+    let findings = [
+        (
+            "src/db.rs",
+            12,
+            "The query is built with format! from user input: use a bound parameter.",
+        ),
+        (
+            "src/db.rs",
+            40,
+            "The connection is opened for every request instead of taken from the pool.",
+        ),
+        (
+            "src/api.rs",
+            7,
+            "The handler unwraps the body, so a malformed request panics the worker.",
+        ),
+        (
+            "src/api.rs",
+            88,
+            "The error is logged and then swallowed; the caller sees a 200 with no data.",
+        ),
+        (
+            "src/auth.rs",
+            3,
+            "The token comparison is not constant-time; use a constant-time equality.",
+        ),
+        (
+            "src/auth.rs",
+            61,
+            "Expired tokens are accepted for one hour because the clock skew is too large.",
+        ),
+        (
+            "tests/api.rs",
+            19,
+            "The test asserts only the status code, not the body it returned.",
+        ),
+    ];
+    let items: Vec<String> = findings
+        .iter()
+        .map(|(file, line, message)| {
+            format!("{{\"severity\": \"major\", \"file\": \"{file}\", \"line\": {line}, \"message\": \"{message}\"}}")
+        })
+        .collect();
+    let review = format!(
+        "{{\"verdict\": \"request_changes\", \"findings\": [{}]}}",
+        items.join(", ")
+    );
+    assert_eq!(find_repetition(&review), None);
+    // Tasks that differ only in their module, each a short item: left to the periodic rule,
+    // which sees no period.
+    let modules = [
+        "parser", "lexer", "printer", "checker", "linker", "loader", "runner", "cache",
+    ];
+    let tasks: Vec<String> = modules
+        .iter()
+        .map(|module| {
+            format!("{{\"title\": \"Test the {module}\", \"files\": [\"tests/{module}.rs\"]}}")
+        })
+        .collect();
+    assert_eq!(find_repetition(&format!("[{}]", tasks.join(", "))), None);
+}

@@ -1,0 +1,333 @@
+//! The similar-items rule: a list whose items are the same but for a counter or a few words.
+//!
+//! A small model that loops inside an array rarely repeats an item byte for byte: it counts
+//! (`"id": 3`, `"id": 4`), or it changes one clause of a description and keeps the title and
+//! the files. The periodic rule needs an exact period; this one compares whole items. It reads
+//! the text's JSON structure (strings, nesting, keys), and for every array it tracks (the
+//! outermost [`MAX_TRACKED`] containers) it keeps the words of the item being read and of the
+//! item before it. Words are runs of letters and digits inside strings that are not keys, and
+//! numbers outside strings; every run of digits reads as one word, so a counter is the same
+//! word in every item. When an item ends, it is compared with the one before: the share of the
+//! longer item's words that the other has too. [`MIN_ITEMS`] items in a row, each similar to
+//! the one before by at least [`SIMILARITY`] and holding at least [`MIN_WORDS`] words, over at
+//! least [`super::MIN_SPAN`] bytes, are a loop.
+//!
+//! Items of a few words (file names, short strings) are left to the periodic rule: two file
+//! names differ in one word of two, which says nothing. Each word costs one push per tracked
+//! array that holds it and each item a sort of its words, so a text is read in time linear in
+//! its length (times the tracked depth) and an item keeps at most [`MAX_WORDS`] words.
+
+/// The fewest items in a row that make a loop.
+pub const MIN_ITEMS: usize = 4;
+
+/// The fewest words an item must hold to be compared.
+pub const MIN_WORDS: usize = 8;
+
+/// How alike two items must be, in per mille: the words they share (as a multiset) over the
+/// words of the longer one.
+pub const SIMILARITY: usize = 750;
+
+/// Containers tracked from the outermost; deeper ones are counted, not compared.
+const MAX_TRACKED: usize = 16;
+
+/// Words kept of one item; an item with more is not compared.
+const MAX_WORDS: usize = 4096;
+
+/// A loop of similar items, found when its last item ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimilarRun {
+    /// Byte offset where the first item of the run starts.
+    pub start: usize,
+    /// Byte offset (exclusive) where the last item of the run ends.
+    pub end: usize,
+    /// Items in the run.
+    pub items: usize,
+}
+
+/// One open container.
+#[derive(Clone, Debug)]
+struct Level {
+    /// An array's item tracking; `None` for an object.
+    array: Option<Box<ArrayItems>>,
+    /// In an object: whether the next string is a key.
+    expect_key: bool,
+}
+
+/// The items of one open array.
+#[derive(Clone, Debug, Default)]
+struct ArrayItems {
+    /// Where the current item starts (`None` before its first byte).
+    start: Option<usize>,
+    /// The current item's words (hashes), unsorted; `None` once it holds too many.
+    words: Option<Vec<u32>>,
+    /// The previous item's words, sorted; empty when it was not comparable.
+    previous: Vec<u32>,
+    /// Similar items in a row, ending with the previous one (0 or 1: no run).
+    run: usize,
+    /// Where the run's first item starts.
+    run_start: usize,
+}
+
+/// Reads a text's structure one byte at a time and compares the items of its arrays.
+#[derive(Clone, Debug, Default)]
+pub struct Items {
+    levels: Vec<Level>,
+    /// Open containers beyond the tracked ones.
+    untracked: usize,
+    /// Inside a string, and whether it is a key; the byte before was a backslash.
+    in_string: bool,
+    in_key: bool,
+    escaped: bool,
+    /// The hash of the word being read, and its length so far (0: none).
+    word: u32,
+    word_len: usize,
+    /// Whether the word being read is a run of digits (read as one digit).
+    word_digits: bool,
+    /// The run of similar items found, if any.
+    found: Option<SimilarRun>,
+    /// After a run was found: whether it still goes on (no dissimilar item, its array open).
+    running: bool,
+    /// The level (index into `levels`) of the array the run was found in.
+    run_level: usize,
+}
+
+impl Items {
+    /// The run found so far.
+    pub fn found(&self) -> Option<&SimilarRun> {
+        self.found.as_ref()
+    }
+
+    /// Whether the run found has gone on to the byte read last: no item after it differed and
+    /// its array did not close.
+    pub fn still_running(&self) -> bool {
+        self.found.is_some() && self.running
+    }
+
+    /// Reads the byte at `at`.
+    pub fn step(&mut self, byte: u8, at: usize) {
+        if self.in_string {
+            self.string_byte(byte);
+            return;
+        }
+        let is_word = byte.is_ascii_alphanumeric();
+        if !is_word || (self.word_digits != byte.is_ascii_digit() && self.word_len > 0) {
+            self.end_word();
+        }
+        match byte {
+            b'"' => {
+                self.begin_value(at);
+                self.in_string = true;
+                self.in_key = self.tracked_top().is_some_and(|level| level.expect_key);
+            }
+            b'{' | b'[' => {
+                self.begin_value(at);
+                if self.untracked > 0 || self.levels.len() >= MAX_TRACKED {
+                    self.untracked += 1;
+                } else {
+                    self.levels.push(Level {
+                        array: (byte == b'[').then(Box::default),
+                        expect_key: byte == b'{',
+                    });
+                }
+            }
+            b'}' | b']' => {
+                if self.untracked > 0 {
+                    self.untracked -= 1;
+                } else if let Some(level) = self.levels.pop() {
+                    let depth = self.levels.len();
+                    if let Some(mut items) = level.array {
+                        let similar = items.end();
+                        self.judge(depth, &items, similar, at);
+                    }
+                    if self.running && depth <= self.run_level {
+                        // The run's array closed: the model left the loop.
+                        self.running = false;
+                    }
+                }
+            }
+            b',' if self.untracked == 0 => {
+                let depth = self.levels.len().saturating_sub(1);
+                match self.levels.last_mut() {
+                    Some(Level {
+                        array: Some(items), ..
+                    }) => {
+                        let similar = items.end();
+                        let items = std::mem::take(items);
+                        self.judge(depth, &items, similar, at);
+                        if let Some(Level {
+                            array: Some(slot), ..
+                        }) = self.levels.last_mut()
+                        {
+                            *slot = items;
+                        }
+                    }
+                    Some(level) => level.expect_key = true,
+                    None => {}
+                }
+            }
+            b':' => {
+                if self.untracked == 0
+                    && let Some(level) = self.levels.last_mut()
+                {
+                    level.expect_key = false;
+                }
+            }
+            _ if is_word => {
+                self.begin_value(at);
+                self.add_to_word(byte);
+            }
+            _ => {}
+        }
+    }
+
+    fn string_byte(&mut self, byte: u8) {
+        if self.escaped {
+            self.escaped = false;
+            // The letter of an escape (`\n`) is not a word.
+            return;
+        }
+        match byte {
+            b'\\' => {
+                self.end_word();
+                self.escaped = true;
+            }
+            b'"' => {
+                self.end_word();
+                self.in_string = false;
+                self.in_key = false;
+            }
+            _ if byte.is_ascii_alphanumeric() => {
+                if self.word_len > 0 && self.word_digits != byte.is_ascii_digit() {
+                    self.end_word();
+                }
+                self.add_to_word(byte);
+            }
+            _ => self.end_word(),
+        }
+    }
+
+    fn add_to_word(&mut self, byte: u8) {
+        let digit = byte.is_ascii_digit();
+        if self.word_len == 0 {
+            self.word_digits = digit;
+            self.word = 0x811C_9DC5;
+        }
+        self.word_len += 1;
+        if digit && self.word_len > 1 {
+            // Every run of digits is one word: a counter reads the same in every item.
+            return;
+        }
+        let byte = if digit {
+            b'0'
+        } else {
+            byte.to_ascii_lowercase()
+        };
+        self.word = (self.word ^ u32::from(byte)).wrapping_mul(0x0100_0193);
+    }
+
+    /// Ends the word being read and adds it to every tracked item that holds it.
+    fn end_word(&mut self) {
+        if self.word_len == 0 {
+            return;
+        }
+        self.word_len = 0;
+        if self.in_string && self.in_key {
+            return;
+        }
+        let word = self.word;
+        for level in &mut self.levels {
+            if let Some(items) = &mut level.array
+                && let Some(words) = &mut items.words
+            {
+                if words.len() >= MAX_WORDS {
+                    items.words = None;
+                } else {
+                    words.push(word);
+                }
+            }
+        }
+    }
+
+    /// A value begins at `at`: the first byte of the innermost array's item, if it has none.
+    fn begin_value(&mut self, at: usize) {
+        if self.untracked > 0 {
+            return;
+        }
+        if let Some(level) = self.levels.last_mut()
+            && let Some(items) = &mut level.array
+            && items.start.is_none()
+        {
+            items.start = Some(at);
+            items.words = Some(Vec::new());
+        }
+    }
+
+    fn tracked_top(&self) -> Option<&Level> {
+        if self.untracked > 0 {
+            None
+        } else {
+            self.levels.last()
+        }
+    }
+
+    /// After an item of the array at `level` ended at `at`: a run long enough is a loop, and a
+    /// dissimilar item ends the run found in that array.
+    fn judge(&mut self, level: usize, items: &ArrayItems, similar: Option<bool>, at: usize) {
+        let Some(similar) = similar else {
+            return;
+        };
+        if !similar && self.running && self.run_level == level {
+            self.running = false;
+        }
+        if self.found.is_none() && items.run >= MIN_ITEMS && at - items.run_start >= super::MIN_SPAN
+        {
+            self.found = Some(SimilarRun {
+                start: items.run_start,
+                end: at,
+                items: items.run,
+            });
+            self.running = true;
+            self.run_level = level;
+        }
+    }
+}
+
+impl ArrayItems {
+    /// The current item ends: whether it is similar to the one before (`None`: there was no
+    /// item, as in `[]`).
+    fn end(&mut self) -> Option<bool> {
+        let start = self.start.take()?;
+        let mut words = self.words.take().unwrap_or_default();
+        words.sort_unstable();
+        let comparable = words.len() >= MIN_WORDS;
+        let similar =
+            comparable && self.previous.len() >= MIN_WORDS && similar(&self.previous, &words);
+        if similar {
+            self.run += 1;
+        } else {
+            // This item may begin the next run.
+            self.run = 1;
+            self.run_start = start;
+        }
+        self.previous = if comparable { words } else { Vec::new() };
+        Some(similar)
+    }
+}
+
+/// Whether two items' sorted words are alike: the words they share (each as often as both
+/// hold it) are at least [`SIMILARITY`] per mille of the longer list.
+fn similar(left: &[u32], right: &[u32]) -> bool {
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    while i < left.len() && j < right.len() {
+        match left[i].cmp(&right[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    shared * 1000 >= SIMILARITY * left.len().max(right.len())
+}
