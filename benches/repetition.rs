@@ -15,15 +15,32 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use serde_json::{Value, json};
 use slmcode::repair::{RepetitionDetector, find_repetition};
 
-/// A plan with `steps` steps, each different (ids, dependencies, a file per step), pretty.
+/// A plan with `steps` steps, each different (its own words, ids, dependencies and file), pretty.
 fn plan(steps: u64) -> String {
+    const WORDS: [&str; 24] = [
+        "timeout", "layer", "parse", "reject", "default", "config", "retry", "socket", "buffer",
+        "header", "cache", "schema", "token", "stream", "limit", "error", "client", "server",
+        "queue", "worker", "table", "index", "flag", "test",
+    ];
+    let mut state = 0x2545_F491_4F6C_DD1D_u64;
+    let mut words = |count: usize| -> String {
+        (0..count)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                WORDS[(state % WORDS.len() as u64) as usize]
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     let steps: Vec<Value> = (1..=steps)
         .map(|id| {
             json!({
                 "id": id,
-                "title": format!("Wire the timeout through layer {id}"),
-                "description": "Add a `timeout_s` key with a default of 60.\nParse it as a positive integer and reject 0.",
-                "files": [format!("src/layer_{}/mod.rs", id * 7919 % 104_729)],
+                "title": format!("Wire the {} through layer {id}", words(3)),
+                "description": format!("Add a `{}` key with a default of 60.\nParse it as {} and reject 0.", words(2), words(6)),
+                "files": [format!("src/{}/mod.rs", words(2).replace(' ', "_"))],
                 "depends_on": if id > 1 { vec![id - 1, id / 2] } else { vec![] },
             })
         })

@@ -9,7 +9,7 @@ use serde_json::{Map, Number, Value};
 
 use super::coerce::{Coercer, Coercion, NumberTexts};
 use super::parse::{self, MAX_DEPTH, Parser, SHALLOW, Stop};
-use super::repetition::{Repetition, RepetitionDetector};
+use super::repetition::{Repetition, find_repetition};
 use super::rung::{Rung, RungSet};
 use super::write::drop_deep;
 use super::{Found, RepairOptions};
@@ -116,19 +116,15 @@ pub struct RepairFailure {
 }
 
 impl RepairFailure {
-    /// The same failure classed `repetition` when it was classed truncated and `text` ends in a
-    /// degenerate loop: the model was still looping when the budget ran out, so a larger budget
-    /// would only make the loop longer. The evidence (partial members) stays. A loop that ended
-    /// before the cut (`[[[[1`) is plain truncation.
+    /// The same failure classed `repetition` when it was classed truncated and `text` holds a
+    /// degenerate loop: the loop spent the budget (the model may have left one loop for
+    /// another, or for a string it never closed), so a larger budget would only make it
+    /// longer. The evidence (partial members) stays.
     pub(super) fn with_repetition(mut self, text: &str) -> RepairFailure {
         if self.class != FailureClass::Truncated {
             return self;
         }
-        let mut detector = RepetitionDetector::new();
-        let Some(repetition) = detector.feed(text).cloned() else {
-            return self;
-        };
-        if detector.runs_to_the_end(text) {
+        if let Some(repetition) = find_repetition(text) {
             self.message = format!("the answer loops: {repetition}; {}", self.message);
             self.class = FailureClass::Repetition;
             self.repetition = Some(repetition);

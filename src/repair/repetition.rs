@@ -20,7 +20,8 @@
 //!   ([`items`](self::items));
 //! - optional whitespace forever: [`WHITESPACE_RUN`] whitespace bytes in a row;
 //! - the digits of one number forever (`3.14159...` never ending): a number outside a string
-//!   with more than [`NUMBER_DIGITS`] digits, which no double can hold anyway;
+//!   with more than [`NUMBER_DIGITS`] digits, which no double can hold anyway, or more than
+//!   [`STRING_DIGITS`] digits in a row inside a string;
 //! - the same pair again is the first rule with a period that spans the pair.
 //!
 //! Each byte costs a constant amount of work (a hash update, one table read and write, one
@@ -46,6 +47,10 @@ pub const WHITESPACE_RUN: usize = 128;
 
 /// Digits in one number (outside strings) that count as a loop inside a number literal.
 pub const NUMBER_DIGITS: usize = 32;
+
+/// Digits in a row inside a string that count as a loop (`"Memory: 3333...`): more than a
+/// 256-bit number has in decimal, twice over.
+pub const STRING_DIGITS: usize = 160;
 
 /// How many bytes a period candidate is proposed from.
 const GRAM: usize = 12;
@@ -171,8 +176,6 @@ pub struct RepetitionDetector {
     digits: usize,
     number_start: usize,
     found: Option<Repetition>,
-    /// The period of a periodic loop found, in normalized bytes.
-    found_period: usize,
 }
 
 impl Default for RepetitionDetector {
@@ -199,7 +202,6 @@ impl RepetitionDetector {
             digits: 0,
             number_start: 0,
             found: None,
-            found_period: 0,
         }
     }
 
@@ -218,47 +220,6 @@ impl RepetitionDetector {
             self.step(bytes, at);
         }
         self.found.as_ref()
-    }
-
-    /// Whether the loop found goes on to the end of `text` (trailing whitespace aside), which
-    /// the detector has been fed up to the loop: the model was still in the loop when the
-    /// answer stopped. False when no loop was found.
-    pub fn runs_to_the_end(&mut self, text: &str) -> bool {
-        let Some(found) = &self.found else {
-            return false;
-        };
-        let bytes = text.as_bytes();
-        let rest = &bytes[self.seen.min(bytes.len())..];
-        match found.kind {
-            LoopKind::Whitespace => return rest.iter().all(u8::is_ascii_whitespace),
-            LoopKind::NumberDigits => {
-                return rest
-                    .iter()
-                    .all(|byte| byte.is_ascii_digit() || byte.is_ascii_whitespace());
-            }
-            LoopKind::SimilarItems => {
-                while self.seen < bytes.len() && self.items.still_running() {
-                    self.items.step(bytes[self.seen], self.seen);
-                    self.seen += 1;
-                }
-                return self.items.still_running();
-            }
-            LoopKind::RepeatedText | LoopKind::RepeatedMember => {}
-        }
-        let period = self.found_period;
-        while self.seen < bytes.len() {
-            let at = self.seen;
-            self.seen += 1;
-            let Some(byte) = self.fold.next(bytes, at) else {
-                continue;
-            };
-            self.normalized.push(byte);
-            let index = self.normalized.len() - 1;
-            if self.normalized[index - period] != byte {
-                return bytes[at..].iter().all(u8::is_ascii_whitespace);
-            }
-        }
-        true
     }
 
     fn step(&mut self, bytes: &[u8], at: usize) {
@@ -330,7 +291,6 @@ impl RepetitionDetector {
                     at + 1,
                     self.period,
                 ));
-                self.found_period = self.period;
             }
         }
     }
@@ -354,17 +314,21 @@ impl RepetitionDetector {
         } else {
             self.whitespace = 0;
         }
-        if in_string {
-            return;
-        }
+        // Inside a string only a run of digits counts (a counter is folded into one digit
+        // there, so the periodic rule cannot see digits without end).
+        let limit = if in_string {
+            STRING_DIGITS
+        } else {
+            NUMBER_DIGITS
+        };
         match byte {
-            b'"' => self.digits = 0,
+            b'"' if !in_string => self.digits = 0,
             b'0'..=b'9' => {
                 if self.digits == 0 {
                     self.number_start = at;
                 }
                 self.digits += 1;
-                if self.digits > NUMBER_DIGITS {
+                if self.digits > limit {
                     self.found = Some(Repetition {
                         kind: LoopKind::NumberDigits,
                         start: self.number_start,
@@ -375,6 +339,7 @@ impl RepetitionDetector {
                     });
                 }
             }
+            _ if in_string => self.digits = 0,
             // Inside a number literal: its sign, point and exponent do not end it.
             b'.' | b'e' | b'E' | b'+' | b'-' if self.digits > 0 => {}
             _ => self.digits = 0,

@@ -118,13 +118,27 @@ fn ten_thousand_levels_are_repaired_printed_and_dropped_on_a_test_thread() {
 #[test]
 fn truncation_is_found_at_depth() {
     let depth = 10_000;
+    // Ten thousand openers in a row are a loop (one byte repeated) as well as a truncation: an
+    // answer cut by its budget that holds a loop is classed repetition.
     let failure = repair(&format!("{}1", "[".repeat(depth)), &RepairOptions::new()).unwrap_err();
-    assert_eq!(failure.class, FailureClass::Truncated);
+    assert_eq!(failure.class, FailureClass::Repetition);
     let failure = repair(
         &format!("{}{{\"k\": \"cut", "[".repeat(depth)),
         &RepairOptions::new(),
     )
     .unwrap_err();
+    assert_eq!(failure.class, FailureClass::Repetition);
+    // Objects with a key of their own at every level do not loop: truncated.
+    let key = |n: usize| {
+        let letters = [
+            b'a' + (n % 26) as u8,
+            b'a' + (n / 26 % 26) as u8,
+            b'a' + (n / 676 % 26) as u8,
+        ];
+        String::from_utf8(letters.to_vec()).unwrap()
+    };
+    let distinct: String = (0..depth).map(|n| format!("{{\"{}\":", key(n))).collect();
+    let failure = repair(&format!("{distinct}\"cut"), &RepairOptions::new()).unwrap_err();
     assert_eq!(failure.class, FailureClass::Truncated);
     // A complete number followed by a comment: only closers are missing.
     let closed = repair(
@@ -134,7 +148,7 @@ fn truncation_is_found_at_depth() {
     .unwrap();
     assert_eq!(closed.rung, Rung::CloseBraces);
     drop_deep(closed.value);
-    // Truncated at depth inside a top-level object keeps its complete members.
+    // Cut at depth inside a top-level object keeps its complete members.
     let text = format!("{{\"a\": 1, \"deep\": {}", "[".repeat(depth));
     let failure = repair(&text, &RepairOptions::new()).unwrap_err();
     assert_eq!(Value::Object(failure.partial.unwrap()), json!({"a": 1}));

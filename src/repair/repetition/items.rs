@@ -83,24 +83,16 @@ pub struct Items {
     word_len: usize,
     /// Whether the word being read is a run of digits (read as one digit).
     word_digits: bool,
+    /// The hash of the word read before it.
+    previous_word: u32,
     /// The run of similar items found, if any.
     found: Option<SimilarRun>,
-    /// After a run was found: whether it still goes on (no dissimilar item, its array open).
-    running: bool,
-    /// The level (index into `levels`) of the array the run was found in.
-    run_level: usize,
 }
 
 impl Items {
     /// The run found so far.
     pub fn found(&self) -> Option<&SimilarRun> {
         self.found.as_ref()
-    }
-
-    /// Whether the run found has gone on to the byte read last: no item after it differed and
-    /// its array did not close.
-    pub fn still_running(&self) -> bool {
-        self.found.is_some() && self.running
     }
 
     /// Reads the byte at `at`.
@@ -134,37 +126,23 @@ impl Items {
                 if self.untracked > 0 {
                     self.untracked -= 1;
                 } else if let Some(level) = self.levels.pop() {
-                    let depth = self.levels.len();
                     if let Some(mut items) = level.array {
-                        let similar = items.end();
-                        self.judge(depth, &items, similar, at);
-                    }
-                    if self.running && depth <= self.run_level {
-                        // The run's array closed: the model left the loop.
-                        self.running = false;
+                        items.end();
+                        self.judge_run(items.run, items.run_start, at);
                     }
                 }
             }
-            b',' if self.untracked == 0 => {
-                let depth = self.levels.len().saturating_sub(1);
-                match self.levels.last_mut() {
-                    Some(Level {
-                        array: Some(items), ..
-                    }) => {
-                        let similar = items.end();
-                        let items = std::mem::take(items);
-                        self.judge(depth, &items, similar, at);
-                        if let Some(Level {
-                            array: Some(slot), ..
-                        }) = self.levels.last_mut()
-                        {
-                            *slot = items;
-                        }
-                    }
-                    Some(level) => level.expect_key = true,
-                    None => {}
+            b',' if self.untracked == 0 => match self.levels.last_mut() {
+                Some(Level {
+                    array: Some(items), ..
+                }) => {
+                    items.end();
+                    let (run, run_start) = (items.run, items.run_start);
+                    self.judge_run(run, run_start, at);
                 }
-            }
+                Some(level) => level.expect_key = true,
+                None => {}
+            },
             b':' => {
                 if self.untracked == 0
                     && let Some(level) = self.levels.last_mut()
@@ -234,7 +212,11 @@ impl Items {
         if self.in_string && self.in_key {
             return;
         }
-        let word = self.word;
+        // Items are compared on pairs of words in a row: a template whose slots hold other
+        // words (`"Wire the X through layer N"`) shares few pairs, a loop that changed a
+        // clause shares all the others.
+        let pair = (self.previous_word.rotate_left(16) ^ self.word).wrapping_mul(0x9E37_79B1);
+        self.previous_word = self.word;
         for level in &mut self.levels {
             if let Some(items) = &mut level.array
                 && let Some(words) = &mut items.words
@@ -242,7 +224,7 @@ impl Items {
                 if words.len() >= MAX_WORDS {
                     items.words = None;
                 } else {
-                    words.push(word);
+                    words.push(pair);
                 }
             }
         }
@@ -270,33 +252,26 @@ impl Items {
         }
     }
 
-    /// After an item of the array at `level` ended at `at`: a run long enough is a loop, and a
-    /// dissimilar item ends the run found in that array.
-    fn judge(&mut self, level: usize, items: &ArrayItems, similar: Option<bool>, at: usize) {
-        let Some(similar) = similar else {
-            return;
-        };
-        if !similar && self.running && self.run_level == level {
-            self.running = false;
-        }
-        if self.found.is_none() && items.run >= MIN_ITEMS && at - items.run_start >= super::MIN_SPAN
-        {
+    /// After an item ended at `at`, closing a run of `run` similar items from `run_start`: a
+    /// run long enough is a loop.
+    fn judge_run(&mut self, run: usize, run_start: usize, at: usize) {
+        if self.found.is_none() && run >= MIN_ITEMS && at - run_start >= super::MIN_SPAN {
             self.found = Some(SimilarRun {
-                start: items.run_start,
+                start: run_start,
                 end: at,
-                items: items.run,
+                items: run,
             });
-            self.running = true;
-            self.run_level = level;
         }
     }
 }
 
 impl ArrayItems {
-    /// The current item ends: whether it is similar to the one before (`None`: there was no
-    /// item, as in `[]`).
-    fn end(&mut self) -> Option<bool> {
-        let start = self.start.take()?;
+    /// The current item ends (if there was one: not in `[]`): it extends the run of similar
+    /// items or may begin the next one.
+    fn end(&mut self) {
+        let Some(start) = self.start.take() else {
+            return;
+        };
         let mut words = self.words.take().unwrap_or_default();
         words.sort_unstable();
         let comparable = words.len() >= MIN_WORDS;
@@ -310,7 +285,6 @@ impl ArrayItems {
             self.run_start = start;
         }
         self.previous = if comparable { words } else { Vec::new() };
-        Some(similar)
     }
 }
 

@@ -96,6 +96,15 @@ fn the_four_forms() {
     let lines = format!("{{\"a\": 1,{}", "\n\t \n".repeat(40));
     assert_eq!(find_repetition(&lines).unwrap().kind, LoopKind::Whitespace);
 
+    let memory = format!("{{\"details\": \"Memory: 3{}", "3".repeat(STRING_DIGITS));
+    let found = find_repetition(&memory).unwrap();
+    assert_eq!(
+        found.kind,
+        LoopKind::NumberDigits,
+        "digits without end in a string"
+    );
+    assert_eq!((found.start, found.end), (21, 22 + STRING_DIGITS));
+
     let pi = "{\"pi\": 3.14159265358979323846264338327950288419716939937510";
     let found = find_repetition(pi).unwrap();
     assert_eq!(found.kind, LoopKind::NumberDigits);
@@ -263,37 +272,21 @@ fn a_counter_in_a_number_value_loops_like_a_repeated_item() {
     assert_eq!(found.kind, LoopKind::RepeatedMember);
 }
 
-#[test]
-fn a_loop_with_a_counter_that_reached_the_budget_runs_to_the_end() {
-    let text = counted_steps(20);
-    let cut = &text[..text.len() - 37];
-    let mut detector = RepetitionDetector::new();
-    assert!(detector.feed(cut).is_some());
-    assert!(detector.runs_to_the_end(cut));
-    // A loop the model left before the end is not running at the end.
-    let left = format!(
-        "{}],\"done\":\"yes, and a long tail that is not the loop at all\"",
-        counted_steps(6)
-    );
-    let mut detector = RepetitionDetector::new();
-    assert!(detector.feed(&left).is_some());
-    assert!(!detector.runs_to_the_end(&left));
-}
-
-/// Items that keep the title and files and change one clause of the description.
+/// Items that keep the title and files and change a few words of the description, the way
+/// SmolLM2 wrote its `composition` agents (0.80 to 0.92 of their word pairs alike).
 fn alike_steps(count: usize) -> String {
     let clauses = [
-        "so that the loader reads the file once",
-        "so that the settings are cached",
-        "and the defaults come from the environment",
-        "so that a missing file is an error",
-        "and the values are checked on load",
-        "so that the tests can replace it",
+        "reads the file",
+        "parses the values",
+        "checks every key",
+        "caches the result",
+        "watches for changes",
+        "validates the schema",
     ];
     let steps: Vec<String> = (0..count)
         .map(|n| {
             format!(
-                "{{\"id\": {}, \"title\": \"Add a config loader\", \"description\": \"Write the config loader in src/config.js {} before the server starts.\", \"files\": [\"src/config.js\", \"src/server.js\"], \"depends_on\": [{}]}}",
+                "{{\"id\": {}, \"title\": \"Add a config loader\", \"description\": \"Write the config loader in src/config.js so that it {} before the server starts and the tests can replace it.\", \"files\": [\"src/config.js\", \"src/server.js\"], \"depends_on\": [{}]}}",
                 n + 1,
                 clauses[n % clauses.len()],
                 n
@@ -313,17 +306,7 @@ fn items_alike_but_for_a_few_words_are_a_loop() {
     assert_eq!(found.kind, LoopKind::SimilarItems, "{found}");
     assert_eq!(found.repeats, items::MIN_ITEMS);
     assert!(found.unit.starts_with("{\"id\": 1"), "{found:?}");
-    assert!(found.end < 1000, "{found}");
-    let mut detector = RepetitionDetector::new();
-    detector.feed(&text);
-    assert!(
-        detector.runs_to_the_end(&text),
-        "still in the loop at the end"
-    );
-    let closed = format!("{}], \"notes\": \"done\"}}", alike_steps(6));
-    let mut detector = RepetitionDetector::new();
-    detector.feed(&closed);
-    assert!(!detector.runs_to_the_end(&closed), "the list closed");
+    assert!(found.end < 1200, "within four items: {found}");
 }
 
 #[test]
