@@ -125,11 +125,13 @@ impl Items {
             b'}' | b']' => {
                 if self.untracked > 0 {
                     self.untracked -= 1;
-                } else if let Some(level) = self.levels.pop() {
-                    if let Some(mut items) = level.array {
-                        items.end();
-                        self.judge_run(items.run, items.run_start, at);
-                    }
+                } else if let Some(Level {
+                    array: Some(mut items),
+                    ..
+                }) = self.levels.pop()
+                {
+                    items.end();
+                    self.judge_run(items.run, items.run_start, at);
                 }
             }
             b',' if self.untracked == 0 => match self.levels.last_mut() {
