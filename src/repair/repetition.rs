@@ -40,7 +40,7 @@ use serde::Serialize;
 pub const MIN_SPAN: usize = 256;
 
 /// The fewest whole periods a periodic tail must hold to count as a loop.
-pub const MIN_REPEATS: usize = 3;
+pub const MIN_REPEATS: usize = 4;
 
 /// Whitespace bytes in a row that count as a whitespace loop.
 pub const WHITESPACE_RUN: usize = 128;

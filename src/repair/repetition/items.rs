@@ -38,7 +38,8 @@ const MAX_WORDS: usize = 4096;
 pub struct SimilarRun {
     /// Byte offset where the first item of the run starts.
     pub start: usize,
-    /// Byte offset (exclusive) where the last item of the run ends.
+    /// Byte offset (exclusive) of the end of the comma or bracket that ended the run's last
+    /// item: a text cut there shows the item ended, so the run is found again in it.
     pub end: usize,
     /// Items in the run.
     pub items: usize,
@@ -260,7 +261,7 @@ impl Items {
         if self.found.is_none() && run >= MIN_ITEMS && at - run_start >= super::MIN_SPAN {
             self.found = Some(SimilarRun {
                 start: run_start,
-                end: at,
+                end: at + 1,
                 items: run,
             });
         }
