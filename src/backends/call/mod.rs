@@ -231,22 +231,6 @@ pub fn structured_call(
                 let dropped = read.as_ref().map_or(0, |read| read.dropped);
                 meta.tools = Some(turn.meta(form.is_some(), dropped));
                 read.map(|read| (read.answer, read.rung, read.rungs_changed, read.coercions))
-                    .map_err(|mut failed| {
-                        // A call cut off by a loop is the loop's failure, whatever the rest
-                        // of the text looked like once cut.
-                        if matches!(
-                            failed.failure.class,
-                            FailureClass::Truncated
-                                | FailureClass::Prose
-                                | FailureClass::Malformed
-                                | FailureClass::Empty
-                        ) && let Some(repetition) = &meta.repetition
-                        {
-                            failed.failure.class = FailureClass::Repetition;
-                            failed.failure.repetition = Some(repetition.clone());
-                        }
-                        failed
-                    })
             }
             None => {
                 let repaired =
@@ -267,6 +251,24 @@ pub fn structured_call(
                     })
             }
         };
+        // An answer cut off by a loop is the loop's failure, whatever the rest of the text
+        // looked like once cut.
+        let read = read.map_err(|mut failed| {
+            if matches!(
+                failed.failure.class,
+                FailureClass::Truncated
+                    | FailureClass::Prose
+                    | FailureClass::Malformed
+                    | FailureClass::Empty
+            ) && let Some(repetition) = &meta.repetition
+            {
+                failed.failure.class = FailureClass::Repetition;
+                failed.failure.message =
+                    format!("the answer loops: {repetition}; {}", failed.failure.message);
+                failed.failure.repetition = Some(repetition.clone());
+            }
+            failed
+        });
         match read {
             Ok((answer, rung, rungs_changed, coercions)) => {
                 meta.repair_rung = Some(rung);
@@ -307,10 +309,10 @@ pub fn structured_call(
                     fresh_seed: exchange.jitter.next_u64() >> 33,
                 };
                 let next = match &plan.turn {
-                    Some(turn) => evolve::reask_tool_request(
-                        action, &original, &failed, turn, &text, &allowance,
-                    ),
-                    None => evolve::reask_request(action, &original, failure, &text, &allowance),
+                    Some(turn) => {
+                        evolve::reask_tool_request(action, &original, &failed, turn, &allowance)
+                    }
+                    None => evolve::reask_request(action, &original, failure, &allowance),
                 };
                 let Some(next) = next else {
                     meta.warnings.push(format!(

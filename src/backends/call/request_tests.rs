@@ -23,7 +23,7 @@ fn a_contract_injects_its_prompt_and_the_json_only_stops() {
     assert_eq!(plan.request.max_tokens, Some(2048));
     assert_eq!(plan.max_tokens_cap, DEFAULT_MAX_TOKENS_CAP);
     assert!(plan.strict_ready && !plan.tools);
-    assert_eq!((plan.name.as_str(), plan.reask), ("plan", 1));
+    assert_eq!((plan.name.as_str(), plan.reask), ("plan", 3));
 }
 
 #[test]
