@@ -90,13 +90,13 @@ pub const fn failure(class: FailureClass) -> Failure {
             Exit::NotJson,
             "the model answered without JSON",
             "re-ask for only one JSON object",
-            "try --reask 2; `slmcode doctor` shows which mechanism the endpoint enforces",
+            "try --reask 5 --call-timeout 120; `slmcode doctor` shows which mechanism the endpoint enforces",
         ),
         FailureClass::Malformed => (
             Exit::NotJson,
             "the model's JSON is broken beyond repair",
             "re-ask for only one JSON object",
-            "try --reask 2; `slmcode doctor` shows which mechanism the endpoint enforces",
+            "try --reask 5 --call-timeout 120; `slmcode doctor` shows which mechanism the endpoint enforces",
         ),
         FailureClass::Truncated => (
             Exit::Truncated,
@@ -108,31 +108,31 @@ pub const fn failure(class: FailureClass) -> Failure {
             Exit::SchemaViolation,
             "the answer does not satisfy the schema",
             RESHAPE,
-            "try --reask 2 or a clearer --prompt; `slmcode doctor` shows what the endpoint enforces",
+            "try --reask 5 --call-timeout 120 or a clearer --prompt; `slmcode doctor` shows what the endpoint enforces",
         ),
         FailureClass::UnknownTool => (
             Exit::SchemaViolation,
             "the model called a tool the file does not have",
             RESHAPE,
-            "try --reask 2, or describe the tools better in the file",
+            "try --reask 5 --call-timeout 120, or describe the tools better in the file",
         ),
         FailureClass::ToolNotChosen => (
             Exit::SchemaViolation,
             "the model called another tool than --tool-choice names",
             RESHAPE,
-            "try --reask 2; an engine that enforces json_schema or a grammar prevents it",
+            "try --reask 5 --call-timeout 120; an engine that enforces json_schema or a grammar prevents it",
         ),
         FailureClass::InvalidArguments => (
             Exit::SchemaViolation,
             "the call's arguments violate the tool's parameters (listed above)",
             RESHAPE,
-            "try --reask 2 or a clearer --prompt",
+            "try --reask 5 --call-timeout 120 or a clearer --prompt",
         ),
         FailureClass::Repetition => (
             Exit::Repetition,
             "the model fell into a loop",
             "re-ask with anti-repetition sampling (penalties, a fresh seed, a small temperature), not a larger max_tokens",
-            "try --reask 2, keep anti_repetition = always, or a larger model; a larger --max-tokens only makes the loop longer",
+            "try --reask 5 --call-timeout 120, keep anti_repetition = always, or a larger model; a larger --max-tokens only makes the loop longer",
         ),
     };
     Failure {
@@ -236,7 +236,7 @@ mod tests {
         );
         assert_eq!(
             failure(FailureClass::Malformed).call_hint(" under json_schema"),
-            "the model's JSON is broken beyond repair under json_schema: try --reask 2; \
+            "the model's JSON is broken beyond repair under json_schema: try --reask 5 --call-timeout 120; \
              `slmcode doctor` shows which mechanism the endpoint enforces"
         );
     }

@@ -148,15 +148,15 @@ fn numeric_checks_recommend_the_nearest_passing_value() {
 
 #[test]
 fn too_many_reasks_fail_the_reask_check() {
-    let assessment = assess(&resolved(&format!("{READY}reask = 3\n"), &[]));
+    let assessment = assess(&resolved(&format!("{READY}reask = 5\n"), &[]));
     assert_eq!(failing(&assessment), ["reask"]);
     let changes: Vec<_> = assessment.changes().cloned().collect();
     assert_eq!(
         changes,
         [Change {
             key: Key::Reask,
-            before: SettingValue::Integer(3),
-            after: SettingValue::Integer(1)
+            before: SettingValue::Integer(5),
+            after: SettingValue::Integer(3)
         }]
     );
 }

@@ -130,11 +130,11 @@ pub fn hint(violation: &SchemaViolation) -> String {
     match violation.class {
         // Without a tool call, the class says what came instead of the call.
         FailureClass::Empty | FailureClass::Prose | FailureClass::Malformed => format!(
-            "the model answered without a tool call under {}: try --reask 2, or --tool-choice auto to accept an answer",
+            "the model answered without a tool call under {}: try --reask 5 --call-timeout 120, or --tool-choice auto to accept an answer",
             violation.meta.mechanism
         ),
         FailureClass::WrongShape => {
-            "the model answered instead of calling, and the answer does not satisfy the schema: try --reask 2".to_owned()
+            "the model answered instead of calling, and the answer does not satisfy the schema: try --reask 5 --call-timeout 120".to_owned()
         }
         class => exit::failure(class).call_hint(""),
     }
