@@ -1,5 +1,6 @@
-//! End-to-end tests against a REAL small model: SmolLM2-135M-Instruct behind llama.cpp's server
-//! (`MODEL=smollm2 tests/real-engine/start.sh`; `SLMCODE_E2E_REAL_ENDPOINT` is its base URL).
+//! End-to-end tests against REAL small models behind llama.cpp's server: SmolLM2-135M-Instruct
+//! (`MODEL=smollm2 tests/real-engine/start.sh`; `SLMCODE_E2E_REAL_ENDPOINT` is its base URL), and
+//! a second family, Qwen2.5-Coder-0.5B-Instruct (`MODEL=qwen`; `SLMCODE_E2E_QWEN_ENDPOINT`).
 //! What only a real model shows: answers that loop under a constraint, prose and fences when
 //! nothing constrains it, and a model slow enough for a deadline to matter. Every run is at
 //! temperature 0 (the default). Greedy answers repeat for the same server state, but llama.cpp
@@ -27,10 +28,35 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// The real model's endpoint and model name and this test's turn, or `None` (and a note) when
 /// the variable is unset.
 fn real_model(test: &str) -> Option<(String, String, MutexGuard<'static, ()>)> {
-    match std::env::var("SLMCODE_E2E_REAL_ENDPOINT") {
-        Ok(endpoint) if !endpoint.trim().is_empty() => Some((
-            endpoint.trim_end_matches('/').to_owned(),
-            std::env::var("SLMCODE_E2E_REAL_MODEL").unwrap_or_else(|_| "smollm2".to_owned()),
+    served(
+        test,
+        "SLMCODE_E2E_REAL_ENDPOINT",
+        "SLMCODE_E2E_REAL_MODEL",
+        "smollm2",
+    )
+}
+
+/// The second real model (another family: Qwen2.5-Coder-0.5B-Instruct, `MODEL=qwen
+/// tests/real-engine/start.sh`), as [`real_model`].
+fn second_model(test: &str) -> Option<(String, String, MutexGuard<'static, ()>)> {
+    served(
+        test,
+        "SLMCODE_E2E_QWEN_ENDPOINT",
+        "SLMCODE_E2E_QWEN_MODEL",
+        "qwen",
+    )
+}
+
+fn served(
+    test: &str,
+    endpoint: &str,
+    model: &str,
+    start: &'static str,
+) -> Option<(String, String, MutexGuard<'static, ()>)> {
+    match std::env::var(endpoint) {
+        Ok(url) if !url.trim().is_empty() => Some((
+            url.trim_end_matches('/').to_owned(),
+            std::env::var(model).unwrap_or_else(|_| start.to_owned()),
             ONE_AT_A_TIME
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner()),
@@ -38,7 +64,11 @@ fn real_model(test: &str) -> Option<(String, String, MutexGuard<'static, ()>)> {
         _ => {
             crate::skip(
                 test,
-                "SLMCODE_E2E_REAL_ENDPOINT is not set: start the real model with MODEL=smollm2 tests/real-engine/start.sh",
+                if start == "qwen" {
+                    "SLMCODE_E2E_QWEN_ENDPOINT is not set: start the second real model with MODEL=qwen tests/real-engine/start.sh"
+                } else {
+                    "SLMCODE_E2E_REAL_ENDPOINT is not set: start the real model with MODEL=smollm2 tests/real-engine/start.sh"
+                },
             );
             None
         }
@@ -132,6 +162,103 @@ fn a_loop_is_cut_off_within_its_first_kilobyte_and_the_servers_slot_is_freed() {
             "the slot is still generating after the stream was closed"
         );
         std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A placeholder check that SmolLM2 answers, at temperature 0 under the server's json_schema
+/// and without the penalties, with the same location again and again, its `"line"` counting up
+/// (tests/fixtures/loops-collected/): a loop whose counter is a number outside any string.
+const PLACEHOLDER_RUST: &str = "Check this code for placeholders.\nFile: src/sync.rs\n1  pub fn pull(remote: &Remote) -> Result<Vec<Change>> {\n2      todo!()\n3  }\n4  pub fn push(remote: &Remote, changes: &[Change]) -> Result<()> {\n5      // FIXME: retry on network errors\n6      remote.send(changes)\n7  }\n8  pub fn merge(a: &Change, b: &Change) -> Change {\n9      unimplemented!(\"three-way merge\")\n10 }";
+
+#[test]
+fn a_loop_that_counts_is_cut_off_early_and_re_asked_as_a_loop_never_with_a_larger_budget() {
+    let Some((endpoint, model, _turn)) = real_model("real_model::counter_loop") else {
+        return;
+    };
+    let slm = slm(&endpoint, &model);
+    let loops = |reask: &str| {
+        generate(
+            &slm,
+            &[
+                "--schema",
+                "placeholder",
+                "--prompt",
+                PLACEHOLDER_RUST,
+                "--mechanism",
+                "json_schema",
+                "--anti-repetition",
+                "reask",
+                "--reask",
+                reask,
+            ],
+        )
+    };
+    let run = loops("0");
+    run.code(7);
+    let json = run.json();
+    assert_eq!(json["error"]["class"], "repetition", "{json}");
+    let meta = &json["meta"];
+    assert_eq!(meta["stream_end"], "repetition");
+    let repetition = &meta["repetition"];
+    assert!(
+        ["repeated_member", "similar_items"].contains(&repetition["kind"].as_str().unwrap()),
+        "{repetition}"
+    );
+    assert!(
+        repetition["end"].as_u64().unwrap() <= 1536,
+        "caught at byte {}, not after the budget",
+        repetition["end"]
+    );
+    assert!(
+        !run.stderr.contains("--max-tokens") || run.stderr.contains("only makes the loop longer"),
+        "{}",
+        run.stderr
+    );
+    // With re-asks allowed, every one after the loop is an anti-repetition re-ask with the
+    // same budget, never a raise.
+    let run = loops("2");
+    let json = run.json();
+    let meta = &json["meta"];
+    let reasks = meta["reasks"].as_array().unwrap();
+    assert!(!reasks.is_empty(), "{json}");
+    assert_eq!(reasks[0]["class"], "repetition", "{json}");
+    for reask in reasks {
+        assert_ne!(reask["action"], "raise_max_tokens", "{json}");
+        if reask["class"] == "repetition" {
+            assert_eq!(reask["action"], "anti_repetition", "{json}");
+            assert_eq!(reask["max_tokens"], 2048, "{json}");
+        }
+    }
+}
+
+#[test]
+fn the_second_model_family_answers_validly_under_the_defaults() {
+    let Some((endpoint, model, _turn)) = second_model("real_model::second_family") else {
+        return;
+    };
+    let slm = slm(&endpoint, &model);
+    for (contract, prompt) in [
+        ("worker", WORKER),
+        ("placeholder", PLACEHOLDER_RUST),
+        (
+            "scope_judge",
+            "The task is: fix the off-by-one error in the pagination of the /users endpoint. \
+             The agent also rewrote the whole README. Is the README rewrite in scope?",
+        ),
+    ] {
+        let run = generate(&slm, &["--schema", contract, "--prompt", prompt]);
+        let json = run.code(0).json();
+        let value = &json["value"];
+        assert!(
+            schema::contract(contract).unwrap().validate(value).is_ok(),
+            "{contract}: {value}"
+        );
+        assert_eq!(json["meta"]["streamed"], true);
+        assert!(
+            json["meta"]["elapsed_ms"].as_u64().unwrap() <= 60_000,
+            "{contract}: {}",
+            json["meta"]
+        );
     }
 }
 
