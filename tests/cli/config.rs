@@ -329,9 +329,9 @@ thinking               auto            default
 grammar_whitespace     compact         default
 schema_in_prompt       false           default
 timeout_s              120             default
-call_timeout_s         300             default
+call_timeout_s         60              default
 probe_timeout_s        20              default
-reask                  1               default
+reask                  3               default
 record_stats           true            default
 serve_listen           127.0.0.1:8090  default
 serve_key_env          (unset)         default

@@ -86,7 +86,7 @@ fn json_output_has_the_value_and_the_meta() {
     assert_eq!(meta["streamed"], true);
     assert_eq!(meta["stream_end"], "finished");
     assert_eq!(meta["repetition"], Value::Null);
-    assert_eq!(meta["deadline_s"], 300.0);
+    assert_eq!(meta["deadline_s"], 60.0);
     assert_eq!(meta["demotions"], json!([]));
     assert_eq!(meta["repair_rung"], "none");
     assert_eq!(meta["attempts"], 1);
@@ -142,7 +142,7 @@ fn a_schema_violation_after_every_attempt_exits_5_with_the_evidence() {
     // The liar accepts every field and enforces none: its answer is a fenced greeting.
     let emulator = Emulator::start(Profile::liar());
     let slm = slm_for(&emulator, "openai-compatible");
-    let run = slm.run(scope(&["--json"]), "");
+    let run = slm.run(scope(&["--json", "--reask", "1"]), "");
     run.code(5);
     let json = run.json();
     let error = &json["error"];
@@ -209,7 +209,7 @@ fn no_json_at_all_exits_3_and_says_nothing_constrained_the_output() {
     let mut slm = slm_for(&emulator, "llamacpp");
     slm.env("SLMCODE_STRUCTURED_DECODING", "off");
     emulator.answers(["I cannot answer that.", "Still no."]);
-    let run = slm.run(scope(&["--json"]), "");
+    let run = slm.run(scope(&["--json", "--reask", "1"]), "");
     run.code(3);
     let json = run.json();
     assert_eq!(json["error"]["kind"], "not_json");
@@ -510,6 +510,8 @@ fn a_loop_that_re_asks_do_not_break_exits_7_with_the_loop_in_the_json() {
             "prompt_only",
             "--max-tokens",
             "6000",
+            "--reask",
+            "1",
         ]),
         "",
     );
@@ -627,7 +629,7 @@ fn verbose_ends_with_the_retries_and_what_degraded() {
     let mut slm = slm_for(&emulator, "llamacpp");
     slm.env("SLMCODE_STRUCTURED_DECODING", "off");
     emulator.answers(["No.", "Still no."]);
-    let run = slm.run(scope(&["--verbose"]), "");
+    let run = slm.run(scope(&["--verbose", "--reask", "1"]), "");
     run.code(3);
     assert!(
         run.stderr

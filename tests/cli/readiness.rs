@@ -30,9 +30,9 @@ structured_decoding  auto                                    auto               
 model                (unset)                                 set                           0/10
 endpoint             (unset: the provider's default)         set                           0/10
 timeout_s            120                                     120 to 600                    5/5
-call_timeout_s       300                                     60 to 900                     5/5
+call_timeout_s       60                                      60 to 900                     5/5
 probe_timeout_s      20                                      20 to 60                      5/5
-reask                1                                       at most 1                     10/10
+reask                3                                       at most 3                     10/10
 max_tokens           2048                                    2048 to 8192                  10/10
 temperature          0                                       at most 0.2                   10/10
 anti_repetition      always                                  always                        10/10
@@ -121,9 +121,9 @@ structured_decoding  off                            auto                        
 model                qwen2.5-coder:7b               set                           10/10
 endpoint             http://127.0.0.1:8080/v1       set                           10/10
 timeout_s            120                            120 to 600                    5/5
-call_timeout_s       300                            60 to 900                     5/5
+call_timeout_s       60                             60 to 900                     5/5
 probe_timeout_s      20                             20 to 60                      5/5
-reask                1                              at most 1                     10/10
+reask                3                              at most 3                     10/10
 max_tokens           2048                           2048 to 8192                  10/10
 temperature          0                              at most 0.2                   10/10
 anti_repetition      always                         always                        10/10

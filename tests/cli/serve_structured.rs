@@ -202,7 +202,8 @@ fn an_exhausted_call_is_an_openai_error_with_the_class_the_errors_and_partial() 
         "{\"name\": \"Ada\", \"age\": \"old\"}".to_owned(),
         "{\"name\": \"Ada\", \"age\": \"very old\"}".to_owned(),
     ]);
-    let slm = unconstrained(&emulator);
+    let mut slm = unconstrained(&emulator);
+    slm.env("SLMCODE_REASK", "1");
     let served = Served::start(&slm, &[]);
     let (status, headers, text) = post(
         &served.url("/v1/chat/completions"),

@@ -514,7 +514,18 @@ fn violation_hint(violation: &SchemaViolation) -> String {
             " and no re-ask was allowed".to_owned()
         }
         FailureClass::Repetition => {
-            " and the re-ask with anti-repetition sampling did not break it".to_owned()
+            let loops = meta
+                .reasks
+                .iter()
+                .filter(|reask| reask.class == FailureClass::Repetition)
+                .count();
+            match loops {
+                0 => " and the re-asks did not break it".to_owned(),
+                1 => " and the re-ask with anti-repetition sampling did not break it".to_owned(),
+                _ => format!(
+                    " and {loops} re-asks with anti-repetition sampling and fresh seeds did not break it"
+                ),
+            }
         }
         FailureClass::Truncated => meta.reasks.last().map_or_else(String::new, |reask| {
             format!(" (the last request had {})", reask.max_tokens)

@@ -4,13 +4,17 @@
 //! (`"id": 3`, `"id": 4`), or it changes one clause of a description and keeps the title and
 //! the files. The periodic rule needs an exact period; this one compares whole items. It reads
 //! the text's JSON structure (strings, nesting, keys), and for every array it tracks (the
-//! outermost [`MAX_TRACKED`] containers) it keeps the words of the item being read and of the
-//! item before it. Words are runs of letters and digits inside strings that are not keys, and
-//! numbers outside strings; every run of digits reads as one word, so a counter is the same
-//! word in every item. When an item ends, it is compared with the one before: the share of the
-//! longer item's words that the other has too. [`MIN_ITEMS`] items in a row, each similar to
-//! the one before by at least [`SIMILARITY`] and holding at least [`MIN_WORDS`] words, over at
-//! least [`super::MIN_SPAN`] bytes, are a loop.
+//! outermost [`MAX_TRACKED`] containers) it keeps the pairs of words in a row of the item
+//! being read and of the item before it. Words are runs of letters and digits inside strings
+//! that are not keys, and numbers outside strings; every run of digits reads as one word, so a
+//! counter is the same word in every item. Pairs, not single words: a template whose slots hold
+//! other words (`"Wire the X through layer N"`) shares few pairs, while a loop that changed a
+//! clause shares all the others. When an item ends, it is compared with the one before: the
+//! share of the longer item's pairs that the other has too. [`MIN_ITEMS`] items in a row, each
+//! similar to the one before by at least [`SIMILARITY`] and holding at least [`MIN_WORDS`]
+//! pairs, over at least [`super::MIN_SPAN`] bytes, are a loop. The thresholds come from the
+//! loops two real models wrote (`tests/fixtures/loops-collected/`: their alike items share 0.77
+//! to 1.0 of their pairs) and from their plain answers, which stay below.
 //!
 //! Items of a few words (file names, short strings) are left to the periodic rule: two file
 //! names differ in one word of two, which says nothing. Each word costs one push per tracked
@@ -20,17 +24,17 @@
 /// The fewest items in a row that make a loop.
 pub const MIN_ITEMS: usize = 4;
 
-/// The fewest words an item must hold to be compared.
+/// The fewest pairs of words an item must hold to be compared.
 pub const MIN_WORDS: usize = 8;
 
-/// How alike two items must be, in per mille: the words they share (as a multiset) over the
-/// words of the longer one.
+/// How alike two items must be, in per mille: the pairs of words they share (as a multiset)
+/// over the pairs of the longer one.
 pub const SIMILARITY: usize = 750;
 
 /// Containers tracked from the outermost; deeper ones are counted, not compared.
 const MAX_TRACKED: usize = 16;
 
-/// Words kept of one item; an item with more is not compared.
+/// Pairs of words kept of one item; an item with more is not compared.
 const MAX_WORDS: usize = 4096;
 
 /// A loop of similar items, found when its last item ended.
@@ -59,9 +63,9 @@ struct Level {
 struct ArrayItems {
     /// Where the current item starts (`None` before its first byte).
     start: Option<usize>,
-    /// The current item's words (hashes), unsorted; `None` once it holds too many.
+    /// The current item's pairs of words (hashes), unsorted; `None` once it holds too many.
     words: Option<Vec<u32>>,
-    /// The previous item's words, sorted; empty when it was not comparable.
+    /// The previous item's pairs of words, sorted; empty when it was not comparable.
     previous: Vec<u32>,
     /// Similar items in a row, ending with the previous one (0 or 1: no run).
     run: usize,
@@ -206,7 +210,7 @@ impl Items {
         self.word = (self.word ^ u32::from(byte)).wrapping_mul(0x0100_0193);
     }
 
-    /// Ends the word being read and adds it to every tracked item that holds it.
+    /// Ends the word being read and adds the pair it closes to every tracked item that holds it.
     fn end_word(&mut self) {
         if self.word_len == 0 {
             return;
@@ -291,8 +295,8 @@ impl ArrayItems {
     }
 }
 
-/// Whether two items' sorted words are alike: the words they share (each as often as both
-/// hold it) are at least [`SIMILARITY`] per mille of the longer list.
+/// Whether two items' sorted pairs of words are alike: the pairs they share (each as often as
+/// both hold it) are at least [`SIMILARITY`] per mille of the longer list.
 fn similar(left: &[u32], right: &[u32]) -> bool {
     let (mut i, mut j, mut shared) = (0, 0, 0);
     while i < left.len() && j < right.len() {
