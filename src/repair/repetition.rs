@@ -64,7 +64,7 @@ const UNIT_CHARS: usize = 80;
 /// The multiplier of the rolling hash.
 const BASE: u64 = 0x0100_0000_01b3;
 
-/// Which of the four forms a loop takes.
+/// Which form a loop takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LoopKind {
