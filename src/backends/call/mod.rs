@@ -309,10 +309,10 @@ pub fn structured_call(
                     fresh_seed: exchange.jitter.next_u64() >> 33,
                 };
                 let next = match &plan.turn {
-                    Some(turn) => {
-                        evolve::reask_tool_request(action, &original, &failed, turn, &allowance)
-                    }
-                    None => evolve::reask_request(action, &original, failure, &allowance),
+                    Some(turn) => evolve::reask_tool_request(
+                        action, &original, &failed, turn, &text, &allowance,
+                    ),
+                    None => evolve::reask_request(action, &original, failure, &text, &allowance),
                 };
                 let Some(next) = next else {
                     meta.warnings.push(format!(

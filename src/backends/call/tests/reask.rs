@@ -1,4 +1,4 @@
-//! Failure-matched re-asks: truncation gets a fresh attempt with a doubled budget, prose and
+//! Failure-matched re-asks: truncation gets the partial back and a doubled budget, prose and
 //! wrong shape a hard reset with the errors, empty the original request again; and the
 //! evidence of a call that ran out of attempts.
 
@@ -12,7 +12,7 @@ use crate::repair::{FailureClass, Rung};
 const SHORTEST_SCOPE: &str = r#"{"reason":"a","in_scope":true}"#;
 
 #[test]
-fn a_truncated_answer_is_asked_again_afresh_with_twice_the_budget() {
+fn a_truncated_answer_gets_one_reask_with_the_partial_and_twice_the_budget() {
     let world = World::new(Profile::openai(), Provider::OpenAi);
     world.cached(&[WireForm::JsonSchemaStrict]);
     let budget = SHORTEST_SCOPE.len() as u32 - 8;
@@ -26,10 +26,17 @@ fn a_truncated_answer_is_asked_again_afresh_with_twice_the_budget() {
         "json_schema_strict",
         "the re-ask keeps its wire form"
     );
-    assert_eq!(
-        bodies[1]["messages"], bodies[0]["messages"],
-        "a fresh attempt: the partial answer is not sent back"
-    );
+    let last = bodies[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["role"], "user");
+    let text = last["content"].as_str().unwrap();
+    let partial: String = SHORTEST_SCOPE.chars().take(budget as usize).collect();
+    assert!(text.contains(&partial), "{text}");
+    assert!(text.contains("Return the COMPLETE JSON object"), "{text}");
     assert_eq!(value(&outcome), &json!({"reason": "a", "in_scope": true}));
     assert_eq!(
         outcome.meta.reasks,

@@ -164,7 +164,7 @@ fn an_unknown_tool_written_as_text_fails_in_its_class_with_no_reask_left() {
 }
 
 #[test]
-fn a_cut_off_call_is_asked_again_afresh_with_a_larger_budget() {
+fn a_cut_off_call_gets_the_partial_back_and_a_larger_budget() {
     let world = open_world();
     let call = "{\"name\": \"read_file\", \"arguments\": {\"path\": \"README.md\"}}";
     world.emulator.answers([call, call]);
@@ -173,10 +173,12 @@ fn a_cut_off_call_is_asked_again_afresh_with_a_larger_budget() {
         .unwrap();
     let bodies = world.emulator.chat_bodies();
     assert_eq!(bodies[1]["max_tokens"], 60);
-    assert_eq!(
-        bodies[1]["messages"], bodies[0]["messages"],
-        "the cut-off call is not sent back"
+    let text = reask_text(&world);
+    assert!(
+        text.starts_with("Your previous tool call was cut off:\n{\"name\": \"read_file\""),
+        "{text}"
     );
+    assert!(text.contains("Write the complete call again"), "{text}");
     assert_eq!(outcome.meta.reasks[0].class, FailureClass::Truncated);
     assert_eq!(calls(&outcome)[0].arguments, json!({"path": "README.md"}));
 }

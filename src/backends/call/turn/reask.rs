@@ -5,14 +5,16 @@
 //! - `invalid_arguments`: each validation error at its pointer, and that tool's parameters;
 //! - no call where one was required (`empty`, `prose`, `malformed`): exactly one call, in the
 //!   form `{"name": ..., "arguments": {...}}`, among the tools the choice allows;
-//! - `truncated`: no message: the original request again with a larger budget
-//!   ([`super::super::evolve`]).
+//! - `truncated`: the cut-off call back, and "write the complete call".
 
 use crate::repair::{FailureClass, RepairFailure};
 use crate::tools::ToolChoice;
 
 use super::super::evolve::push_problems;
 use super::ToolTurn;
+
+/// How much of a cut-off answer goes back.
+const PARTIAL_LIMIT: usize = 6000;
 
 /// The user message a reset re-ask sends after `failure` of a call to `called`.
 pub(crate) fn reset_text(turn: &ToolTurn, failure: &RepairFailure, called: Option<&str>) -> String {
@@ -60,6 +62,15 @@ pub(crate) fn reset_text(turn: &ToolTurn, failure: &RepairFailure, called: Optio
             ),
         },
     }
+}
+
+/// The re-ask after a cut-off call: the call as far as it came, and "the complete call".
+pub(crate) fn completion_text(text: &str) -> String {
+    let partial: String = text.chars().take(PARTIAL_LIMIT).collect();
+    format!(
+        "Your previous tool call was cut off:\n{partial}\nWrite the complete call again, from \
+         its start to its end; keep the arguments shorter if you must."
+    )
 }
 
 /// "Call exactly one ...", in the form the turn expects.
@@ -160,6 +171,11 @@ mod tests {
         assert_eq!(
             text,
             "Your previous response did not call a tool. Call exactly one tool, exactly once, as {\"name\": \"<tool name>\", \"arguments\": {<its arguments>}}."
+        );
+        let cut = completion_text("{\"name\": \"read_file\", \"argu");
+        assert!(
+            cut.contains("\"argu\nWrite the complete call again"),
+            "{cut}"
         );
     }
 }
