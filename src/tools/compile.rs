@@ -35,11 +35,15 @@ const FORMAT: &str = "slmcode.tools.v1";
 pub enum Policy {
     /// `none`: the tools are not sent and nothing is constrained.
     NoTools,
-    /// `auto` without an answer shape: sent without a constraint; a call the model writes as
-    /// text is extracted afterwards.
+    /// Sent without a constraint; a call the model writes as text is extracted afterwards:
+    /// `auto` whose call-or-answer union could not be compiled.
     Unconstrained,
     /// The output is constrained to the branches (and the answer shape, when there is one).
     Constrained,
+    /// `auto` without an answer shape: one call, or text that does not open with `{`. Only a
+    /// grammar says that; under any other mechanism the request goes unconstrained and a call
+    /// written as text is extracted.
+    CallOrText,
 }
 
 impl Policy {
@@ -49,6 +53,7 @@ impl Policy {
             Policy::NoTools => "no_tools",
             Policy::Unconstrained => "unconstrained",
             Policy::Constrained => "constrained",
+            Policy::CallOrText => "call_or_text",
         }
     }
 }
@@ -183,9 +188,9 @@ pub(crate) fn compile_canonical(
             Vec::new(),
         ),
         ToolChoice::Auto if options.answer.is_none() => (
-            Policy::Unconstrained,
-            "tool_choice auto without an answer shape: declining to call cannot be expressed in the constraint, so the request goes unconstrained and calls written as text are extracted".to_owned(),
-            Vec::new(),
+            Policy::CallOrText,
+            "tool_choice auto: the output is one tool call or a plain-text answer; a grammar constrains the call and leaves the text free, any other mechanism leaves both free and a call written as text is extracted".to_owned(),
+            tools.iter().collect(),
         ),
         ToolChoice::Auto => (
             Policy::Constrained,
@@ -215,21 +220,75 @@ pub(crate) fn compile_canonical(
         (ToolChoice::Auto, Some(answer)) => Some(check_answer(answer)?),
         _ => None,
     };
-    if policy != Policy::Constrained {
-        return Ok(CompiledTools {
+    if policy == Policy::NoTools {
+        return Ok(unconstrained(key, options.choice.clone(), policy, reason));
+    }
+    let constrained = constrain(&selected, answer.as_ref(), policy);
+    match constrained {
+        Err(error) if policy == Policy::CallOrText => {
+            // Without a grammar for the calls, `auto` loses only the hold on a call's shape:
+            // the answer is free either way, and extraction reads a call written as text.
+            let reason = format!(
+                "tool_choice auto: the calls have no grammar ({error}), so the request goes unconstrained and calls written as text are extracted"
+            );
+            Ok(unconstrained(
+                key,
+                options.choice.clone(),
+                Policy::Unconstrained,
+                reason,
+            ))
+        }
+        Err(error) => Err(error),
+        Ok(constrained) => Ok(CompiledTools {
             key,
             choice: options.choice.clone(),
             policy,
             reason,
-            branches: Vec::new(),
-            answer: None,
-            schema: None,
-            grammar: None,
-            notes: Vec::new(),
-            origins: Origins::default(),
-        });
+            branches: selected.iter().map(|tool| tool.name.clone()).collect(),
+            answer,
+            schema: Some(constrained.schema),
+            grammar: Some(constrained.grammar),
+            notes: constrained.notes,
+            origins: constrained.origins,
+        }),
     }
-    let assembled = assemble(&selected, answer.as_ref());
+}
+
+/// A compilation that constrains nothing.
+pub(crate) fn unconstrained(
+    key: String,
+    choice: ToolChoice,
+    policy: Policy,
+    reason: String,
+) -> CompiledTools {
+    CompiledTools {
+        key,
+        choice,
+        policy,
+        reason,
+        branches: Vec::new(),
+        answer: None,
+        schema: None,
+        grammar: None,
+        notes: Vec::new(),
+        origins: Origins::default(),
+    }
+}
+
+/// The schema, grammar and notes of a constraint over `selected` (and `answer`).
+struct Constrained {
+    schema: Value,
+    grammar: String,
+    notes: Vec<ToolNote>,
+    origins: Origins,
+}
+
+fn constrain(
+    selected: &[&CanonicalTool],
+    answer: Option<&Value>,
+    policy: Policy,
+) -> Result<Constrained, CompileError> {
+    let assembled = assemble(selected, answer);
     let derived = gbnf::derive(&assembled.schema)
         .map_err(|error| grammar_error(error, &assembled.origins))?;
     // A branch the grammar had to leave out is a tool that can never be called: an error, not
@@ -262,18 +321,91 @@ pub(crate) fn compile_canonical(
             notes.push(mapped);
         }
     }
-    Ok(CompiledTools {
-        key,
-        choice: options.choice.clone(),
-        policy,
-        reason,
-        branches: selected.iter().map(|tool| tool.name.clone()).collect(),
-        answer,
-        schema: Some(assembled.schema),
-        grammar: Some(derived.grammar.clone()),
+    let grammar = match policy {
+        Policy::CallOrText => with_text_branch(&derived.grammar),
+        _ => derived.grammar.clone(),
+    };
+    Ok(Constrained {
+        schema: assembled.schema,
+        grammar,
         notes,
         origins: assembled.origins,
     })
+}
+
+/// `grammar` (rooted at `root`) as the call branch of a grammar whose other branch is text:
+/// anything that opens with a character other than `{` or whitespace, so that a model that
+/// starts a JSON object is held to a well-formed call and a model that starts a sentence is
+/// free. The text branch needs one character: an empty answer is not one of the choices.
+fn with_text_branch(grammar: &str) -> String {
+    let call = unused_name(grammar, "tool-call");
+    let text = unused_name(grammar, "answer-text");
+    let mut combined = String::with_capacity(grammar.len() + 96);
+    combined.push_str(&format!(
+        "root ::= {call} | {text}\n{text} ::= [^{{ \\t\\r\\n] [^\\x00]*\n"
+    ));
+    combined.push_str(&rename_rule(grammar, "root", &call));
+    combined
+}
+
+/// `name`, or `name-2`, `name-3`, ...: the first that does not occur in `grammar` at all.
+fn unused_name(grammar: &str, name: &str) -> String {
+    let mut candidate = name.to_owned();
+    let mut counter = 2;
+    while grammar.contains(&candidate) {
+        candidate = format!("{name}-{counter}");
+        counter += 1;
+    }
+    candidate
+}
+
+/// `grammar` with every reference to and definition of the rule `from` renamed `to`; names
+/// inside literals, character classes and comments are left as they are.
+fn rename_rule(grammar: &str, from: &str, to: &str) -> String {
+    let mut out = String::with_capacity(grammar.len() + 64);
+    let mut chars = grammar.char_indices().peekable();
+    let is_name = |ch: char| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_';
+    while let Some((start, ch)) = chars.next() {
+        match ch {
+            '"' | '[' => {
+                let close = if ch == '"' { '"' } else { ']' };
+                out.push(ch);
+                while let Some((_, inner)) = chars.next() {
+                    out.push(inner);
+                    if inner == '\\' {
+                        if let Some((_, escaped)) = chars.next() {
+                            out.push(escaped);
+                        }
+                    } else if inner == close {
+                        break;
+                    }
+                }
+            }
+            '#' => {
+                out.push(ch);
+                for (_, inner) in chars.by_ref() {
+                    out.push(inner);
+                    if inner == '\n' {
+                        break;
+                    }
+                }
+            }
+            ch if is_name(ch) => {
+                let mut end = start + ch.len_utf8();
+                while let Some(&(at, next)) = chars.peek() {
+                    if !is_name(next) {
+                        break;
+                    }
+                    end = at + next.len_utf8();
+                    chars.next();
+                }
+                let name = &grammar[start..end];
+                out.push_str(if name == from { to } else { name });
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// The default plain-answer shape: `{"answer": "<text>"}`.

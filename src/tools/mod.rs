@@ -22,15 +22,19 @@
 //! - `auto`: the model may decline to call a tool, and a constraint that cannot express
 //!   declining forces a call. Forcing a call when the model should have answered trades a
 //!   malformed-call error for a wrong-action error, which is worse: a malformed call is caught
-//!   and repaired downstream, a well-formed wrong action is executed. So `auto` is constrained
-//!   only when "no call" is a top-level alternative the caller asked for: an answer shape
-//!   ([`CompileOptions::with_answer`], by default `{"answer": "<text>"}`), which becomes one
-//!   more branch beside the calls. Without one, `auto` is sent unconstrained
-//!   ([`Policy::Unconstrained`]) and [`extract`] reads whatever call the model wrote.
+//!   and repaired downstream, a well-formed wrong action is executed. So `auto` is
+//!   [`Policy::CallOrText`]: one call, or text that does not open with `{`. A grammar says
+//!   exactly that (the calls' grammar beside a free-text branch), so a call the model starts
+//!   is held to the schema and an answer is left alone; no JSON Schema can, so under any other
+//!   mechanism the request goes unconstrained and [`extract`] reads whatever call the model
+//!   wrote. Measured on a real small model, the union of the calls with an answer object
+//!   (`{"answer": "<text>"}`) made it call where it should answer (bench/README.md); that
+//!   union remains for a caller who asks for it ([`CompileOptions::with_answer`]) and for
+//!   `auto` beside an output schema, whose answer is JSON anyway.
 //!
 //! [`plan_request`] says how one request carries the result: the constraint (a local engine
 //! that enforces json_schema, guided_json or a grammar), the provider's native `tools` and
-//! `tool_choice` (hosted APIs, weaker mechanisms, `auto` without an answer shape), or nothing.
+//! `tool_choice` (hosted APIs, weaker mechanisms, `auto` where there is no grammar), or nothing.
 //!
 //! # Extracting
 //!
@@ -168,6 +172,17 @@ pub fn compile_uncached(
     compile::compile_canonical(&compile::canonical_tools(tools), options, key)
 }
 
+/// `tools` under `choice`, sent without a constraint: for `auto` beside an answer shape the
+/// union could not take (a call-or-text grammar would hold back an answer that is JSON).
+pub(crate) fn compile_unconstrained(
+    tools: &ToolSet,
+    choice: ToolChoice,
+    reason: String,
+) -> CompiledTools {
+    let key = compile::key_of(tools, &CompileOptions::new(choice.clone()));
+    compile::unconstrained(key, choice, Policy::Unconstrained, reason)
+}
+
 /// The content address `tools` and `options` compile under, without compiling.
 pub fn key(tools: &ToolSet, options: &CompileOptions) -> String {
     compile::key_of(tools, options)
@@ -201,6 +216,13 @@ impl CompiledTools {
                 notes: Vec::new(),
             };
         };
+        if mechanism != Mechanism::GbnfGrammar && self.policy == Policy::CallOrText {
+            // Only a grammar can leave the answer free and hold a call to its schema.
+            return ProjectedTools {
+                constraint: Constraint::None,
+                notes: Vec::new(),
+            };
+        }
         if mechanism == Mechanism::GbnfGrammar {
             // The grammar was derived at compile time; its notes are `self.notes`.
             return ProjectedTools {

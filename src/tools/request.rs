@@ -6,8 +6,10 @@
 //!   (`{"name", "arguments"}`), so the request carries no `tools` (llama-server refuses a custom
 //!   grammar beside tools, and slmcode sends no constraint beside tools either); the tools
 //!   and their descriptions belong in the prompt.
+//! - Under `auto` without an answer shape, a constraint only as a grammar (one call, or text):
+//!   a JSON Schema cannot leave the answer free.
 //! - Native tools everywhere else: hosted APIs (no grammar lever), json_object and prompt_only
-//!   backends, and `auto` without an answer shape. `tool_choice` goes with them in OpenAI's
+//!   backends, and `auto` without an answer shape where there is no grammar. `tool_choice` goes with them in OpenAI's
 //!   spelling, and `parallel_tool_calls: false`, because tool-using roles take one call per
 //!   turn (serial tools). Whatever comes back is read by [`super::extract`].
 //! - Nothing for `tool_choice: none`.
@@ -62,7 +64,10 @@ pub fn plan_request(
         Policy::Constrained if enforcing && !hosted => {
             ToolRequest::Constrained(compiled.constraint(mechanism))
         }
-        Policy::Constrained | Policy::Unconstrained => ToolRequest::Native {
+        Policy::CallOrText if mechanism == Mechanism::GbnfGrammar && !hosted => {
+            ToolRequest::Constrained(compiled.constraint(mechanism))
+        }
+        Policy::Constrained | Policy::Unconstrained | Policy::CallOrText => ToolRequest::Native {
             tools: native_tools(tools),
             tool_choice: compiled.choice.openai(),
         },
@@ -143,12 +148,22 @@ mod tests {
             native
         );
         let auto = compile(&tools, &CompileOptions::new(ToolChoice::Auto)).unwrap();
-        let ToolRequest::Native { tool_choice, .. } =
-            plan_request(&auto, &tools, Mechanism::GbnfGrammar, false)
-        else {
-            panic!("auto without an answer shape goes native");
-        };
-        assert_eq!(tool_choice, json!("auto"));
+        for (mechanism, hosted) in [
+            (Mechanism::JsonSchema, false),
+            (Mechanism::GuidedJson, false),
+            (Mechanism::GbnfGrammar, true),
+        ] {
+            let ToolRequest::Native { tool_choice, .. } =
+                plan_request(&auto, &tools, mechanism, hosted)
+            else {
+                panic!("auto goes native where only a JSON Schema or nothing can be sent");
+            };
+            assert_eq!(tool_choice, json!("auto"));
+        }
+        assert!(matches!(
+            plan_request(&auto, &tools, Mechanism::GbnfGrammar, false),
+            ToolRequest::Constrained(Constraint::Grammar { .. })
+        ));
         let none = compile(&tools, &CompileOptions::new(ToolChoice::None)).unwrap();
         assert_eq!(
             plan_request(&none, &tools, Mechanism::GbnfGrammar, false),

@@ -137,6 +137,10 @@ pub enum Scripted {
     Content(String),
     /// These tool calls (an OpenAI `tool_calls` array), no content.
     ToolCalls(Value),
+    /// This text as the content, also under an enforced grammar or schema: what a model may
+    /// write where the constraint leaves a choice (the test vouches that the text is in the
+    /// constraint's language; the shortest member is what comes back otherwise).
+    Member(String),
 }
 
 /// One request the emulator received.

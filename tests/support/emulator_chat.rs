@@ -136,10 +136,14 @@ pub(super) fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> Re
         .and_then(Value::as_str)
         .map(str::to_owned)
         .unwrap_or_else(|| profile.models[0].clone());
-    let scripted = if matches!(constraint, None | Some(Constraint::AnyObject)) {
-        shared.script.lock().unwrap().pop_front()
-    } else {
-        None
+    let scripted = {
+        let mut script = shared.script.lock().unwrap();
+        match (&constraint, script.front()) {
+            (None | Some(Constraint::AnyObject), _) | (_, Some(Scripted::Member(_))) => {
+                script.pop_front()
+            }
+            _ => None,
+        }
     };
     if let Some(Scripted::ToolCalls(calls)) = scripted {
         return Reply::Answer(Answer {
@@ -156,6 +160,7 @@ pub(super) fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> Re
         Some(Constraint::Grammar(_) | Constraint::Schema(_))
     );
     let content = match (constraint, scripted) {
+        (_, Some(Scripted::Member(text))) => text,
         (Some(Constraint::Grammar(grammar)), _) => match gbnf_sample::shortest(&grammar) {
             Ok(text) => pad(&text, profile.pad),
             Err(_) => {

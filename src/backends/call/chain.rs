@@ -80,7 +80,7 @@ impl MechanismChain {
             // constraint on it, when the turn may be constrained at all.
             Some(turn) if turn.constrains_on(context.target.provider) => {
                 let (source, mut forms) = forms(settings, request, plan, context);
-                forms.retain(|form| super::turn::enforces_tools(*form));
+                forms.retain(|form| turn.carried_by(*form));
                 (source, forms)
             }
             Some(_) => (ChainSource::Tools, Vec::new()),

@@ -219,6 +219,10 @@ pub fn structured_call(
         if let Some(form) = form
             && !truncated
             && native_calls.is_empty()
+            && plan
+                .turn
+                .as_ref()
+                .is_none_or(|turn| turn.checks_enforcement(&received_text))
         {
             // The text as it came, prose after a value included: under a form that claims to
             // enforce, that is the sign it does not.

@@ -112,11 +112,11 @@ fn read_tool() -> ToolSet {
 }
 
 #[test]
-fn a_tool_set_makes_a_tool_turn_whose_choice_follows_the_schema() {
+fn a_tool_set_makes_a_tool_turn_whose_choice_is_auto_unless_given() {
     let mut bare = StructuredRequest::default().user("read it");
     bare.tools = Some(read_tool());
     let turn = plan(&bare).turn.expect("a tool turn");
-    assert_eq!(turn.choice, ToolChoice::Required);
+    assert_eq!(turn.choice, ToolChoice::Auto, "OpenAI's default");
     assert!(plan(&bare).stop.is_empty());
     assert!(
         plan(&bare).request.messages[0].role == "user",

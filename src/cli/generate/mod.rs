@@ -390,7 +390,13 @@ fn request(args: &Args, printer: &Printer) -> Result<StructuredRequest, CliError
                 slmcode::tools::ToolChoice::from_argument(text)
                     .map_err(|error| CliError::usage(anyhow!("--tool-choice: {}", error.reason)))?,
             ),
-            None => file.tool_choice,
+            // The library's default is OpenAI's (`auto`); this command's own is a call when
+            // there is no schema to answer in, as its help says.
+            None => file.tool_choice.or(Some(if request.schema.is_some() {
+                slmcode::tools::ToolChoice::Auto
+            } else {
+                slmcode::tools::ToolChoice::Required
+            })),
         };
         // Checked before anything is sent (negotiation may probe).
         if let Some(slmcode::tools::ToolChoice::Tool(name)) = &request.tool_choice

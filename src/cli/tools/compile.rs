@@ -12,8 +12,9 @@
 //! stderr.
 //!
 //! `--tool-choice` defaults to the file's own `tool_choice` (a request body), else `required`:
-//! compiling a constraint is what the command is for. Under `auto` nothing is constrained
-//! unless `--answer` (or `--answer-schema`) adds a plain answer as the alternative to a call.
+//! compiling a constraint is what the command is for. Under `auto` the grammar is one call or
+//! free text (no JSON Schema can say that, so the json_schema forms constrain nothing), unless
+//! `--answer` (or `--answer-schema`) makes a plain answer object the alternative to a call.
 
 use std::path::PathBuf;
 
@@ -47,8 +48,8 @@ pub struct Args {
     #[arg(long, value_name = "CHOICE")]
     tool_choice: Option<String>,
 
-    /// Under auto, allow a plain answer `{"answer": "<text>"}` instead of a call, so that auto
-    /// can be constrained.
+    /// Under auto, a plain answer `{"answer": "<text>"}` instead of a call, as one more branch
+    /// of a JSON constraint (in place of free text, which only a grammar can leave open).
     #[arg(long, conflicts_with = "answer_schema")]
     answer: bool,
 
@@ -99,7 +100,8 @@ struct Report<'a> {
     key: &'a str,
     /// The tool_choice compiled for: `"none"`, `"auto"`, `"required"` or `{"name": N}`.
     choice: &'a ToolChoice,
-    /// `constrained`, `unconstrained` (auto without an answer shape) or `no_tools` (none).
+    /// `constrained`, `call_or_text` (auto without an answer shape), `unconstrained` (auto whose
+    /// calls have no grammar) or `no_tools` (none).
     policy: Policy,
     /// Why, in one sentence.
     reason: &'a str,

@@ -195,13 +195,58 @@ fn a_named_tool_constrains_to_its_branch_only() {
 }
 
 #[test]
-fn auto_is_constrained_only_with_an_answer_shape() {
+fn auto_is_a_call_or_text_and_a_union_only_with_an_answer_shape() {
     let tools = fixture("coding_agent.json");
     let plain = compile(&tools, &CompileOptions::new(ToolChoice::Auto)).unwrap();
-    assert_eq!(plain.policy, Policy::Unconstrained);
-    assert!(plain.schema.is_none() && plain.grammar.is_none());
-    assert_eq!(plain.constraint(Mechanism::GbnfGrammar), Constraint::None);
-    assert!(plain.reason.contains("unconstrained"), "{}", plain.reason);
+    assert_eq!(plain.policy, Policy::CallOrText);
+    assert!(
+        plain.reason.contains("plain-text answer"),
+        "{}",
+        plain.reason
+    );
+    // Only a grammar leaves the answer free beside a constrained call.
+    for mechanism in [
+        Mechanism::JsonSchema,
+        Mechanism::GuidedJson,
+        Mechanism::JsonObject,
+        Mechanism::PromptOnly,
+    ] {
+        assert_eq!(
+            plain.constraint(mechanism),
+            Constraint::None,
+            "{mechanism:?}"
+        );
+    }
+    let Constraint::Grammar { gbnf } = plain.constraint(Mechanism::GbnfGrammar) else {
+        panic!("a grammar under gbnf_grammar");
+    };
+    assert_eq!(Some(&gbnf), plain.grammar.as_ref());
+    let grammar = gbnf::parse(&gbnf).unwrap_or_else(|error| panic!("{error}\n{gbnf}"));
+    for text in [
+        "The tests pass; nothing to change.",
+        "4",
+        "Sure. {\"name\": \"not a call\"} is only text here",
+        "```json\n{\"a\": 1}\n```",
+    ] {
+        assert!(grammar.recognize(text).is_ok(), "text refused: {text}");
+    }
+    let checker = Checker::new(&plain);
+    checker.accepts(&call("read_file", json!({"path": "README.md"})));
+    for (text, what) in [
+        ("", "an empty answer"),
+        (" leading space", "text that opens with whitespace"),
+        ("{\"answer\": \"x\"}", "an object that is not a call"),
+        (
+            "{\"name\": \"rm_rf\", \"arguments\": {}}",
+            "a call to an unknown tool",
+        ),
+        ("{\"name\": \"read_file\"", "a call cut off"),
+    ] {
+        assert!(
+            grammar.recognize(text).is_err(),
+            "grammar accepts {what}: {text}"
+        );
+    }
 
     let options = CompileOptions::new(ToolChoice::Auto).with_answer(default_answer());
     let union = compile(&tools, &options).unwrap();

@@ -157,29 +157,95 @@ fn the_emulated_llama_server_refuses_a_bare_tool_name_as_tool_choice() {
 }
 
 #[test]
-fn auto_on_an_enforcing_engine_is_constrained_to_the_calls_or_an_answer() {
+fn auto_on_a_grammar_engine_is_one_call_or_text_and_text_is_the_content() {
+    let world = World::new(Profile::llama_server(), Provider::LlamaCpp);
+    world.cached(&[WireForm::JsonSchema, WireForm::Grammar]);
+    // What a model may write under the call-or-text grammar: text, or a call.
+    world.emulator.script(
+        [
+            "The README says hello.",
+            r#"{"name": "read_file", "arguments": {"path": "README.md"}}"#,
+            "Nothing to read.",
+            "Still nothing.",
+        ]
+        .map(|text| Scripted::Member(text.to_owned())),
+    );
+    let outcome = world.call(&tool_request(ToolChoice::Auto)).unwrap();
+    let body = world.emulator.chat_bodies().pop().unwrap();
+    no_native_tools(&body);
+    assert_eq!(constrained_fields(&body), ["grammar"], "{body}");
+    let grammar = body["grammar"].as_str().unwrap();
+    assert!(
+        grammar.starts_with("root ::= tool-call | answer-text\n"),
+        "{grammar}"
+    );
+    assert!(
+        system_text(&body).ends_with("If no tool is needed, answer in plain text."),
+        "{}",
+        system_text(&body)
+    );
+    assert_eq!(
+        outcome.answer,
+        Answer::Tools {
+            calls: Vec::new(),
+            content: Some("The README says hello.".to_owned())
+        }
+    );
+    let tools = outcome.meta.tools.as_ref().unwrap();
+    assert_eq!(tools.policy, crate::tools::Policy::CallOrText);
+    assert_eq!(tools.carried, "constraint");
+    let called = world.call(&tool_request(ToolChoice::Auto)).unwrap();
+    assert_constrained_call(&called);
+    // Text is one of the grammar's choices, so text answers in a row are no sign that the
+    // grammar is not enforced: it stays first.
+    for _ in 0..2 {
+        world.call(&tool_request(ToolChoice::Auto)).unwrap();
+        let body = world.emulator.chat_bodies().pop().unwrap();
+        assert_eq!(constrained_fields(&body), ["grammar"], "{body}");
+    }
+}
+
+#[test]
+fn auto_without_a_grammar_goes_native_with_the_tools_described() {
+    // json_schema cannot leave the answer free beside a call: native tools, unconstrained.
     let world = World::new(Profile::llama_server(), Provider::LlamaCpp);
     world.cached(&[WireForm::JsonSchema]);
+    world.emulator.answers(["Hello to you too."]);
     let outcome = world.call(&tool_request(ToolChoice::Auto)).unwrap();
+    let body = world.emulator.chat_bodies().pop().unwrap();
+    assert!(constrained_fields(&body).is_empty(), "{body}");
+    assert_eq!(body["tool_choice"], "auto");
+    assert!(
+        system_text(&body).contains("You can call these tools:"),
+        "{}",
+        system_text(&body)
+    );
+    assert_eq!(
+        outcome.answer,
+        Answer::Tools {
+            calls: Vec::new(),
+            content: Some("Hello to you too.".to_owned())
+        }
+    );
+    assert_eq!(outcome.meta.tools.as_ref().unwrap().carried, "native_tools");
+}
+
+#[test]
+fn auto_beside_a_schema_is_the_union_of_the_calls_and_the_schema() {
+    let world = World::new(Profile::llama_server(), Provider::LlamaCpp);
+    world.cached(&[WireForm::JsonSchema]);
+    let request = StructuredRequest::contract("scope_judge")
+        .tools(tool_set(), ToolChoice::Auto)
+        .user("Is this in scope?");
+    let outcome = world.call(&request).unwrap();
     let body = world.emulator.chat_bodies().pop().unwrap();
     no_native_tools(&body);
     let branches = body["response_format"]["json_schema"]["schema"]["oneOf"]
         .as_array()
         .unwrap();
     assert_eq!(branches.len(), 3, "two calls and the answer");
-    assert!(
-        branches
-            .iter()
-            .any(|branch| branch["properties"].get("answer").is_some())
-    );
-    assert!(
-        system_text(&body).contains("If no tool is needed, answer instead with one JSON object"),
-        "{}",
-        system_text(&body)
-    );
     let tools = outcome.meta.tools.as_ref().unwrap();
     assert_eq!(tools.policy, crate::tools::Policy::Constrained);
-    assert_eq!(tools.carried, "constraint");
 }
 
 #[test]

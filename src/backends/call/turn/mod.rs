@@ -6,9 +6,11 @@
 //!   named tool, gets the compiled constraint (the `oneOf` over the tools, or its GBNF; a named
 //!   tool: only its branch) in place of native `tools`, and the tools described in the system
 //!   message by [`crate::tools::describe`] (a constrained request carries no `tools` field);
-//! - under `auto`, the same, with the answer as one more branch of the union: the request's
-//!   schema when it has one, otherwise `{"answer": "<text>"}`; where the union cannot be
-//!   compiled, native tools unconstrained;
+//! - under `auto` (also when the request gives no `tool_choice`: OpenAI's default), on a
+//!   grammar engine the call-or-text grammar ([`Policy::CallOrText`]: a call held to its tool's
+//!   schema, or free text), elsewhere native tools unconstrained; beside a schema the answer is
+//!   JSON, so the union of the calls and that schema, on any enforcing form (where the union
+//!   cannot be compiled, native tools unconstrained);
 //! - hosted APIs (OpenAI, Azure: no logit access), engines without an enforcing mechanism, and
 //!   the prompt-only floor of the mechanism chain get native `tools` and `tool_choice`, and
 //!   `parallel_tool_calls: false` with serial tools where the engine takes it. llama.cpp's
@@ -59,32 +61,34 @@ pub(crate) struct ToolTurn {
 }
 
 impl ToolTurn {
-    /// The turn for `tools` under `choice` (`None`: `required` without a schema, `auto` with
-    /// one); no turn for `none` beside a schema, which is an ordinary structured request.
+    /// The turn for `tools` under `choice` (`None`: `auto`, OpenAI's default); no turn for
+    /// `none` beside a schema, which is an ordinary structured request.
     pub fn new(
         tools: &ToolSet,
         choice: Option<ToolChoice>,
         schema: Option<&Value>,
         serial: bool,
     ) -> Result<Option<ToolTurn>, RequestError> {
-        let choice = choice.unwrap_or(if schema.is_some() {
-            ToolChoice::Auto
-        } else {
-            ToolChoice::Required
-        });
+        let choice = choice.unwrap_or(ToolChoice::Auto);
         if choice == ToolChoice::None && schema.is_some() {
             return Ok(None);
         }
-        let compiled = match choice {
-            ToolChoice::Auto => {
-                let answer = schema.cloned().unwrap_or_else(tools::default_answer);
-                let union = CompileOptions::new(ToolChoice::Auto).with_answer(answer);
+        let compiled = match (&choice, schema) {
+            // Beside a schema the answer is JSON: the union of the calls and that schema.
+            (ToolChoice::Auto, Some(schema)) => {
+                let union = CompileOptions::new(ToolChoice::Auto).with_answer(schema.clone());
                 match tools::compile(tools, &union) {
                     Ok(compiled) => compiled,
                     // No union: native tools, unconstrained, and extraction afterwards.
-                    Err(CompileError::AnswerShape { .. } | CompileError::Grammar { .. }) => {
-                        tools::compile(tools, &CompileOptions::new(ToolChoice::Auto))?
-                    }
+                    Err(
+                        error @ (CompileError::AnswerShape { .. } | CompileError::Grammar { .. }),
+                    ) => Arc::new(tools::compile_unconstrained(
+                        tools,
+                        ToolChoice::Auto,
+                        format!(
+                            "tool_choice auto beside a schema: the calls and the answer do not compile into one constraint ({error}), so the request goes unconstrained and calls written as text are extracted"
+                        ),
+                    )),
                     Err(error) => return Err(error.into()),
                 }
             }
@@ -108,7 +112,25 @@ impl ToolTurn {
     /// Whether this turn may be constrained on `provider`: the policy constrains and the
     /// provider is not a hosted API.
     pub fn constrains_on(&self, provider: Provider) -> bool {
-        self.compiled.policy == Policy::Constrained && !hosted(provider)
+        matches!(
+            self.compiled.policy,
+            Policy::Constrained | Policy::CallOrText
+        ) && !hosted(provider)
+    }
+
+    /// Whether `form` can carry this turn's constraint: a form that enforces a tool constraint,
+    /// and under call-or-text only a grammar (a JSON Schema cannot leave the answer free).
+    pub fn carried_by(&self, form: WireForm) -> bool {
+        enforces_tools(form)
+            && (self.compiled.policy != Policy::CallOrText
+                || form.mechanism() == Mechanism::GbnfGrammar)
+    }
+
+    /// Whether `text`, an answer under a form that claims to enforce this turn's constraint,
+    /// is evidence for or against that claim: under call-or-text only an answer that opened a
+    /// call is (text is one of the choices).
+    pub fn checks_enforcement(&self, text: &str) -> bool {
+        self.compiled.policy != Policy::CallOrText || text.trim_start().starts_with('{')
     }
 
     /// The constraint `form` sends, and what its projection left out (per tool, as problems).
@@ -282,10 +304,18 @@ mod tests {
     }
 
     #[test]
-    fn auto_compiles_the_union_with_the_schema_or_the_default_answer() {
+    fn auto_is_call_or_text_alone_and_the_union_beside_a_schema() {
         let plain = turn(ToolChoice::Auto, None);
-        assert_eq!(plain.compiled.policy, Policy::Constrained);
-        assert_eq!(plain.compiled.answer, Some(tools::default_answer()));
+        assert_eq!(plain.compiled.policy, Policy::CallOrText);
+        assert_eq!(plain.compiled.answer, None);
+        assert!(plain.carried_by(WireForm::Grammar));
+        assert!(!plain.carried_by(WireForm::JsonSchema));
+        assert!(!plain.carried_by(WireForm::GuidedJson));
+        assert!(plain.checks_enforcement(" {\"name\": \"read_file\"}"));
+        assert!(!plain.checks_enforcement("The README is short."));
+        // No tool_choice is OpenAI's default, auto, with or without a schema.
+        let missing = ToolTurn::new(&tools(), None, None, true).unwrap().unwrap();
+        assert_eq!(missing.choice, ToolChoice::Auto);
         let schema = json!({"type": "object", "properties": {"ok": {"type": "boolean"}},
             "required": ["ok"], "additionalProperties": false});
         let with_schema = turn(ToolChoice::Auto, Some(&schema));

@@ -9,16 +9,14 @@
 //!   [`crate::tools::call_id`] derives from its content.
 //! - A call to another tool than the named `tool_choice` is `tool_not_chosen`.
 //! - No call: under `auto` the text is the answer (validated against the request's schema
-//!   when it has one; `{"answer": "<text>"}` from the union is unwrapped); otherwise it is a
-//!   failure of the class extraction found (`empty`, `prose`, `malformed`).
+//!   when it has one); otherwise it is a failure of the class extraction found (`empty`,
+//!   `prose`, `malformed`).
 //!
 //! With serial tools only the first call is kept; how many were dropped is reported.
 
 // A failed read is an ordinary outcome that carries its evidence, returned by value like the
 // repair ladder's and extraction's failures.
 #![allow(clippy::result_large_err)]
-
-use serde_json::Value;
 
 use crate::repair::{self, Coercion, FailureClass, RepairFailure, RepairOptions, Rung};
 use crate::tools::{self, ExtractError, ExtractOptions, Policy, ToolChoice};
@@ -78,7 +76,7 @@ pub(crate) fn read(
         return read_native(turn, native, text);
     }
     if turn.compiled.policy == Policy::NoTools {
-        return plain_answer(turn, text, truncated, schema);
+        return plain_answer(text, truncated, schema);
     }
     let options = ExtractOptions {
         serial: turn.serial,
@@ -109,7 +107,7 @@ pub(crate) fn read(
         }
         Err(ExtractError::NoCall { class, message }) => {
             if turn.choice == ToolChoice::Auto {
-                return plain_answer(turn, text, truncated, schema);
+                return plain_answer(text, truncated, schema);
             }
             Err(TurnFailure {
                 failure: failure(class, message),
@@ -258,7 +256,6 @@ fn read_native(turn: &ToolTurn, native: &[ToolCall], text: &str) -> Result<TurnR
 /// An answer without a call: the request's schema's value, or the text (unwrapped from the
 /// union's `{"answer": ...}`).
 fn plain_answer(
-    turn: &ToolTurn,
     text: &str,
     truncated: bool,
     schema: Option<&RepairOptions<'_>>,
@@ -283,21 +280,7 @@ fn plain_answer(
             called: None,
         });
     }
-    let unwrapped = turn
-        .compiled
-        .answer
-        .as_ref()
-        .and_then(|_| serde_json::from_str::<Value>(text.trim()).ok())
-        .and_then(|value| {
-            value
-                .get("answer")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        });
-    Ok(TurnRead::tools(
-        Some(unwrapped.unwrap_or_else(|| text.to_owned())),
-        0,
-    ))
+    Ok(TurnRead::tools(Some(text.to_owned()), 0))
 }
 
 /// A call to `name` respects a named choice only when it is that tool.
