@@ -1,7 +1,7 @@
 //! `slmcode serve` against hostile clients and a failing upstream: a huge body, a slow client,
-//! a client that closes the connection mid-stream, 50 requests at once, more than the limit
-//! (the counters still answered), an upstream that stalls mid-stream. After each, the proxy
-//! still answers.
+//! a client that closes the connection mid-stream, one that leaves while its streamed structured
+//! answer is being made, 50 requests at once, more than the limit (the counters still answered),
+//! an upstream that stalls mid-stream. After each, the proxy still answers.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

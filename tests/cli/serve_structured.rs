@@ -1,6 +1,7 @@
 //! `slmcode serve` through the real binary in front of the engine emulator: `response_format`
-//! and `tools` requests through the call path, whole and streamed, re-asks, failures in
-//! OpenAI's error shape, and what the log shows of them.
+//! and `tools` requests through the call path, whole and streamed (a streaming client kept from
+//! its read timeout while the call runs, a failure as an event), re-asks, failures in OpenAI's
+//! error shape, and what the log shows of them.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
