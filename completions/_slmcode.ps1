@@ -40,7 +40,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)')
             [CompletionResult]::new('readiness', 'readiness', [CompletionResultType]::ParameterValue, 'Score the settings for a small local model (out of 100); --fix writes the recommended values')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Read and edit settings: get, set, unset, list (with where each value comes from), path')
-            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'An OpenAI-compatible proxy in front of the endpoint: requests with response_format or tools take the structured call path (validated JSON, tool calls validated against their parameters), any other is relayed unchanged. Point OPENAI_BASE_URL at it')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'An OpenAI-compatible proxy in front of the endpoint: requests with response_format, or with tools and a tool_choice other than none, take the structured call path (validated JSON, tool calls validated against their parameters); any other is relayed unchanged. Point OPENAI_BASE_URL at it')
             [CompletionResult]::new('assets', 'assets', [CompletionResultType]::ParameterValue, 'Write (or with --check, verify) the generated shell completions and man pages')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -511,7 +511,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)')
             [CompletionResult]::new('readiness', 'readiness', [CompletionResultType]::ParameterValue, 'Score the settings for a small local model (out of 100); --fix writes the recommended values')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Read and edit settings: get, set, unset, list (with where each value comes from), path')
-            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'An OpenAI-compatible proxy in front of the endpoint: requests with response_format or tools take the structured call path (validated JSON, tool calls validated against their parameters), any other is relayed unchanged. Point OPENAI_BASE_URL at it')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'An OpenAI-compatible proxy in front of the endpoint: requests with response_format, or with tools and a tool_choice other than none, take the structured call path (validated JSON, tool calls validated against their parameters); any other is relayed unchanged. Point OPENAI_BASE_URL at it')
             [CompletionResult]::new('assets', 'assets', [CompletionResultType]::ParameterValue, 'Write (or with --check, verify) the generated shell completions and man pages')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break

@@ -37,7 +37,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand probe 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
             cand readiness 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
             cand config 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
-            cand serve 'An OpenAI-compatible proxy in front of the endpoint: requests with response_format or tools take the structured call path (validated JSON, tool calls validated against their parameters), any other is relayed unchanged. Point OPENAI_BASE_URL at it'
+            cand serve 'An OpenAI-compatible proxy in front of the endpoint: requests with response_format, or with tools and a tool_choice other than none, take the structured call path (validated JSON, tool calls validated against their parameters); any other is relayed unchanged. Point OPENAI_BASE_URL at it'
             cand assets 'Write (or with --check, verify) the generated shell completions and man pages'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -464,7 +464,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand probe 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
             cand readiness 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
             cand config 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
-            cand serve 'An OpenAI-compatible proxy in front of the endpoint: requests with response_format or tools take the structured call path (validated JSON, tool calls validated against their parameters), any other is relayed unchanged. Point OPENAI_BASE_URL at it'
+            cand serve 'An OpenAI-compatible proxy in front of the endpoint: requests with response_format, or with tools and a tool_choice other than none, take the structured call path (validated JSON, tool calls validated against their parameters); any other is relayed unchanged. Point OPENAI_BASE_URL at it'
             cand assets 'Write (or with --check, verify) the generated shell completions and man pages'
             cand help 'Print this message or the help of the given subcommand(s)'
         }

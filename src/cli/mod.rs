@@ -113,9 +113,10 @@ enum Command {
     Readiness(readiness::Args),
     /// Read and edit settings: get, set, unset, list (with where each value comes from), path.
     Config(config::Args),
-    /// An OpenAI-compatible proxy in front of the endpoint: requests with response_format or
-    /// tools take the structured call path (validated JSON, tool calls validated against their
-    /// parameters), any other is relayed unchanged. Point OPENAI_BASE_URL at it.
+    /// An OpenAI-compatible proxy in front of the endpoint: requests with response_format, or
+    /// with tools and a tool_choice other than none, take the structured call path (validated
+    /// JSON, tool calls validated against their parameters); any other is relayed unchanged.
+    /// Point OPENAI_BASE_URL at it.
     Serve(serve::Args),
     /// Write (or with --check, verify) the generated shell completions and man pages.
     #[command(hide = true)]

@@ -3,11 +3,12 @@
 
 use std::io::Read;
 use std::net::TcpStream;
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
-use crate::backends::call::structured_call;
+use crate::backends::call::{CallFailure, StructuredOutcome, StructuredRequest, structured_call};
 
 use super::http::{Connection, ReadError, RelayBroken, Request};
 use super::translate::{self, ClientAsk, Route, Stamp, Structured};
@@ -315,42 +316,45 @@ fn chat(
         RequestKind::Structured
     };
     record.stream = ask.stream;
+    if ask.stream {
+        return streamed(shared, connection, &call, &ask, tools, record, keep_alive);
+    }
     let result = structured_call(&call, &shared.context);
-    let stamp = stamp(shared, &ask);
+    whole(shared, connection, result, &ask, tools, record, keep_alive)
+}
+
+/// How often a client waiting for a streamed call-path answer is sent a comment line. The
+/// shortest read timeout a client is likely to have without choosing one is httpx's default,
+/// 5 s (the OpenAI SDKs set 600 s, a harness's own httpx client may not); a comment every 2 s
+/// arrives in time even when it is late, and 20 bytes every 2 s cost nothing.
+const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(2);
+
+/// The comment's text: event-stream readers skip comments whatever they say; this one says
+/// whose it is, as a hosted gateway's does (OpenRouter's `: OPENROUTER PROCESSING`).
+const KEEPALIVE_COMMENT: &str = "slmcode processing";
+
+/// A call-path answer sent whole once the call has ended: the completion with the meta in
+/// headers, or the failure with its status. Returns whether the connection goes on.
+fn whole(
+    shared: &Shared,
+    connection: &mut Connection,
+    result: Result<StructuredOutcome, CallFailure>,
+    ask: &ClientAsk,
+    tools: bool,
+    record: &mut LogRecord,
+    keep_alive: bool,
+) -> bool {
     match result {
         Ok(outcome) => {
-            record.mechanism = Some(outcome.meta.mechanism.to_string());
-            record.rung = outcome
-                .meta
-                .repair_rung
-                .map(|rung| rung.as_str().to_owned());
-            record.reasks = Some(outcome.meta.reasks.len());
-            record.status = 200;
-            shared.counters.count_structured(tools, true);
-            if shared.options.log_content {
-                record.answer = Some(cut(&translate::answer_text(&outcome.answer)));
-            }
+            note_answer(shared, record, tools, &outcome);
             let headers = translate::meta_headers(&outcome.meta);
-            if ask.stream {
-                let chunks = translate::completion_chunks(&outcome, &ask, &stamp);
-                connection.respond_events(&chunks, &headers, keep_alive)
-            } else {
-                let body = translate::completion(&outcome, &stamp);
-                connection.respond_json(200, &body, &headers, keep_alive)
-            }
+            let body = translate::completion(&outcome, &stamp(shared, ask));
+            connection.respond_json(200, &body, &headers, keep_alive)
         }
         Err(failure) => {
             let (status, body, class) = translate::failure(&failure);
-            if let Some(meta) = failure.meta() {
-                record.mechanism = Some(meta.mechanism.to_string());
-                record.reasks = Some(meta.reasks.len());
-            }
+            note_failure(shared, record, tools, &failure, &body, class);
             record.status = status;
-            record.class = Some(class.to_owned());
-            if shared.options.log_content {
-                record.answer = body.pointer("/error/raw").and_then(Value::as_str).map(cut);
-            }
-            shared.counters.count_structured(tools, false);
             let mut headers = failure
                 .meta()
                 .map(translate::meta_headers)
@@ -359,6 +363,135 @@ fn chat(
             connection.respond_json(status, &body, &headers, keep_alive)
         }
     }
+}
+
+/// A call-path answer for a client that asked for a stream. A request that cannot be made is
+/// refused with its status; otherwise the event stream's head goes out at once, a comment
+/// every [`KEEPALIVE_INTERVAL`] while the call runs (the answer only exists when the call has
+/// validated it), then the chunks and `[DONE]`, or the failure as one event
+/// `{"error": ...}` (the body a whole answer would have had, which OpenAI's SDKs raise as an
+/// error) and the stream's end. The meta is in the last chunk's `slmcode` field: the headers
+/// left before it was known. Returns whether the connection goes on.
+fn streamed(
+    shared: &Shared,
+    connection: &mut Connection,
+    call: &StructuredRequest,
+    ask: &ClientAsk,
+    tools: bool,
+    record: &mut LogRecord,
+    keep_alive: bool,
+) -> bool {
+    if let Err(error) = call.check(shared.context.settings()) {
+        let failure = CallFailure::Request(error);
+        return whole(
+            shared,
+            connection,
+            Err(failure),
+            ask,
+            tools,
+            record,
+            keep_alive,
+        );
+    }
+    let mut present = connection.start_events(keep_alive).is_ok();
+    let result = call_while_waiting(shared, connection, call, &mut present);
+    record.status = 200;
+    let sent = match &result {
+        Ok(outcome) => {
+            note_answer(shared, record, tools, outcome);
+            let chunks = translate::completion_chunks(outcome, ask, &stamp(shared, ask));
+            present
+                && chunks
+                    .iter()
+                    .try_for_each(|chunk| connection.send_event(&chunk.to_string()))
+                    .and_then(|()| connection.send_event("[DONE]"))
+                    .is_ok()
+        }
+        Err(failure) => {
+            let (_, body, class) = translate::failure(failure);
+            note_failure(shared, record, tools, failure, &body, class);
+            present && connection.send_event(&body.to_string()).is_ok()
+        }
+    };
+    if !sent {
+        // A failed call keeps its own class in the log; an answer that found no one to take
+        // it is the client's doing.
+        record
+            .class
+            .get_or_insert_with(|| "client_closed".to_owned());
+        return false;
+    }
+    connection.end_events(keep_alive)
+}
+
+/// Runs the call on a thread of its own while this one keeps the client's read timeout from
+/// running out with a comment every [`KEEPALIVE_INTERVAL`]. `present` says whether the client
+/// can still be written to: after a failed write nothing more is written, and the call runs
+/// on to its end (its deadline bounds it; the call path has no way to be stopped midway).
+fn call_while_waiting(
+    shared: &Shared,
+    connection: &mut Connection,
+    call: &StructuredRequest,
+    present: &mut bool,
+) -> Result<StructuredOutcome, CallFailure> {
+    std::thread::scope(|scope| {
+        let (done, finished) = mpsc::channel::<()>();
+        let running = std::thread::Builder::new()
+            .name("slmcode-serve-call".to_owned())
+            .spawn_scoped(scope, move || {
+                let result = structured_call(call, &shared.context);
+                let _ = done.send(());
+                result
+            });
+        let Ok(running) = running else {
+            // No thread to be had: the call runs here, and the client waits in silence.
+            return structured_call(call, &shared.context);
+        };
+        // Ends when the call has said it is done, or has panicked and never will.
+        while let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(KEEPALIVE_INTERVAL) {
+            if *present {
+                *present = connection.send_comment(KEEPALIVE_COMMENT).is_ok();
+            }
+        }
+        running
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// Notes a call's answer in the log record and the counters.
+fn note_answer(shared: &Shared, record: &mut LogRecord, tools: bool, outcome: &StructuredOutcome) {
+    record.mechanism = Some(outcome.meta.mechanism.to_string());
+    record.rung = outcome
+        .meta
+        .repair_rung
+        .map(|rung| rung.as_str().to_owned());
+    record.reasks = Some(outcome.meta.reasks.len());
+    record.status = 200;
+    shared.counters.count_structured(tools, true);
+    if shared.options.log_content {
+        record.answer = Some(cut(&translate::answer_text(&outcome.answer)));
+    }
+}
+
+/// Notes a call's failure (its error `body` and `class`) in the log record and the counters.
+fn note_failure(
+    shared: &Shared,
+    record: &mut LogRecord,
+    tools: bool,
+    failure: &CallFailure,
+    body: &Value,
+    class: &str,
+) {
+    if let Some(meta) = failure.meta() {
+        record.mechanism = Some(meta.mechanism.to_string());
+        record.reasks = Some(meta.reasks.len());
+    }
+    record.class = Some(class.to_owned());
+    if shared.options.log_content {
+        record.answer = body.pointer("/error/raw").and_then(Value::as_str).map(cut);
+    }
+    shared.counters.count_structured(tools, false);
 }
 
 fn stamp(shared: &Shared, ask: &ClientAsk) -> Stamp {

@@ -11,8 +11,8 @@
 //! within [`HEAD_TIMEOUT`] of its first byte; a body of at most the caller's limit (413,
 //! refused from the declared length before a byte of it is read); a body sent in chunks is
 //! refused (411: OpenAI clients send a length); a client that sends nothing for
-//! [`IDLE_TIMEOUT`] is dropped. A connection is kept alive between whole answers; an event
-//! stream ends it.
+//! [`IDLE_TIMEOUT`] is dropped. A connection is kept alive between answers, event streams
+//! included, unless the client asks to close it; an answer that breaks off ends it.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -302,23 +302,27 @@ impl Connection {
         self.writer.flush()
     }
 
-    /// Answers `chunks` as server-sent events, each a `data:` line, then `data: [DONE]`;
-    /// returns whether the connection can carry another request.
-    pub fn respond_events(
-        &mut self,
-        chunks: &[Value],
-        headers: &[(&str, String)],
-        keep_alive: bool,
-    ) -> bool {
-        let sent = (|| -> io::Result<()> {
-            self.start_chunked(200, "text/event-stream", headers, keep_alive)?;
-            for chunk in chunks {
-                self.piece(format!("data: {chunk}\n\n").as_bytes())?;
-            }
-            self.piece(b"data: [DONE]\n\n")?;
-            self.end_chunked()
-        })();
-        sent.is_ok() && keep_alive
+    /// Sends the head of a `200` event stream, before there is anything to put in it: its
+    /// events follow with [`Connection::send_event`] and [`Connection::send_comment`], and
+    /// [`Connection::end_events`] ends it.
+    pub fn start_events(&mut self, keep_alive: bool) -> io::Result<()> {
+        self.start_chunked(200, "text/event-stream", &[], keep_alive)
+    }
+
+    /// Sends one event: `data: DATA` and the blank line that ends it.
+    pub fn send_event(&mut self, data: &str) -> io::Result<()> {
+        self.piece(format!("data: {data}\n\n").as_bytes())
+    }
+
+    /// Sends a comment line (`: TEXT`), which every event-stream reader skips: bytes that
+    /// keep a waiting client's read timeout from running out.
+    pub fn send_comment(&mut self, text: &str) -> io::Result<()> {
+        self.piece(format!(": {text}\n\n").as_bytes())
+    }
+
+    /// Ends an event stream; returns whether the connection can carry another request.
+    pub fn end_events(&mut self, keep_alive: bool) -> bool {
+        self.end_chunked().is_ok() && keep_alive
     }
 
     /// Relays an upstream 2xx answer as it arrives, each piece written and flushed as it is

@@ -9,7 +9,9 @@
 //! `ureq` upstream. Routes:
 //! - `POST /v1/chat/completions` (also without `/v1`): a request with `response_format` or
 //!   `tools` runs [`structured_call`](crate::backends::call::structured_call) ([`translate`] maps
-//!   both ways); any other is relayed unchanged, an event stream chunk by chunk as it arrives;
+//!   both ways), and a client that asked for a stream gets the event stream's head at once and a
+//!   comment line every two seconds until the call has its answer; any other is relayed
+//!   unchanged, an event stream chunk by chunk as it arrives;
 //! - `GET /v1/models`: relayed;
 //! - `GET /slmcode/status`: the counters ([`Counters`]), for `slmcode status`; answered even
 //!   when every slot is taken, and not counted as a request.

@@ -11,6 +11,10 @@
 //! - 429: the upstream's rate limit, after the retry policy gave up;
 //! - 400 `context_overflow`: the conversation does not fit the upstream's context;
 //! - 502: any other upstream failure (unreachable, an error status, not a chat completion).
+//!
+//! A streamed request (`stream: true`) that passed the request checks has had its `200` head
+//! sent before the call ends (`handle` keeps the client waiting with comment lines); its failure
+//! goes in the stream as one event holding the same body, which OpenAI's SDKs raise as an error.
 
 use serde_json::{Value, json};
 

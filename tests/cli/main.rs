@@ -26,6 +26,8 @@ mod serve;
 mod serve_hostile;
 mod serve_structured;
 mod settings_readme;
+#[path = "../support/skip.rs"]
+mod skip;
 mod snapshots;
 mod status;
 mod thinking;

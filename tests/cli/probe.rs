@@ -382,7 +382,10 @@ fn https_to_a_plain_http_port_fails_at_once_and_says_so() {
 #[test]
 fn a_self_signed_certificate_is_not_trusted_and_says_so() {
     let Some(server) = crate::tls_server::SelfSignedServer::start() else {
-        eprintln!("skipped: no `openssl` command to make a self-signed certificate with");
+        crate::skip::skip(
+            "a_self_signed_certificate_is_not_trusted_and_says_so",
+            "there is no `openssl` command to make a self-signed certificate with",
+        );
         return;
     };
     let mut slm = Slm::new();

@@ -1,7 +1,7 @@
 //! `slmcode serve` against hostile clients and a failing upstream: a huge body, a slow client,
-//! a client that closes the connection mid-stream, 50 requests at once, more than the limit
-//! (the counters still answered), an upstream that stalls mid-stream. After each, the proxy
-//! still answers.
+//! a client that closes the connection mid-stream, one that leaves while its streamed structured
+//! answer is being made, 50 requests at once, more than the limit (the counters still answered),
+//! an upstream that stalls mid-stream. After each, the proxy still answers.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -152,6 +152,37 @@ fn a_client_that_closes_mid_stream_stops_the_upstream_stream_and_not_the_proxy()
     served.wait_for_line("200 passthrough stream class=client_closed");
     emulator.token_delay(Duration::ZERO);
     still_serves(&served);
+}
+
+#[test]
+fn a_client_that_leaves_while_a_streamed_answer_is_made_does_not_stop_the_proxy() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let slm = slm_for(&emulator);
+    let served = Served::start(&slm, &[]);
+    emulator.faults([Fault::Delay(Duration::from_secs(3))]);
+    let body = crate::serve_structured::structured_body(true).to_string();
+    let mut stream = connect(&served);
+    stream
+        .set_read_timeout(Some(Duration::from_secs(1)))
+        .unwrap();
+    write!(
+        stream,
+        "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    // The head comes at once, long before the answer; the client leaves then.
+    assert_eq!(status_of(&mut stream), 200);
+    drop(stream);
+    // The call runs to its end, its answer finds no one, and the proxy goes on.
+    served.wait_for_line(
+        "200 structured stream mechanism=gbnf_grammar rung=none reasks=0 class=client_closed",
+    );
+    still_serves(&served);
+    let mut response = agent().get(served.url("/slmcode/status")).call().unwrap();
+    let counters: Value =
+        serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(counters["in_flight"], 0, "{counters}");
 }
 
 #[test]

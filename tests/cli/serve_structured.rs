@@ -1,10 +1,15 @@
 //! `slmcode serve` through the real binary in front of the engine emulator: `response_format`
-//! and `tools` requests through the call path, whole and streamed, re-asks, failures in
-//! OpenAI's error shape, and what the log shows of them.
+//! and `tools` requests through the call path, whole and streamed (a streaming client kept from
+//! its read timeout while the call runs, a failure as an event), re-asks, failures in OpenAI's
+//! error shape, and what the log shows of them.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::emulator::{Emulator, Profile, Scripted};
+use crate::emulator::{Emulator, Fault, Profile, Scripted};
 use crate::serve::{Served, events, header, post, slm_for};
 use crate::util::Slm;
 
@@ -150,10 +155,8 @@ fn a_streaming_client_gets_the_validated_answer_as_chunks() {
     );
     assert_eq!(status, 200, "{text}");
     assert_eq!(header(&headers, "content-type"), Some("text/event-stream"));
-    assert_eq!(
-        header(&headers, "x-slmcode-mechanism"),
-        Some("gbnf_grammar")
-    );
+    // The head left before the call had an answer: the meta is in the last chunk only.
+    assert_eq!(header(&headers, "x-slmcode-mechanism"), None);
     let events = events(&text);
     assert_eq!(events.last().unwrap(), "[DONE]");
     let chunks: Vec<Value> = events[..events.len() - 1]
@@ -171,6 +174,8 @@ fn a_streaming_client_gets_the_validated_answer_as_chunks() {
         .filter(|finish| !finish.is_null())
         .collect();
     assert_eq!(finish, [&json!("stop")]);
+    let last = &chunks[chunks.len() - 2];
+    assert_eq!(last["slmcode"]["mechanism"], "gbnf_grammar", "{last}");
     let usage = chunks.last().unwrap();
     assert_eq!(usage["choices"], json!([]));
     assert_eq!(usage["usage"]["prompt_tokens"], 20);
@@ -333,7 +338,7 @@ fn a_conversation_too_long_for_the_context_is_a_400() {
     let emulator = Emulator::start(Profile::llama_server());
     let slm = slm_for(&emulator);
     let served = Served::start(&slm, &[]);
-    emulator.faults([crate::emulator::Fault::ContextOverflow]);
+    emulator.faults([Fault::ContextOverflow]);
     let (status, _, text) = post(
         &served.url("/v1/chat/completions"),
         &structured_body(false),
@@ -342,4 +347,114 @@ fn a_conversation_too_long_for_the_context_is_a_400() {
     assert_eq!(status, 400, "{text}");
     let error: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(error["error"]["code"], "context_overflow", "{error}");
+}
+
+/// Sends `body` on a connection of its own and reads the answer to its end as a client whose
+/// read timeout is `timeout`: any wait longer than that fails the test. Returns the answer's
+/// bytes as text (head, chunk sizes and all) and the longest wait between two reads.
+fn read_with_timeout(address: &str, body: &Value, timeout: Duration) -> (String, Duration) {
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream.set_read_timeout(Some(timeout)).unwrap();
+    let body = body.to_string();
+    write!(
+        stream,
+        "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = Vec::new();
+    let mut piece = [0; 4096];
+    let mut longest = Duration::ZERO;
+    let mut last = Instant::now();
+    loop {
+        match stream.read(&mut piece) {
+            Ok(0) => break,
+            Ok(read) => answer.extend_from_slice(&piece[..read]),
+            Err(error) => panic!(
+                "the client's read timed out ({error}) after {:?} with {:?}",
+                last.elapsed(),
+                String::from_utf8_lossy(&answer)
+            ),
+        }
+        longest = longest.max(last.elapsed());
+        last = Instant::now();
+    }
+    (String::from_utf8(answer).unwrap(), longest)
+}
+
+#[test]
+fn a_client_with_a_short_read_timeout_gets_a_slow_streamed_answer() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let slm = slm_for(&emulator);
+    let served = Served::start(&slm, &[]);
+    // The engine answers after 5 s; the client gives up on any read that waits 3 s.
+    emulator.faults([Fault::Delay(Duration::from_secs(5))]);
+    let started = Instant::now();
+    let (text, longest) = read_with_timeout(
+        &served.address,
+        &structured_body(true),
+        Duration::from_secs(3),
+    );
+    assert!(started.elapsed() >= Duration::from_secs(5), "{text}");
+    assert!(longest < Duration::from_secs(3), "{longest:?}");
+    assert!(text.starts_with("HTTP/1.1 200 "), "{text}");
+    let comments = text
+        .lines()
+        .filter(|line| *line == ": slmcode processing")
+        .count();
+    assert!(
+        comments >= 2,
+        "a comment every 2 s while the call ran: {text}"
+    );
+    let events = events(&text);
+    assert_eq!(events.last().map(String::as_str), Some("[DONE]"), "{text}");
+    let content: String = events
+        .iter()
+        .filter_map(|event| serde_json::from_str::<Value>(event).ok())
+        .filter_map(|chunk| {
+            Some(
+                chunk
+                    .pointer("/choices/0/delta/content")?
+                    .as_str()?
+                    .to_owned(),
+            )
+        })
+        .collect();
+    assert!(valid(&serde_json::from_str(&content).unwrap()), "{content}");
+    served.wait_for_line("200 structured stream mechanism=gbnf_grammar rung=none reasks=0");
+}
+
+#[test]
+fn a_streamed_call_that_fails_ends_its_stream_with_an_error_event() {
+    let emulator = Emulator::start(Profile::llama_cpp_python());
+    emulator.answers(["{\"name\": \"Ada\", \"age\": \"old\"}".to_owned()]);
+    let mut slm = unconstrained(&emulator);
+    slm.env("SLMCODE_REASK", "0");
+    let served = Served::start(&slm, &[]);
+    let (status, headers, text) = post(
+        &served.url("/v1/chat/completions"),
+        &structured_body(true),
+        None,
+    );
+    // The head had left with 200 before the call failed.
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(header(&headers, "content-type"), Some("text/event-stream"));
+    let events = events(&text);
+    assert_eq!(events.len(), 1, "one event and no [DONE]: {text}");
+    let error: Value = serde_json::from_str(&events[0]).unwrap();
+    assert_eq!(error["error"]["code"], "wrong_shape", "{error}");
+    assert_eq!(error["error"]["type"], "slmcode_answer_failed");
+    assert_eq!(error["error"]["errors"][0]["pointer"], "/age", "{error}");
+    assert_eq!(error["slmcode"]["reasks"], json!([]), "{error}");
+    served.wait_for_line("200 structured stream mechanism=prompt_only reasks=0 class=wrong_shape");
+
+    // A request that cannot be made is refused with its status before any stream starts.
+    let mut body = structured_body(true);
+    body["response_format"]["json_schema"]["schema"] = json!({"type": "no such type"});
+    let (status, headers, text) = post(&served.url("/v1/chat/completions"), &body, None);
+    assert_eq!(status, 400, "{text}");
+    assert_eq!(header(&headers, "content-type"), Some("application/json"));
+    let error: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(error["error"]["code"], "invalid_request", "{error}");
 }

@@ -1,7 +1,8 @@
 //! A TLS server on 127.0.0.1 whose certificate no client trusts: a self-signed certificate made
 //! at test time with the `openssl` command (`openssl req -x509`), served by `openssl s_server`.
 //! No Rust TLS server is needed, so no dependency is added for it; where the command is
-//! missing, [`SelfSignedServer::start`] returns `None` and the test says it skipped.
+//! missing, [`SelfSignedServer::start`] returns `None` and the test counts itself skipped
+//! (`tests/support/skip.rs`: a failure under `.ci/run`).
 #![allow(dead_code)]
 
 use std::net::{TcpListener, TcpStream};
@@ -17,9 +18,9 @@ pub struct SelfSignedServer {
 
 impl SelfSignedServer {
     /// Makes a certificate for 127.0.0.1 and serves TLS with it on a free port; `None` when
-    /// the `openssl` command is missing or fails.
+    /// there is no `openssl` command. Anything else that goes wrong fails the test.
     pub fn start() -> Option<SelfSignedServer> {
-        let files = tempfile::tempdir().ok()?;
+        let files = tempfile::tempdir().expect("a temporary directory");
         let key = files.path().join("key.pem");
         let cert = files.path().join("cert.pem");
         let made = openssl()
@@ -31,11 +32,12 @@ impl SelfSignedServer {
             .arg(&key)
             .arg("-out")
             .arg(&cert)
-            .status()
-            .ok()?;
-        if !made.success() {
-            return None;
-        }
+            .status();
+        let made = match made {
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return None,
+            made => made.expect("run `openssl req`"),
+        };
+        assert!(made.success(), "`openssl req -x509` failed: {made}");
         let port = free_port();
         let child = openssl()
             .arg("s_server")
@@ -47,13 +49,17 @@ impl SelfSignedServer {
             .arg("-key")
             .arg(&key)
             .spawn()
-            .ok()?;
+            .expect("run `openssl s_server`");
         let server = SelfSignedServer {
             child,
             port,
             _files: files,
         };
-        server.wait_until_listening().then_some(server)
+        assert!(
+            server.wait_until_listening(),
+            "`openssl s_server` did not listen on port {port}"
+        );
+        Some(server)
     }
 
     /// The OpenAI-style base URL: `https://127.0.0.1:PORT/v1`.

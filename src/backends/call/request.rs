@@ -93,6 +93,17 @@ pub struct StructuredRequest {
 }
 
 impl StructuredRequest {
+    /// Whether the request can be made under `settings`: the checks
+    /// [`structured_call`](super::structured_call) makes before it sends anything (messages, the
+    /// role, the schema and the tools compiled), for a caller that must commit to an answer
+    /// before the call has one. `slmcode serve` starts a streamed answer before the call ends,
+    /// and can still refuse a request that cannot be made with a status only until then.
+    pub fn check(&self, settings: &Settings) -> Result<(), RequestError> {
+        let plan = Plan::resolve(settings, self)?;
+        schema::validator(&plan.schema)?;
+        Ok(())
+    }
+
     /// A request for the contract `name`.
     pub fn contract(name: impl Into<String>) -> StructuredRequest {
         StructuredRequest {
