@@ -89,6 +89,10 @@
 //! - **mechanism**: one of the five ways of asking for structured output, strongest first:
 //!   `json_schema`, `guided_json`, `gbnf_grammar`, `json_object`, `prompt_only`
 //!   ([`schema::Mechanism`]).
+//! - **engine**: the server software requests are shaped for: the `provider` setting, or under
+//!   `openai-compatible` the engine the server's fingerprint names (llama.cpp, Ollama)
+//!   ([`backends::Engine`]). Its preset decides the wire quirks and the order of the mechanism
+//!   chain; the provider setting decides what is probed and the cache key.
 //! - **wire form**: one concrete request field that carries a mechanism (json_schema with or
 //!   without `strict`, vLLM's `structured_outputs` or `guided_json`, `grammar`, `json_object`);
 //!   each is probed, cached and demoted on its own ([`backends::WireForm`]). A form's
@@ -105,8 +109,9 @@
 //!   which decides the **re-ask** sent next ([`repair::FailureClass`]).
 //! - **source**: where something came from, always named with the thing: a setting's
 //!   [`SettingSource`](config::SettingSource) (flag, environment, file, default), the
-//!   capabilities' [`CapabilitySource`](backends::CapabilitySource) (probe, cache, prior), a
-//!   reasoning text's [`ReasoningSource`](backends::call::ReasoningSource). A setting's parsed
+//!   capabilities' [`CapabilitySource`](backends::CapabilitySource) (probe, cache, prior), an
+//!   engine's [`EngineSource`](backends::EngineSource) (setting, fingerprint), a reasoning
+//!   text's [`ReasoningSource`](backends::call::ReasoningSource). A setting's parsed
 //!   value is a [`SettingValue`](config::SettingValue); a bare `Value` is always
 //!   `serde_json::Value`.
 //!

@@ -7,17 +7,46 @@
 //! (`capabilities`, e.g. `thinking`; <https://docs.ollama.com/api-reference/show-model-details>),
 //! and `GET {endpoint}/models` for every OpenAI-compatible server. Each route is best effort:
 //! a route that fails leaves its part unknown, and unknown never counts as a change.
+//!
+//! A fingerprint can also name the engine ([`Fingerprint::engine`]): llama.cpp by `/props`
+//! with a `build_info`, Ollama by `/api/version`. vLLM's `/version` is shown, but names no
+//! engine: a `{"version": ...}` at `/version` is common to many servers.
 
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::config::Provider;
+
 use super::presets::FingerprintRoute;
 use super::transport::Client;
 
 /// How many model ids a fingerprint keeps (a hosted API lists hundreds).
 const MAX_MODELS: usize = 50;
+
+/// What [`fetch`] writes before llama-server's build in [`Fingerprint::server`].
+const LLAMA_CPP_LABEL: &str = "llama.cpp";
+/// What [`fetch`] writes before vLLM's version.
+const VLLM_LABEL: &str = "vllm";
+/// What [`fetch`] writes before Ollama's version.
+const OLLAMA_LABEL: &str = "ollama";
+
+/// The engines a fingerprint names: the label [`fetch`] writes in `server`, the route that
+/// said it, and the provider whose preset fits the engine.
+const NAMED_ENGINES: [(&str, &str, Provider); 2] = [
+    (LLAMA_CPP_LABEL, "GET /props", Provider::LlamaCpp),
+    (OLLAMA_LABEL, "GET /api/version", Provider::Ollama),
+];
+
+/// An engine a fingerprint names, and what the server said that names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecognisedEngine {
+    /// The provider whose preset fits the engine.
+    pub provider: Provider,
+    /// What the server said, and where: `llama.cpp b6123 (GET /props)`.
+    pub evidence: String,
+}
 
 /// What a server said about itself. Every part is optional: servers differ, and routes fail.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,6 +109,22 @@ impl Fingerprint {
         Some(models.iter().any(|served| served == model))
     }
 
+    /// The engine the server named (see the module docs), or `None`.
+    pub fn engine(&self) -> Option<RecognisedEngine> {
+        let server = self.server.as_deref()?;
+        NAMED_ENGINES
+            .into_iter()
+            .find(|(label, _, _)| {
+                server
+                    .strip_prefix(label)
+                    .is_some_and(|rest| rest.starts_with(' '))
+            })
+            .map(|(_, route, provider)| RecognisedEngine {
+                provider,
+                evidence: format!("{server} ({route})"),
+            })
+    }
+
     /// One line for humans: `llama.cpp b6123, n_ctx 4096`.
     pub fn summary(&self) -> String {
         let mut parts = Vec::new();
@@ -126,7 +171,7 @@ pub fn fetch(
                 let Some(root) = &root else { continue };
                 if let Ok(props) = client.get_json(&format!("{root}/props"), timeout) {
                     if let Some(build) = props.get("build_info").and_then(Value::as_str) {
-                        fingerprint.server = Some(format!("llama.cpp {build}"));
+                        fingerprint.server = Some(format!("{LLAMA_CPP_LABEL} {build}"));
                     }
                     fingerprint.context_size = props
                         .pointer("/default_generation_settings/n_ctx")
@@ -142,7 +187,7 @@ pub fn fetch(
                 if let Ok(body) = client.get_json(&format!("{root}/version"), timeout)
                     && let Some(version) = body.get("version").and_then(Value::as_str)
                 {
-                    fingerprint.server = Some(format!("vllm {version}"));
+                    fingerprint.server = Some(format!("{VLLM_LABEL} {version}"));
                 }
             }
             FingerprintRoute::OllamaVersion => {
@@ -156,7 +201,7 @@ pub fn fetch(
                 let Some(version) = body.get("version").and_then(Value::as_str) else {
                     continue;
                 };
-                fingerprint.server = Some(format!("ollama {version}"));
+                fingerprint.server = Some(format!("{OLLAMA_LABEL} {version}"));
                 if let Some(model) = model
                     && let Ok(show) = client.post_json(
                         &format!("{root}/api/show"),
@@ -219,6 +264,28 @@ mod tests {
             upgraded.change_from(&before).as_deref(),
             Some("server llama.cpp b100 -> llama.cpp b200")
         );
+    }
+
+    #[test]
+    fn llama_cpp_and_ollama_are_named_and_a_bare_version_names_nothing() {
+        let server = |text: &str| Fingerprint {
+            server: Some(text.to_owned()),
+            ..Fingerprint::default()
+        };
+        assert_eq!(
+            server("llama.cpp b6500").engine(),
+            Some(RecognisedEngine {
+                provider: Provider::LlamaCpp,
+                evidence: "llama.cpp b6500 (GET /props)".to_owned()
+            })
+        );
+        assert_eq!(
+            server("ollama 0.12.6").engine().map(|found| found.provider),
+            Some(Provider::Ollama)
+        );
+        assert_eq!(server("vllm 0.10.2").engine(), None);
+        assert_eq!(server("llama.cppx 1").engine(), None);
+        assert_eq!(Fingerprint::default().engine(), None);
     }
 
     #[test]

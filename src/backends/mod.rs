@@ -4,18 +4,20 @@
 //! ([`ChatRequest`], [`build_body`], [`ChatResponse`]), transport over `ureq` ([`Client`],
 //! streamed answers read event by event into [`Streamed`]), error classes and the retry policy
 //! ([`ErrorClass`], [`RetryPolicy`]), whether anything listens at an endpoint ([`reachability`]),
-//! which server is running ([`Fingerprint`]), probing ([`probe`](fn@probe)) and what it found
-//! ([`Capabilities`]), and the capabilities cache ([`CapabilityCache`]), tied together by
-//! [`Negotiator`]; and the structured call path ([`call`]) that every structured request
-//! takes. Endpoints are normalised by [`normalize_endpoint`]. It uses `config` (settings,
-//! secrets, the config directory), `schema` (mechanisms, constraints, validation), `repair` and
-//! `tools` (the repair ladder and tool sets), `agents` (roles) and `files` (the cache and the
-//! repair statistics on disk); it returns data and never prints.
+//! which server is running ([`Fingerprint`]) and so which engine requests follow ([`Engine`]),
+//! probing ([`probe`](fn@probe)) and what it found ([`Capabilities`]), and the capabilities
+//! cache ([`CapabilityCache`]), tied together by [`Negotiator`]; and the structured call path
+//! ([`call`]) that every structured request takes. Endpoints are normalised by
+//! [`normalize_endpoint`]. It uses `config` (settings, secrets, the config directory), `schema`
+//! (mechanisms, constraints, validation), `repair` and `tools` (the repair ladder and tool
+//! sets), `agents` (roles) and `files` (the cache and the repair statistics on disk); it returns
+//! data and never prints.
 
 pub(crate) mod cache;
 pub mod call;
 pub(crate) mod capabilities;
 pub(crate) mod chat;
+pub(crate) mod engine;
 pub(crate) mod errors;
 pub(crate) mod events;
 pub(crate) mod fingerprint;
@@ -52,8 +54,9 @@ pub use cache::{
 };
 pub use capabilities::{Capabilities, FormOutcome, GuidedField, WireForm};
 pub use chat::{ChatMessage, ChatRequest, ChatResponse, ToolCall, Usage, build_body};
+pub use engine::{Engine, EngineSource};
 pub use errors::{CallError, ErrorClass, TlsFailure, TransportFailure, classify};
-pub use fingerprint::Fingerprint;
+pub use fingerprint::{Fingerprint, RecognisedEngine};
 pub use forward::Relayed;
 pub use negotiate::{CapabilitySource, NegotiateOptions, Negotiation, Negotiator, TargetError};
 pub use presets::{AuthHeader, FingerprintRoute, Preset, Prior, preset};

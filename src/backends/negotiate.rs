@@ -29,6 +29,7 @@ use super::cache::{
     CacheEntry, CacheKey, CapabilityCache, Demotion, FAILED_PROBE_LIFETIME, FailedProbe,
 };
 use super::capabilities::{Capabilities, FormOutcome, WireForm};
+use super::engine::Engine;
 use super::fingerprint::{self, Fingerprint};
 use super::probe::{ProbeReport, Target, probe};
 use super::time::now_rfc3339;
@@ -153,6 +154,12 @@ pub struct Negotiation {
 }
 
 impl Negotiation {
+    /// The engine requests follow: the provider, or under `openai-compatible` the engine the
+    /// server's fingerprint names ([`Engine::of`]).
+    pub fn engine(&self) -> Engine {
+        Engine::of(self.key.provider, self.fingerprint.as_ref())
+    }
+
     /// Whether no probe has succeeded behind these capabilities, and one failed: this call's,
     /// or a recent one it reused.
     pub fn probe_failed(&self) -> bool {

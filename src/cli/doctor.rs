@@ -1,6 +1,7 @@
 //! `slmcode doctor [--refresh] [--no-probe]`: checks every step between the settings and a
 //! constrained answer (config, provider, endpoint, key, model, reachability, the model being
-//! served, the probe, the cache, demotions), each with what to do when it fails.
+//! served, the engine requests follow, the probe, the cache, demotions), each with what to do
+//! when it fails.
 //!
 //! The checks are collected first (probing included, behind a spinner on a terminal), then
 //! rendered as a table or as JSON; the exit code comes from the same list: 0 when nothing
@@ -11,9 +12,14 @@
 use std::time::Duration;
 
 use serde::Serialize;
-use slmcode::backends::{CallError, Fingerprint, Target, reachability};
-use slmcode::config::{ConfigDirSource, Key, Resolved, SettingSource, StructuredDecoding};
+use slmcode::backends::{
+    CallError, EngineSource, Fingerprint, FormOutcome, Negotiation, Target, WireForm, reachability,
+};
+use slmcode::config::{
+    ConfigDirSource, Key, Provider, Resolved, SettingSource, StructuredDecoding,
+};
 use slmcode::schema::Mechanism;
+use slmcode::schema::gbnf::Whitespace;
 
 use super::exit::{CommandResult, Exit};
 use super::printer::Printer;
@@ -56,7 +62,8 @@ pub enum Status {
 #[derive(Debug, Serialize)]
 pub struct Check {
     /// What was checked: config, provider, endpoint, api_key, model, reachable, model_served,
-    /// mechanism, answer (no usable answer to a plain request), cache, demotion.
+    /// engine (which engine requests follow, and how it was known), mechanism, answer (no usable
+    /// answer to a plain request), cache, demotion.
     pub name: &'static str,
     /// ok, warn, fail or skip.
     pub status: Status,
@@ -215,6 +222,10 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             negotiate_options.probe_timeout.min(Duration::from_secs(3));
     }
     let negotiation = negotiate(&target, &negotiate_options, printer);
+    checks.push(engine_check(
+        &negotiation,
+        resolved.settings.grammar_whitespace,
+    ));
     let mechanism = negotiation.capabilities.mechanism;
     checks.push(if resolved.settings.structured_decoding == StructuredDecoding::Off {
         check(
@@ -314,6 +325,51 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     };
     render(&report, printer)?;
     Ok(exit_code(&report.checks))
+}
+
+/// Which engine requests follow and how it was known (the provider setting, or the server's
+/// fingerprint under `openai-compatible`), and on llama.cpp where the derived grammar goes in
+/// the mechanism chain, which the selected mechanism alone does not say.
+fn engine_check(negotiation: &Negotiation, whitespace: Whitespace) -> Check {
+    let engine = negotiation.engine();
+    let mut detail = if engine.source == EngineSource::Setting
+        && engine.provider == Provider::OpenAiCompatible
+    {
+        let server = negotiation
+            .fingerprint
+            .as_ref()
+            .and_then(|fingerprint| fingerprint.server.as_deref());
+        match server {
+            Some(server) => format!(
+                "openai-compatible: the server says {server}, which names no engine slmcode \
+                 follows; nothing engine-specific is assumed"
+            ),
+            None => "openai-compatible: the server named no engine (llama.cpp answers GET /props, \
+                     Ollama GET /api/version); nothing engine-specific is assumed"
+                .to_owned(),
+        }
+    } else {
+        engine.summary()
+    };
+    let capabilities = &negotiation.capabilities;
+    let grammar_usable = capabilities.outcomes.get(&WireForm::Grammar)
+        == Some(&FormOutcome::Supported)
+        && !negotiation
+            .demotions
+            .iter()
+            .any(|demotion| demotion.form == WireForm::Grammar);
+    if engine.provider == Provider::LlamaCpp
+        && grammar_usable
+        && capabilities.mechanism == Mechanism::JsonSchema
+    {
+        detail.push_str(match whitespace {
+            Whitespace::Compact => "; the derived grammar goes before json_schema",
+            Whitespace::Pretty => {
+                "; a schema with a number or a format goes to the derived grammar before json_schema"
+            }
+        });
+    }
+    check("engine", Status::Ok, detail, None)
 }
 
 /// Marks the `api_key` check failed: the server answered `what` with `status`.

@@ -9,8 +9,8 @@
 
 use serde::Serialize;
 use slmcode::backends::{
-    CallError, Demotion, ErrorClass, Fingerprint, FormOutcome, NegotiateOptions, Negotiation,
-    Negotiator, Target, TlsFailure, WireForm,
+    CallError, Demotion, Engine, ErrorClass, Fingerprint, FormOutcome, NegotiateOptions,
+    Negotiation, Negotiator, Target, TlsFailure, WireForm,
 };
 use slmcode::config::{Resolved, StructuredDecoding};
 use slmcode::schema::Mechanism;
@@ -87,6 +87,9 @@ pub fn form_rows(negotiation: &Negotiation) -> Vec<FormRow> {
 pub struct Connection {
     /// The provider.
     pub provider: String,
+    /// The engine requests follow: `{provider, source, evidence}`, the provider setting, or
+    /// under `openai-compatible` the engine the server's fingerprint names.
+    pub engine: Engine,
     /// The normalised endpoint.
     pub endpoint: String,
     /// The model; null when none is configured.
@@ -122,6 +125,7 @@ impl Connection {
     ) -> Connection {
         Connection {
             provider: target.provider.to_string(),
+            engine: negotiation.engine(),
             endpoint: target.endpoint.to_string(),
             model: target.model.clone(),
             reachable,

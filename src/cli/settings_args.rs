@@ -17,6 +17,10 @@ use super::printer::Printer;
 pub struct SettingsArgs {
     /// The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx,
     /// openai-compatible
+    ///
+    /// openai-compatible probes everything, and requests follow the engine the server names:
+    /// llama.cpp (GET /props) is sent what llamacpp is, the derived grammar first; Ollama (GET
+    /// /api/version) what ollama is. A provider named here is never overridden.
     #[arg(long, value_name = "NAME")]
     pub provider: Option<String>,
 

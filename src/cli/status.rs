@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use serde::Serialize;
-use slmcode::backends::{Target, TargetError, reachability};
+use slmcode::backends::{EngineSource, Target, TargetError, reachability};
 use slmcode::config::{Key, StructuredDecoding};
 use slmcode::files::stats::{self, STATS_FILE};
 use slmcode::repair::Stats;
@@ -55,8 +55,8 @@ struct ConfigSummary {
 struct Report {
     /// The settings in brief (see [`ConfigSummary`]).
     config: ConfigSummary,
-    /// provider, endpoint, model, reachable, latency_ms, mechanism, strict, probed, probed_at,
-    /// source (probe/cache/prior/forced_off), reason, demotions; null when there is no endpoint
+    /// provider, engine, endpoint, model, reachable, latency_ms, mechanism, strict, probed,
+    /// probed_at, source (probe/cache/prior/forced_off), reason, demotions; null when there is no endpoint
     /// to talk to (none set, and the provider has no default).
     connection: Option<Connection>,
     /// The capability matrix from the cache (untested rows when nothing is cached; empty
@@ -258,8 +258,11 @@ fn connection_lines(connection: &Connection) -> Vec<String> {
         (Some(false), _) => "NO".to_owned(),
     };
     let strict = if connection.strict { " (strict)" } else { "" };
-    vec![
-        format!("provider:   {}", connection.provider),
+    let mut lines = vec![format!("provider:   {}", connection.provider)];
+    if connection.engine.source == EngineSource::Fingerprint {
+        lines.push(format!("engine:     {}", connection.engine.summary()));
+    }
+    lines.extend([
         format!("endpoint:   {}", connection.endpoint),
         format!(
             "model:      {}",
@@ -275,5 +278,6 @@ fn connection_lines(connection: &Connection) -> Vec<String> {
             connection.probed_at.as_deref().unwrap_or("never")
         ),
         format!("demotions:  {}", connection.demotions.len()),
-    ]
+    ]);
+    lines
 }

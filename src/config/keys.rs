@@ -86,7 +86,7 @@ pub static KEYS: [KeySpec; 20] = [
     KeySpec {
         key: Key::Provider,
         name: "provider",
-        doc: "the kind of server: decides the default endpoint, the key variable and which mechanisms are probed",
+        doc: "the kind of server: decides the default endpoint, the key variable, which mechanisms are probed and how requests are shaped; openai-compatible follows the engine the server names (llama.cpp, Ollama)",
         accepted: "openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible",
         default: "openai-compatible",
         environment: "SLMCODE_PROVIDER",

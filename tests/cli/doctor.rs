@@ -1,6 +1,6 @@
 //! `slmcode doctor` against the engine emulator: what it selects, what it says, how it exits.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::emulator::{Emulator, Fault, Profile, RefusingPort};
 use crate::util::{Run, Slm};
@@ -67,6 +67,68 @@ fn llama_server_gets_strict_json_schema_and_a_truthful_matrix() {
             .ends_with("capabilities.json")
     );
     assert_eq!(json["fingerprint"]["server"], "llama.cpp b6500-emulated");
+}
+
+#[test]
+fn the_generic_provider_in_front_of_llama_server_is_recognised_and_doctor_says_from_what() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let mut slm = Slm::new();
+    // The default provider, openai-compatible.
+    slm.env("SLMCODE_ENDPOINT", &emulator.base_url());
+    let run = doctor(&slm, &[]);
+    run.code(0);
+    assert!(
+        run.stdout.contains(
+            "engine        ok      llamacpp, recognised by the server's fingerprint: llama.cpp b6500-emulated (GET /props); the derived grammar goes before json_schema"
+        ),
+        "{}",
+        run.stdout
+    );
+    let json = doctor(&slm, &["--json"]).code(0).json();
+    assert_eq!(json["connection"]["provider"], "openai-compatible");
+    assert_eq!(
+        json["connection"]["engine"],
+        json!({"provider": "llamacpp", "source": "fingerprint",
+            "evidence": "llama.cpp b6500-emulated (GET /props)"})
+    );
+    assert_eq!(check(&json, "engine")["status"], "ok");
+    // status shows it from the cache, without probing.
+    let status = slm.run(["status", "--offline"], "");
+    status.code(0);
+    assert!(
+        status.stdout.contains(
+            "provider:   openai-compatible\nengine:     llamacpp, recognised by the server's fingerprint: llama.cpp b6500-emulated (GET /props)\n"
+        ),
+        "{}",
+        status.stdout
+    );
+
+    // A provider the user named stands, and says so; the grammar note follows the setting.
+    slm.env("SLMCODE_PROVIDER", "llamacpp")
+        .env("SLMCODE_GRAMMAR_WHITESPACE", "pretty");
+    let json = doctor(&slm, &["--json"]).code(0).json();
+    assert_eq!(
+        json["connection"]["engine"],
+        json!({"provider": "llamacpp", "source": "setting", "evidence": null})
+    );
+    assert_eq!(
+        check(&json, "engine")["detail"],
+        "llamacpp (the provider setting); a schema with a number or a format goes to the derived grammar before json_schema"
+    );
+
+    // A server that names no engine: openai-compatible, and doctor says what it heard.
+    let emulator = Emulator::start(Profile::vllm());
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_ENDPOINT", &emulator.base_url());
+    let json = doctor(&slm, &["--json"]).code(0).json();
+    assert_eq!(
+        json["connection"]["engine"]["provider"],
+        "openai-compatible"
+    );
+    assert_eq!(
+        check(&json, "engine")["detail"],
+        "openai-compatible: the server says vllm 0.12.0, which names no engine slmcode follows; nothing engine-specific is assumed"
+    );
 }
 
 #[test]

@@ -99,6 +99,27 @@ fn json_output_has_the_value_and_the_meta() {
     assert_eq!(meta["tokens"]["prompt_tokens"], 20);
     assert_eq!(meta["notes"], json!([]));
     assert_eq!(meta["warnings"], json!([]));
+    assert_eq!(
+        meta["engine"],
+        json!({"provider": "llamacpp", "source": "setting", "evidence": null})
+    );
+    // The default openai-compatible in front of the same server: recognised by its
+    // fingerprint, and sent the derived grammar first all the same.
+    let emulator = Emulator::start(Profile::llama_server());
+    let slm = slm_for(&emulator, "openai-compatible");
+    let json = slm.run(scope(&["--json"]), "").code(0).json();
+    let meta = &json["meta"];
+    assert_eq!(meta["first_mechanism"], "gbnf_grammar");
+    assert_eq!(meta["engine"]["provider"], "llamacpp");
+    assert_eq!(meta["engine"]["source"], "fingerprint");
+    assert!(
+        emulator
+            .chat_bodies()
+            .pop()
+            .unwrap()
+            .get("grammar")
+            .is_some()
+    );
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! `slmcode doctor` against the real llama.cpp server: json_schema with strict is selected, and
-//! every other form's outcome is what the server really does.
+//! every other form's outcome is what the server really does; under `openai-compatible`, the
+//! server's `/props` makes it llama.cpp, and requests are what `llamacpp` would send.
 
 use serde_json::Value;
 
@@ -19,7 +20,7 @@ fn outcome(json: &Value, form: &str) -> String {
 }
 
 #[test]
-fn an_unknown_provider_probes_everything_and_gets_strict_json_schema() {
+fn an_unknown_provider_probes_everything_and_is_recognised_as_llama_cpp() {
     let Some((endpoint, _)) = real_engine("doctor::an_unknown_provider_probes_everything") else {
         return;
     };
@@ -47,6 +48,50 @@ fn an_unknown_provider_probes_everything_and_gets_strict_json_schema() {
         "{json:#}"
     );
     assert!(json["fingerprint"]["context_size"].is_u64());
+    // The server's `/props` names llama.cpp: requests follow it, and doctor says so.
+    let engine = &json["connection"]["engine"];
+    assert_eq!(engine["provider"], "llamacpp", "{json:#}");
+    assert_eq!(engine["source"], "fingerprint");
+    let evidence = engine["evidence"].as_str().unwrap();
+    assert!(
+        evidence.starts_with("llama.cpp ") && evidence.ends_with(" (GET /props)"),
+        "{evidence}"
+    );
+    let engine_check = json["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|check| check["name"] == "engine")
+        .unwrap();
+    assert_eq!(
+        engine_check["detail"],
+        format!(
+            "llamacpp, recognised by the server's fingerprint: {evidence}; the derived grammar goes before json_schema"
+        )
+    );
+    // And a structured call goes to the derived grammar first, as under provider = llamacpp.
+    let generated = slm
+        .run(
+            [
+                "generate",
+                "--schema",
+                "scope_judge",
+                "--prompt",
+                "Is adding a README in scope?",
+                "--max-tokens",
+                "256",
+                "--json",
+            ],
+            "",
+        )
+        .code(0)
+        .json();
+    assert_eq!(
+        generated["meta"]["first_mechanism"], "gbnf_grammar",
+        "{generated:#}"
+    );
+    assert_eq!(generated["meta"]["wire_form"], "grammar");
+    assert_eq!(generated["meta"]["engine"]["source"], "fingerprint");
 }
 
 #[test]

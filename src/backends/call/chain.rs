@@ -1,21 +1,22 @@
 //! The mechanism chain at request time: which wire forms this call may try, in order, and the
 //! exchange that walks down it.
 //!
-//! The forms come from the negotiated capabilities (the selected form, then every weaker form
-//! the probe found supported, minus every form demoted by now, then prompt-only), from a forced
-//! mechanism (its forms, then prompt-only), or are prompt-only alone (`structured_decoding =
-//! off`, a tool-using role without a typed tool set, or a tool turn that may not be
-//! constrained). A tool turn keeps only the forms that enforce a tool constraint, and sends the
-//! compiled tools on them ([`super::turn`]); its prompt-only floor carries native tools. A strict
-//! form is used only for a strict-ready schema: for any other schema it becomes json_schema without
-//! `strict`, so a strict server is never sent a strict request it must reject. On llama-server the
-//! derived grammar goes first when the grammar form is on the chain: with compact whitespace (the
-//! default `grammar_whitespace`) a real small model gave more valid answers in less time under it
-//! than under the server's own json_schema conversion (bench/README.md, "Defaults"), and for a
-//! schema with a `number` or a `format` it is also the only exact one (the server's converter lets
-//! `maximum` and a 7-digit exponent through, and a `uri` came back as `"9%"`). With pretty
-//! whitespace the model did worse under the derived grammar, so then only such schemas go to it
-//! first.
+//! The forms come from the negotiated capabilities (the selected form, then every weaker form the
+//! probe found supported, minus every form demoted by now, then prompt-only), from a forced
+//! mechanism (its forms, then prompt-only), or are prompt-only alone (`structured_decoding = off`,
+//! a tool-using role without a typed tool set, or a tool turn that may not be constrained). A tool
+//! turn keeps only the forms that enforce a tool constraint, and sends the compiled tools on them
+//! ([`super::turn`]); its prompt-only floor carries native tools. A strict form is used only for a
+//! strict-ready schema: for any other schema it becomes json_schema without `strict`, so a strict
+//! server is never sent a strict request it must reject. On llama-server (the engine the call
+//! follows: the `llamacpp` provider, or `openai-compatible` in front of a server whose fingerprint
+//! says llama.cpp; see `backends::engine`) the derived grammar goes first when the grammar form is
+//! on the chain: with compact whitespace (the default `grammar_whitespace`) a real small model gave
+//! more valid answers in less time under it than under the server's own json_schema conversion
+//! (bench/README.md, "Defaults"), and for a schema with a `number` or a `format` it is also the
+//! only exact one (the server's converter lets `maximum` and a 7-digit exponent through, and a
+//! `uri` came back as `"9%"`). With pretty whitespace the model did worse under the derived
+//! grammar, so then only such schemas go to it first.
 //!
 //! [`Exchange::send`] sends one request on the current form with the retry policy (the only
 //! retry on this path: the provider's own fixed-delay retry is not used) and walks down:
@@ -78,7 +79,7 @@ impl MechanismChain {
         let (source, forms) = match &plan.turn {
             // A tool turn: the contracts' chain with only the forms that enforce a tool
             // constraint on it, when the turn may be constrained at all.
-            Some(turn) if turn.constrains_on(context.target.provider) => {
+            Some(turn) if turn.constrains_on(context.engine().provider) => {
                 let (source, mut forms) = forms(settings, request, plan, context);
                 forms.retain(|form| turn.carried_by(*form));
                 (source, forms)
@@ -165,7 +166,7 @@ fn forms(
         Some(turn) => turn.compiled.schema.as_ref().unwrap_or(&plan.schema),
         None => &plan.schema,
     };
-    if context.negotiation.key.provider == Provider::LlamaCpp
+    if context.engine().provider == Provider::LlamaCpp
         && (plan.grammar_whitespace == Whitespace::Compact || needs_the_derived_grammar(schema))
     {
         grammar_first(&mut forms);
@@ -450,7 +451,7 @@ impl<'a> Exchange<'a> {
             Some(turn) => std::borrow::Cow::Owned(turn.on_wire(
                 chat,
                 constraint,
-                self.context.target.provider,
+                self.context.engine().provider,
             )),
             None => std::borrow::Cow::Borrowed(chat),
         }

@@ -18,6 +18,7 @@ use crate::files::stats::STATS_FILE;
 
 use super::super::cache::{CacheEntry, CapabilityCache, Demotion};
 use super::super::capabilities::WireForm;
+use super::super::engine::Engine;
 use super::super::negotiate::{NegotiateOptions, Negotiation, Negotiator, TargetError};
 use super::super::probe::Target;
 use super::super::retry::RetryPolicy;
@@ -134,6 +135,11 @@ impl CallContext {
         self.cache = cache;
         self.cache_kept = OnceLock::new();
         self
+    }
+
+    /// The engine calls through this context are shaped for ([`Negotiation::engine`]).
+    pub fn engine(&self) -> Engine {
+        self.negotiation.engine()
     }
 
     /// The settings every call through this context runs with.

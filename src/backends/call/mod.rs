@@ -45,7 +45,6 @@ use crate::schema::Mechanism;
 use super::capabilities::WireForm;
 use super::chat::{ChatResponse, Usage};
 use super::errors::{CallError, ErrorClass};
-use super::presets::preset;
 use super::stream::{StreamEnd, StreamLimits, Timing};
 
 pub use chain::ENFORCEMENT_THRESHOLD;
@@ -115,11 +114,13 @@ pub fn structured_call(
         warnings: Vec::new(),
         tools: plan.turn.as_ref().map(|turn| turn.meta(first.is_some(), 0)),
         reasoning: None,
+        engine: context.engine(),
     };
-    let anti_repetition = preset(context.target.provider).anti_repetition_sampling();
+    let engine = context.engine().preset();
+    let anti_repetition = engine.anti_repetition_sampling();
     let mut original = plan.request.clone();
     original.model = context.target.model.clone();
-    original.thinking = preset(context.target.provider).thinking_fields(settings.thinking);
+    original.thinking = engine.thinking_fields(settings.thinking);
     if settings.anti_repetition == AntiRepetition::Always {
         original.sampling = anti_repetition.clone();
     }

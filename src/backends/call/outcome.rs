@@ -15,6 +15,7 @@ use crate::schema::{Mechanism, Problem, ValidationError};
 use super::super::cache::Demotion;
 use super::super::capabilities::WireForm;
 use super::super::chat::Usage;
+use super::super::engine::Engine;
 use super::super::errors::CallError;
 use super::evolve::Action;
 use super::request::RequestError;
@@ -186,6 +187,9 @@ pub struct CallMeta {
     /// The last answer's reasoning, kept apart from the answer: never validated, never
     /// repaired. Null when the model did not reason (or the engine did not return it).
     pub reasoning: Option<ReasoningMeta>,
+    /// The engine the requests were shaped for, and how it was known: the provider setting,
+    /// or the server's fingerprint under `openai-compatible`.
+    pub engine: Engine,
 }
 
 /// Where a thinking model's reasoning came from.

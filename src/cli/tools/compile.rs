@@ -273,8 +273,9 @@ fn compile_error(error: CompileError, choice_from_flag: bool) -> CliError {
 }
 
 /// Whether the tools should go in the grammar although json_schema was selected: the server
-/// enforces the grammar form (probed, or llama-server's prior) and no request demoted it.
-fn grammar_is_better(negotiation: &Negotiation, provider: Provider) -> bool {
+/// enforces the grammar form (probed, or llama-server's prior: the engine the negotiation
+/// follows) and no request demoted it.
+fn grammar_is_better(negotiation: &Negotiation) -> bool {
     if negotiation.capabilities.mechanism != Mechanism::JsonSchema
         || negotiation
             .demotions
@@ -285,7 +286,9 @@ fn grammar_is_better(negotiation: &Negotiation, provider: Provider) -> bool {
     }
     match negotiation.capabilities.outcomes.get(&WireForm::Grammar) {
         Some(FormOutcome::Supported) => true,
-        _ => !negotiation.capabilities.probed && provider == Provider::LlamaCpp,
+        _ => {
+            !negotiation.capabilities.probed && negotiation.engine().provider == Provider::LlamaCpp
+        }
     }
 }
 
@@ -313,7 +316,7 @@ fn request_report(
                 printer.warn(warning);
             }
             let capabilities = &negotiation.capabilities;
-            let mechanism = if grammar_is_better(&negotiation, provider) {
+            let mechanism = if grammar_is_better(&negotiation) {
                 printer.note(
                     "the tools go in the derived grammar: it is exact, and the server's own json_schema converter enforces neither `format` nor bounded exponents",
                 );

@@ -6,6 +6,7 @@ use serde_json::json;
 use super::emulator::{Field, Profile, Scripted};
 use super::*;
 use crate::agents::{JSON_STOP, RoleSpec};
+use crate::backends::engine::EngineSource;
 use crate::schema::{self, Mechanism};
 
 #[test]
@@ -429,6 +430,81 @@ fn llama_server_gets_a_schema_with_a_number_or_a_format_as_the_derived_grammar()
     structured_call(&request, &vllm.context()).unwrap();
     let body = vllm.emulator.chat_bodies().pop().unwrap();
     assert_eq!(constrained_fields(&body), ["response_format"]);
+}
+
+#[test]
+fn openai_compatible_in_front_of_llama_server_is_sent_what_llamacpp_is() {
+    // Nothing cached: the probe finds the forms, and `/props` says llama.cpp.
+    let world = World::new(Profile::llama_server(), Provider::OpenAiCompatible);
+    let outcome = world.call(&scope_request()).unwrap();
+    let body = world.emulator.chat_bodies().pop().unwrap();
+    assert_eq!(constrained_fields(&body), ["grammar"], "{body}");
+    assert_eq!(outcome.meta.first_mechanism, Mechanism::GbnfGrammar);
+    let engine = &outcome.meta.engine;
+    assert_eq!(engine.provider, Provider::LlamaCpp);
+    assert_eq!(engine.source, EngineSource::Fingerprint);
+    assert_eq!(
+        engine.evidence.as_deref(),
+        Some("llama.cpp b6500-emulated (GET /props)")
+    );
+    // llama.cpp's own anti-repetition sampling, not the OpenAI penalties.
+    assert_eq!(body["repeat_penalty"], json!(1.1));
+    assert!(body.get("frequency_penalty").is_none(), "{body}");
+    // The cache keeps the fingerprint: the next process follows llama.cpp without a probe.
+    let chats = world.emulator.chat_count();
+    let outcome = world.call(&scope_request()).unwrap();
+    assert_eq!(world.emulator.chat_count(), chats + 1);
+    assert_eq!(outcome.meta.engine.provider, Provider::LlamaCpp);
+    assert_eq!(
+        constrained_fields(&world.emulator.chat_bodies().pop().unwrap()),
+        ["grammar"]
+    );
+}
+
+#[test]
+fn a_provider_the_user_named_is_never_overridden_by_the_fingerprint() {
+    let forms = [
+        WireForm::JsonSchemaStrict,
+        WireForm::JsonSchema,
+        WireForm::Grammar,
+        WireForm::JsonObject,
+    ];
+    // The same server, the same cached probe and fingerprint: only the provider differs.
+    for (provider, first, source) in [
+        (
+            Provider::OpenAiCompatible,
+            "grammar",
+            EngineSource::Fingerprint,
+        ),
+        (
+            Provider::LmStudio,
+            "json_schema_strict",
+            EngineSource::Setting,
+        ),
+    ] {
+        let world = World::new(Profile::llama_server(), provider);
+        world.cached_from(&forms, "llama.cpp b6500-emulated");
+        let outcome = world.call(&scope_request()).unwrap();
+        assert_eq!(forms_sent(&world.emulator), [first], "{provider}");
+        assert_eq!(outcome.meta.engine.source, source, "{provider}");
+    }
+    let world = World::new(Profile::llama_server(), Provider::LmStudio);
+    world.cached_from(&forms, "llama.cpp b6500-emulated");
+    let outcome = world.call(&scope_request()).unwrap();
+    assert_eq!(outcome.meta.engine.provider, Provider::LmStudio);
+    assert_eq!(outcome.meta.engine.evidence, None);
+    // A server that names no engine (a bare `/version`, no `/props`) leaves openai-compatible
+    // as it is: the negotiated order, although this one takes a grammar.
+    let unnamed = Profile {
+        props: None,
+        version: Some(json!({"version": "0.10.2"})),
+        ..Profile::llama_server()
+    };
+    let world = World::new(unnamed, Provider::OpenAiCompatible);
+    world.cached_from(&forms, "vllm 0.10.2");
+    let outcome = world.call(&scope_request()).unwrap();
+    assert_eq!(forms_sent(&world.emulator), ["json_schema_strict"]);
+    assert_eq!(outcome.meta.engine.provider, Provider::OpenAiCompatible);
 }
 
 #[test]

@@ -76,6 +76,23 @@ impl World {
     /// Writes a probed cache entry in which exactly `supported` forms were enforced, as if a
     /// probe had found them before the server (or what is in front of it) changed.
     fn cached(&self, supported: &[WireForm]) -> &World {
+        self.cached_with(supported, None)
+    }
+
+    /// [`World::cached`], with the fingerprint of a server that said `server` about itself.
+    fn cached_from(&self, supported: &[WireForm], server: &str) -> &World {
+        let fingerprint = crate::backends::fingerprint::Fingerprint {
+            server: Some(server.to_owned()),
+            ..Default::default()
+        };
+        self.cached_with(supported, Some(fingerprint))
+    }
+
+    fn cached_with(
+        &self,
+        supported: &[WireForm],
+        fingerprint: Option<crate::backends::fingerprint::Fingerprint>,
+    ) -> &World {
         let outcomes = WireForm::ALL
             .into_iter()
             .map(|form| {
@@ -94,7 +111,7 @@ impl World {
             &self.target().key(),
             &capabilities,
             Some("2026-01-01T00:00:00Z".to_owned()),
-            None,
+            fingerprint,
             Vec::new(),
         );
         self.cache().store(entry).unwrap();

@@ -136,6 +136,31 @@ fn llama_cpp_named_choice_is_enforced_by_the_constraint_never_a_bare_name() {
 }
 
 #[test]
+fn a_named_choice_to_a_server_recognised_as_llama_cpp_gets_the_llama_cpp_workaround() {
+    let named = tool_request(ToolChoice::Tool("read_file".into())).serial_tools(true);
+    let answer = "<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"README.md\"}}</tool_call>";
+    // openai-compatible, and the cached fingerprint says llama.cpp: only the named tool,
+    // `required`, and one call per turn.
+    let world = World::new(Profile::llama_server(), Provider::OpenAiCompatible).off();
+    world.cached_from(&[WireForm::Grammar], "llama.cpp b6500-emulated");
+    world.emulator.answers([answer]);
+    let outcome = world.call(&named).unwrap();
+    let body = world.emulator.chat_bodies().pop().unwrap();
+    assert_eq!(body["tool_choice"], "required");
+    assert_eq!(body["tools"].as_array().unwrap().len(), 1);
+    assert_eq!(body["parallel_tool_calls"], json!(false));
+    assert_eq!(calls(&outcome)[0].name, "read_file");
+    // Nothing recognised: the named choice in its object form, every tool.
+    let world = World::new(Profile::llama_server(), Provider::OpenAiCompatible).off();
+    world.emulator.answers([answer]);
+    world.call(&named).unwrap();
+    let body = world.emulator.chat_bodies().pop().unwrap();
+    assert_eq!(body["tool_choice"]["function"]["name"], "read_file");
+    assert_eq!(body["tools"].as_array().unwrap().len(), 2);
+    assert!(body.get("parallel_tool_calls").is_none(), "{body}");
+}
+
+#[test]
 fn the_emulated_llama_server_refuses_a_bare_tool_name_as_tool_choice() {
     let world = World::new(Profile::llama_server(), Provider::LlamaCpp);
     let request = crate::backends::chat::ChatRequest {

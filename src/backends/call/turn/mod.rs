@@ -15,7 +15,9 @@
 //!   the prompt-only floor of the mechanism chain get native `tools` and `tool_choice`, and
 //!   `parallel_tool_calls: false` with serial tools where the engine takes it. llama.cpp's
 //!   server accepts a named `tool_choice` but does not honour it (and a bare name is a 400): on
-//!   that floor it gets only the named tool, with `tool_choice: required`;
+//!   that floor it gets only the named tool, with `tool_choice: required`. The engine is the
+//!   one the call follows (`backends::engine`): under `openai-compatible`, the one the server's
+//!   fingerprint names;
 //! - `none`: no tools on the wire at all.
 //!
 //! The mechanism chain, its demotions and enforcement checks are the contracts' ones
