@@ -1,5 +1,6 @@
 //! Failure-matched re-asks: truncation gets the partial back and a doubled budget, prose and
-//! wrong shape a hard reset with the errors, empty the original request again; and the
+//! wrong shape a hard reset with the errors, empty the original conversation with a fresh seed
+//! and a small temperature (never the byte-identical request); and the
 //! evidence of a call that ran out of attempts.
 
 use serde_json::json;
@@ -131,13 +132,32 @@ fn a_wrong_shape_reset_lists_the_validation_errors_and_the_error_keeps_them() {
 }
 
 #[test]
-fn an_empty_answer_sends_the_original_request_once_more() {
+fn an_empty_answer_is_never_re_asked_with_the_byte_identical_request() {
     let world = World::new(Profile::llama_server(), Provider::LlamaCpp).off();
     world.emulator.answers(["", SHORTEST_SCOPE]);
     let outcome = world.call(&scope_request()).unwrap();
     let bodies = world.emulator.chat_bodies();
-    assert_eq!(bodies[0], bodies[1]);
-    assert_eq!(outcome.meta.reasks[0].action, Action::ResendOriginal);
+    assert_eq!(bodies.len(), 2);
+    assert_ne!(
+        serde_json::to_vec(&bodies[0]).unwrap(),
+        serde_json::to_vec(&bodies[1]).unwrap(),
+        "the re-ask of an empty answer differs from the request that got it"
+    );
+    let reask = &outcome.meta.reasks[0];
+    assert_eq!(reask.action, Action::Resample);
+    assert_eq!(reask.class, FailureClass::Empty);
+    assert_eq!(bodies[1]["seed"], json!(reask.seed.unwrap()));
+    assert_eq!(bodies[1]["temperature"], json!(REASK_TEMPERATURE));
+    // Only the seed and the temperature differ: the same conversation and budget.
+    let mut resent = bodies[1].clone();
+    let mut first = bodies[0].clone();
+    for body in [&mut resent, &mut first] {
+        let body = body.as_object_mut().unwrap();
+        body.remove("seed");
+        body.remove("temperature");
+    }
+    assert_eq!(resent, first);
+    assert_eq!(value(&outcome)["in_scope"], true);
 }
 
 #[test]
