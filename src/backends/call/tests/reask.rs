@@ -199,3 +199,70 @@ fn repair_stats_count_every_answer_unless_record_stats_is_off() {
     world.call(&scope_request()).unwrap();
     assert_eq!(crate::files::stats::load(&path).unwrap().total, 2);
 }
+
+#[test]
+fn text_fallback_gives_the_last_answer_whole_and_counts_it_in_the_cache() {
+    let mut world = World::new(Profile::llama_server(), Provider::LlamaCpp).off();
+    world.settings.text_fallback = true;
+    let last = long_prose(5000);
+    world
+        .emulator
+        .answers(["I think it is in scope.", last.as_str()]);
+    let failure = violation(world.call(&scope_request().max_tokens(8000)).unwrap_err());
+    assert_eq!(failure.class, FailureClass::Prose);
+    assert_eq!(failure.meta.attempts, 2, "the re-asks come first");
+    assert!(failure.raw_cut, "raw stays bounded");
+    assert_eq!(
+        failure.text_fallback.as_deref(),
+        Some(last.as_str()),
+        "the last answer, whole"
+    );
+    let recorded = world.entry().text_fallbacks.expect("recorded");
+    assert_eq!((recorded.count, recorded.last_class.as_str()), (1, "prose"));
+    assert!(
+        failure.meta.warnings.is_empty(),
+        "{:?}",
+        failure.meta.warnings
+    );
+    // Off (the default): nothing to fall back to, nothing recorded.
+    world.settings.text_fallback = false;
+    world.emulator.answers(["No JSON.", "Still no JSON."]);
+    let failure = violation(world.call(&scope_request()).unwrap_err());
+    assert_eq!(failure.text_fallback, None);
+    assert_eq!(world.entry().text_fallbacks.unwrap().count, 1);
+}
+
+#[test]
+fn text_fallback_has_nothing_to_give_for_a_blank_answer() {
+    let mut world = World::new(Profile::llama_server(), Provider::LlamaCpp).off();
+    world.settings.text_fallback = true;
+    world.emulator.answers(["", " \n "]);
+    let failure = violation(world.call(&scope_request()).unwrap_err());
+    assert_eq!(failure.class, FailureClass::Empty);
+    assert_eq!(failure.text_fallback, None);
+    assert!(
+        world
+            .cache()
+            .get(&world.target().key())
+            .0
+            .is_none_or(|entry| entry.text_fallbacks.is_none())
+    );
+}
+
+/// At least `length` bytes of prose that never repeats itself (no loop to cut).
+fn long_prose(length: usize) -> String {
+    const WORDS: [&str; 16] = [
+        "the", "docs", "task", "scope", "readme", "asks", "for", "a", "change", "small", "model",
+        "writes", "prose", "instead", "of", "json",
+    ];
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut text = String::from("Sure!");
+    while text.len() < length {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        text.push(' ');
+        text.push_str(WORDS[(state % 16) as usize]);
+    }
+    text
+}
