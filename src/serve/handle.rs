@@ -7,10 +7,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
-use crate::backends::call::structured_call;
+use crate::backends::call::{CallFailure, structured_call};
 
 use super::http::{Connection, ReadError, RelayBroken, Request};
-use super::translate::{self, ClientAsk, Route, Stamp, Structured};
+use super::translate::{self, ClientAsk, Fallback, Route, Stamp, Structured};
 use super::{LOGGED_CONTENT_CHARS, LogRecord, RequestKind, STATUS_PATH, Shared};
 
 /// Serves the requests of one connection until it closes or an answer ends it.
@@ -337,6 +337,26 @@ fn chat(
             } else {
                 let body = translate::completion(&outcome, &stamp);
                 connection.respond_json(200, &body, &headers, keep_alive)
+            }
+        }
+        Err(CallFailure::SchemaViolation(violation)) if violation.text_fallback.is_some() => {
+            let text = violation.text_fallback.as_deref().unwrap_or_default();
+            let class = violation.class.as_str();
+            record.mechanism = Some(violation.meta.mechanism.to_string());
+            record.reasks = Some(violation.meta.reasks.len());
+            record.status = 200;
+            record.class = Some(class.to_owned());
+            if shared.options.log_content {
+                record.answer = Some(cut(text));
+            }
+            shared.counters.count_structured(tools, false);
+            let mut headers = translate::meta_headers(&violation.meta);
+            headers.push((translate::FALLBACK_HEADER, class.to_owned()));
+            match translate::fallback(&violation, text, &ask, &stamp) {
+                Fallback::Chunks(chunks) => {
+                    connection.respond_events(&chunks, &headers, keep_alive)
+                }
+                Fallback::Whole(body) => connection.respond_json(200, &body, &headers, keep_alive),
             }
         }
         Err(failure) => {

@@ -28,6 +28,7 @@ mod serve_structured;
 mod settings_readme;
 mod snapshots;
 mod status;
+mod text_fallback;
 mod thinking;
 #[path = "../support/tls_server.rs"]
 mod tls_server;
