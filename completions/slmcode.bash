@@ -557,7 +557,7 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__generate)
-            opts="-q -h -V --schema --schema-file --role --tools --tool-choice --prompt --system --max-tokens --reask --call-timeout --temperature --anti-repetition --thinking --mechanism --seed --pretty --verbose --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            opts="-q -h -V --schema --schema-file --role --tools --tool-choice --prompt --system --max-tokens --reask --call-timeout --temperature --anti-repetition --thinking --mechanism --seed --text-fallback --pretty --verbose --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -620,6 +620,10 @@ _slmcode() {
                     return 0
                     ;;
                 --seed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --text-fallback)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1391,7 +1395,7 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__serve)
-            opts="-q -h -V --listen --key-env --max-connections --log-content --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            opts="-q -h -V --listen --key-env --max-connections --text-fallback --log-content --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1406,6 +1410,10 @@ _slmcode() {
                     return 0
                     ;;
                 --max-connections)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --text-fallback)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

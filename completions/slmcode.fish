@@ -82,6 +82,7 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l anti-repeti
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l thinking -d 'Whether a thinking model reasons before it answers: auto (its chat template decides), off or on (the engine\'s switch: chat_template_kwargs.enable_thinking on llama.cpp, vLLM and SGLang, reasoning_effort on Ollama)' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l mechanism -d 'Force a mechanism for this call: json_schema, guided_json, gbnf_grammar, json_object or prompt_only. Nothing is probed and recorded demotions are ignored; a rejection still walks down to prompt_only (and is recorded)' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l seed -d 'A sampling seed, for repeatable answers with a temperature above 0' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l text-fallback -d 'When every attempt failed, print the last answer\'s text as it came, the failure as a warning, and exit 8, instead of failing [default: the text_fallback setting, false]' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand generate" -l model -d 'The model id to request' -r
@@ -328,6 +329,7 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand config; and __fish_seen_
 complete -c slmcode -n "__fish_slmcode_using_subcommand serve" -l listen -d 'Where to listen, such as 127.0.0.1:8090 (port 0 picks a free one) [default: the serve_listen setting, 127.0.0.1:8090]' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand serve" -l key-env -d 'The NAME of the environment variable holding the key clients must send as `Authorization: Bearer KEY` [default: the serve_key_env setting; unset: no key]' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand serve" -l max-connections -d 'How many requests are handled at once; one more is answered 503 [default: the serve_max_connections setting, 64]' -r
+complete -c slmcode -n "__fish_slmcode_using_subcommand serve" -l text-fallback -d 'When every attempt failed, answer 200 with the last answer\'s text as ordinary content, the failure in the `slmcode` field and the `x-slmcode-failure` header, instead of a 422 [default: the text_fallback setting, false]' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand serve" -l provider -d 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand serve" -l endpoint -d 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1' -r
 complete -c slmcode -n "__fish_slmcode_using_subcommand serve" -l model -d 'The model id to request' -r

@@ -127,6 +127,20 @@ impl FailedProbe {
     }
 }
 
+/// The calls through one (provider, endpoint, model) whose every attempt failed and whose last
+/// answer's text was given back as plain text instead (`text_fallback`, seed 004's backstop):
+/// how often, and the last time and why. It tells which model leans on the backstop; nothing
+/// reads it to decide a call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextFallbacks {
+    /// How many calls fell back to text.
+    pub count: u64,
+    /// When the last one did, RFC 3339 UTC.
+    pub last_at: String,
+    /// The failure class of its last answer (`prose`, `truncated`, ...).
+    pub last_class: String,
+}
+
 /// Everything known about one (provider, endpoint, model).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CacheEntry {
@@ -170,6 +184,10 @@ pub struct CacheEntry {
     /// (see [`FAILED_PROBE_LIFETIME`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_probe: Option<FailedProbe>,
+    /// The calls that fell back to the last answer's text (see [`TextFallbacks`]); absent until
+    /// one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_fallbacks: Option<TextFallbacks>,
 }
 
 impl CacheEntry {
@@ -206,6 +224,7 @@ impl CacheEntry {
             refused_fields: Vec::new(),
             refuses_streaming: false,
             failed_probe: None,
+            text_fallbacks: None,
         }
     }
 
@@ -524,6 +543,29 @@ impl CapabilityCache {
             }
         })
         .map(|((), warning)| warning)
+    }
+
+    /// Counts a call to `key` that fell back to its last answer's text, whose failure class was
+    /// `class`, under the lock so concurrent processes add up. With no entry yet, one is made
+    /// from `current`. Returns the updated record.
+    pub fn record_text_fallback(
+        &self,
+        key: &CacheKey,
+        class: &str,
+        current: &Capabilities,
+    ) -> Result<TextFallbacks, CacheError> {
+        self.update(|entries| {
+            let entry = entry_for(entries, key, current);
+            let count = entry.text_fallbacks.as_ref().map_or(0, |known| known.count);
+            let record = TextFallbacks {
+                count: count.saturating_add(1),
+                last_at: now_rfc3339(),
+                last_class: class.to_owned(),
+            };
+            entry.text_fallbacks = Some(record.clone());
+            record
+        })
+        .map(|(record, _)| record)
     }
 
     /// Removes the entry for `key`; returns whether there was one.

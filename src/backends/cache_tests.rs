@@ -302,3 +302,55 @@ fn a_failed_probe_is_recorded_only_where_no_success_stands() {
         .unwrap();
     assert_eq!(cache.get(&key("b")).0, Some(probed));
 }
+
+#[test]
+fn text_fallbacks_are_counted_per_key_and_keep_the_rest_of_the_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = CapabilityCache::in_dir(dir.path());
+    let probed = CacheEntry::new(
+        &key("a"),
+        &supported(&[WireForm::JsonSchemaStrict]),
+        Some(now_rfc3339()),
+        None,
+        Vec::new(),
+    );
+    cache.store(probed.clone()).unwrap();
+    let first = cache
+        .record_text_fallback(&key("a"), "prose", &Capabilities::floor())
+        .unwrap();
+    assert_eq!((first.count, first.last_class.as_str()), (1, "prose"));
+    let second = cache
+        .record_text_fallback(&key("a"), "truncated", &Capabilities::floor())
+        .unwrap();
+    assert_eq!((second.count, second.last_class.as_str()), (2, "truncated"));
+    assert!(
+        parse_rfc3339(&second.last_at).is_some(),
+        "{}",
+        second.last_at
+    );
+    let entry = cache.get(&key("a")).0.unwrap();
+    assert_eq!(entry.text_fallbacks, Some(second));
+    assert_eq!(
+        CacheEntry {
+            text_fallbacks: None,
+            ..entry
+        },
+        probed,
+        "the probe's findings stay as they were"
+    );
+    // A key with no entry gets one from what the caller was using.
+    cache
+        .record_text_fallback(&key("b"), "empty", &Capabilities::floor())
+        .unwrap();
+    let made = cache.get(&key("b")).0.unwrap();
+    assert!(!made.probed);
+    assert_eq!(made.text_fallbacks.unwrap().count, 1);
+    // Written only once there is one: an entry without text fallbacks has no such field.
+    let text = fs::read_to_string(cache.path()).unwrap();
+    assert_eq!(text.matches("text_fallbacks").count(), 2, "{text}");
+    let mut plain = probed;
+    plain.model = "c".to_owned();
+    cache.store(plain).unwrap();
+    let text = fs::read_to_string(cache.path()).unwrap();
+    assert_eq!(text.matches("text_fallbacks").count(), 2, "{text}");
+}

@@ -50,7 +50,7 @@ pub use crate::config::endpoint::{
 };
 pub use cache::{
     CacheEntry, CacheError, CacheKey, CapabilityCache, Demotion, FAILED_PROBE_LIFETIME,
-    FailedProbe, Snapshot,
+    FailedProbe, Snapshot, TextFallbacks,
 };
 pub use capabilities::{Capabilities, FormOutcome, GuidedField, WireForm};
 pub use chat::{ChatMessage, ChatRequest, ChatResponse, ToolCall, Usage, build_body};

@@ -31,6 +31,9 @@ pub enum Exit {
     /// The answer was a degenerate loop (the same item, phrase or pair again and again,
     /// whitespace or digits without end), and re-asks did not break it.
     Repetition = 7,
+    /// Every answer failed (any class of 3, 4, 5 or 7) and `text_fallback` is on: the last
+    /// answer's text was printed as it came, the failure as a warning (seed 004's backstop).
+    TextFallback = 8,
 }
 
 impl Exit {
@@ -45,6 +48,7 @@ impl Exit {
             Exit::SchemaViolation => "schema_violation",
             Exit::Endpoint => "endpoint",
             Exit::Repetition => "repetition",
+            Exit::TextFallback => "text_fallback",
         }
     }
 
@@ -222,6 +226,25 @@ mod tests {
         for (class, code) in classes {
             assert_eq!(Exit::for_failure(class) as u8, code, "{class:?}");
         }
+    }
+
+    #[test]
+    fn every_code_is_distinct_and_the_backstop_has_its_own() {
+        let exits = [
+            Exit::Success,
+            Exit::Failure,
+            Exit::Usage,
+            Exit::NotJson,
+            Exit::Truncated,
+            Exit::SchemaViolation,
+            Exit::Endpoint,
+            Exit::Repetition,
+            Exit::TextFallback,
+        ];
+        for (index, exit) in exits.iter().enumerate() {
+            assert_eq!(*exit as usize, index, "{exit:?}");
+        }
+        assert_eq!(Exit::TextFallback.name(), "text_fallback");
     }
 
     #[test]

@@ -41,7 +41,8 @@ Start with: slmcode config set endpoint http://127.0.0.1:8080/v1 && slmcode doct
 
 Exit codes: 0 success; 1 other failure (unreadable file, bad schema, config, failed check);
 2 usage; 3 no JSON in the input; 4 truncated JSON; 5 JSON that violates the schema;
-6 endpoint failure.";
+6 endpoint failure; 7 a loop the re-asks did not break; 8 no valid answer, the last one printed
+as text (text_fallback).";
 
 /// Structured output that a program can trust, from small and local language models.
 #[derive(Debug, Parser)]

@@ -34,6 +34,12 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     max_connections: Option<String>,
 
+    /// When every attempt failed, answer 200 with the last answer's text as ordinary content,
+    /// the failure in the `slmcode` field and the `x-slmcode-failure` header, instead of a 422
+    /// [default: the text_fallback setting, false]
+    #[arg(long, value_name = "BOOL")]
+    text_fallback: Option<String>,
+
     /// Put the content in the log lines: each request's last message and the call path's
     /// answer, 500 characters at most (never the key). Off by default: prompts and answers
     /// may hold what a log should not.
@@ -50,6 +56,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         (Key::ServeListen, args.listen.clone()),
         (Key::ServeKeyEnv, args.key_env.clone()),
         (Key::ServeMaxConnections, args.max_connections.clone()),
+        (Key::TextFallback, args.text_fallback.clone()),
     ];
     let resolved = settings_args::resolve(&settings_args, printer)?;
     let settings = resolved.settings.clone();

@@ -48,6 +48,8 @@ pub enum Key {
     ProbeTimeoutS,
     /// `reask`
     Reask,
+    /// `text_fallback`
+    TextFallback,
     /// `record_stats`
     RecordStats,
     /// `serve_listen`
@@ -82,7 +84,7 @@ pub struct KeySpec {
 }
 
 /// The registry, in [`Key`] order (a test holds that).
-pub static KEYS: [KeySpec; 20] = [
+pub static KEYS: [KeySpec; 21] = [
     KeySpec {
         key: Key::Provider,
         name: "provider",
@@ -337,6 +339,21 @@ pub static KEYS: [KeySpec; 20] = [
         read: |settings| SettingValue::Integer(settings.reask.into()),
     },
     KeySpec {
+        key: Key::TextFallback,
+        name: "text_fallback",
+        doc: "when every attempt of a structured call failed, give back the last answer's text as plain text instead of failing (seed 004's backstop): `generate` prints it with a warning and exits 8, `serve` answers it as ordinary content with the failure in `slmcode`",
+        accepted: "true or false (also yes/no, on/off, 1/0)",
+        default: "false",
+        environment: "SLMCODE_TEXT_FALLBACK",
+        flag: "--text-fallback",
+        secret: false,
+        apply: |settings, text| {
+            settings.text_fallback = parse::boolean(text)?;
+            Ok(())
+        },
+        read: |settings| SettingValue::Bool(settings.text_fallback),
+    },
+    KeySpec {
         key: Key::RecordStats,
         name: "record_stats",
         doc: "whether repair statistics are counted and kept in the config directory",
@@ -411,7 +428,7 @@ fn narrow(number: u64) -> u32 {
 
 impl Key {
     /// Every key, in registry order.
-    pub const ALL: [Key; 20] = [
+    pub const ALL: [Key; 21] = [
         Key::Provider,
         Key::Endpoint,
         Key::Model,
@@ -428,6 +445,7 @@ impl Key {
         Key::CallTimeoutS,
         Key::ProbeTimeoutS,
         Key::Reask,
+        Key::TextFallback,
         Key::RecordStats,
         Key::ServeListen,
         Key::ServeKeyEnv,

@@ -202,6 +202,23 @@ fn record_stats_values() {
 }
 
 #[test]
+fn text_fallback_is_a_switch_off_by_default() {
+    assert_eq!(
+        Key::TextFallback.read(&Settings::default()),
+        SettingValue::Bool(false)
+    );
+    assert_eq!(
+        Key::TextFallback.parse("on").unwrap(),
+        SettingValue::Bool(true)
+    );
+    assert_eq!(
+        refused(Key::TextFallback, "prose"),
+        "invalid value `prose` for text_fallback: not a switch; expected true or false \
+         (also yes/no, on/off, 1/0)"
+    );
+}
+
+#[test]
 fn thinking_values() {
     assert_eq!(normalised(Key::Thinking, " AUTO "), "auto");
     for (text, mode) in [

@@ -78,6 +78,11 @@ pub struct Settings {
     pub probe_timeout_s: u64,
     /// How many failure-matched repair prompts a structured call may send.
     pub reask: u32,
+    /// Whether a structured call whose every attempt failed gives back the last answer's text
+    /// (seed 004's backstop): the call still fails, with the text in
+    /// [`SchemaViolation::text_fallback`](crate::backends::call::SchemaViolation::text_fallback)
+    /// for the caller to use as plain text.
+    pub text_fallback: bool,
     /// Whether repair statistics are counted and persisted.
     pub record_stats: bool,
     /// Where the capabilities cache and the repair statistics are kept: the config directory
@@ -112,6 +117,7 @@ impl Default for Settings {
             call_timeout_s: 60,
             probe_timeout_s: 20,
             reask: 3,
+            text_fallback: false,
             record_stats: true,
             config_dir: None,
             serve_listen: std::net::SocketAddr::from(([127, 0, 0, 1], 8090)),

@@ -79,6 +79,7 @@ fn layered_values(key: Key) -> [&'static str; 3] {
         Key::CallTimeoutS => ["40", "50", "60"],
         Key::ProbeTimeoutS => ["11", "21", "31"],
         Key::Reask => ["2", "3", "4"],
+        Key::TextFallback => ["true", "false", "true"],
         Key::RecordStats => ["false", "true", "false"],
         Key::ServeListen => ["127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"],
         Key::ServeKeyEnv => ["FILE_PROXY", "ENV_PROXY", "FLAG_PROXY"],

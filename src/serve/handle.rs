@@ -8,7 +8,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
-use crate::backends::call::{CallFailure, StructuredOutcome, StructuredRequest, structured_call};
+use crate::backends::call::{
+    CallFailure, SchemaViolation, StructuredOutcome, StructuredRequest, structured_call,
+};
 
 use super::http::{Connection, ReadError, RelayBroken, Request};
 use super::translate::{self, ClientAsk, Route, Stamp, Structured};
@@ -351,6 +353,16 @@ fn whole(
             let body = translate::completion(&outcome, &stamp(shared, ask));
             connection.respond_json(200, &body, &headers, keep_alive)
         }
+        Err(CallFailure::SchemaViolation(violation)) if violation.text_fallback.is_some() => {
+            let text = note_fallback(shared, record, tools, &violation);
+            let mut headers = translate::meta_headers(&violation.meta);
+            headers.push((
+                translate::FALLBACK_HEADER,
+                violation.class.as_str().to_owned(),
+            ));
+            let body = translate::fallback(&violation, text, &stamp(shared, ask));
+            connection.respond_json(200, &body, &headers, keep_alive)
+        }
         Err(failure) => {
             let (status, body, class) = translate::failure(&failure);
             note_failure(shared, record, tools, &failure, &body, class);
@@ -400,6 +412,18 @@ fn streamed(
         Ok(outcome) => {
             note_answer(shared, record, tools, outcome);
             let chunks = translate::completion_chunks(outcome, ask, &stamp(shared, ask));
+            present
+                && chunks
+                    .iter()
+                    .try_for_each(|chunk| connection.send_event(&chunk.to_string()))
+                    .and_then(|()| connection.send_event("[DONE]"))
+                    .is_ok()
+        }
+        Err(CallFailure::SchemaViolation(violation)) if violation.text_fallback.is_some() => {
+            // The head has left: the failure's class is in the last chunk's `slmcode`, not in
+            // a header.
+            let text = note_fallback(shared, record, tools, violation);
+            let chunks = translate::fallback_chunks(violation, text, ask, &stamp(shared, ask));
             present
                 && chunks
                     .iter()
@@ -457,6 +481,26 @@ fn call_while_waiting(
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })
+}
+
+/// Notes a text fallback in the log record and the counters (a failed call answered 200 with
+/// its last text); returns that text.
+fn note_fallback<'a>(
+    shared: &Shared,
+    record: &mut LogRecord,
+    tools: bool,
+    violation: &'a SchemaViolation,
+) -> &'a str {
+    let text = violation.text_fallback.as_deref().unwrap_or_default();
+    record.mechanism = Some(violation.meta.mechanism.to_string());
+    record.reasks = Some(violation.meta.reasks.len());
+    record.status = 200;
+    record.class = Some(violation.class.as_str().to_owned());
+    if shared.options.log_content {
+        record.answer = Some(cut(text));
+    }
+    shared.counters.count_structured(tools, false);
+    text
 }
 
 /// Notes a call's answer in the log record and the counters.

@@ -7,7 +7,10 @@
 //!   do not compile, a message part that is not text);
 //! - 422: every attempt's answer failed (`code` is the failure class, with the validation
 //!   errors and `partial`), or the call's deadline passed (`code: canceled`). Not a 5xx on
-//!   purpose: OpenAI SDKs retry a 5xx twice, which would run the whole call path twice more;
+//!   purpose: OpenAI SDKs retry a 5xx twice, which would run the whole call path twice more.
+//!   With `text_fallback` on, an answer failure whose last answer has text is a 200 instead
+//!   ([`fallback`]): that text as ordinary content, the failure in `slmcode.failure` and the
+//!   `x-slmcode-failure` header;
 //! - 429: the upstream's rate limit, after the retry policy gave up;
 //! - 400 `context_overflow`: the conversation does not fit the upstream's context;
 //! - 502: any other upstream failure (unreachable, an error status, not a chat completion).
@@ -20,7 +23,8 @@ use serde_json::{Value, json};
 
 use crate::backends::ErrorClass;
 use crate::backends::call::{
-    Answer, CallFailure, CallMeta, OutputSchema, StructuredOutcome, StructuredRequest,
+    Answer, CallFailure, CallMeta, OutputSchema, SchemaViolation, StructuredOutcome,
+    StructuredRequest,
 };
 use crate::backends::chat::{ChatMessage, Usage};
 use crate::tools::{ToolChoice, ToolSet};
@@ -316,12 +320,13 @@ pub fn usage(tokens: Option<&Usage>) -> Value {
 /// The answer as one chat completion, the call's meta in `slmcode`.
 pub fn completion(outcome: &StructuredOutcome, stamp: &Stamp) -> Value {
     let (message, finish) = message(&outcome.answer);
-    json!({
-        "id": stamp.id, "object": "chat.completion", "created": stamp.created, "model": stamp.model,
-        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": null}],
-        "usage": usage(outcome.meta.tokens.as_ref()),
-        "slmcode": meta_value(&outcome.meta),
-    })
+    whole(
+        message,
+        finish,
+        meta_value(&outcome.meta),
+        outcome.meta.tokens.as_ref(),
+        stamp,
+    )
 }
 
 /// The answer as event-stream chunks (each one `data:` payload, `[DONE]` not included): the
@@ -332,12 +337,104 @@ pub fn completion_chunks(
     ask: &ClientAsk,
     stamp: &Stamp,
 ) -> Vec<Value> {
+    let (message, finish) = message(&outcome.answer);
+    chunks(
+        &message,
+        finish,
+        meta_value(&outcome.meta),
+        outcome.meta.tokens.as_ref(),
+        ask,
+        stamp,
+    )
+}
+
+/// Seed 004's backstop (`text_fallback` on, every attempt failed): the last answer's `text` as
+/// an ordinary chat completion, its finish reason `stop` (`length` when the server cut the last
+/// answer), and the failure in `slmcode.failure` beside the meta: `{class, message, errors,
+/// partial, missing_required}`. The caller adds the `x-slmcode-failure` header
+/// ([`FALLBACK_HEADER`]) where the head has not left yet.
+pub fn fallback(violation: &SchemaViolation, text: &str, stamp: &Stamp) -> Value {
+    let (message, finish, slmcode) = fallback_parts(violation, text);
+    whole(
+        message,
+        finish,
+        slmcode,
+        violation.meta.tokens.as_ref(),
+        stamp,
+    )
+}
+
+/// [`fallback`] as event-stream payloads, for a client that asked for `stream: true`.
+pub fn fallback_chunks(
+    violation: &SchemaViolation,
+    text: &str,
+    ask: &ClientAsk,
+    stamp: &Stamp,
+) -> Vec<Value> {
+    let (message, finish, slmcode) = fallback_parts(violation, text);
+    chunks(
+        &message,
+        finish,
+        slmcode,
+        violation.meta.tokens.as_ref(),
+        ask,
+        stamp,
+    )
+}
+
+/// The message, finish reason and `slmcode` field of a fallback.
+fn fallback_parts(violation: &SchemaViolation, text: &str) -> (Value, &'static str, Value) {
+    let message = json!({"role": "assistant", "content": text});
+    let finish = if violation.meta.finish_reason.as_deref() == Some("length") {
+        "length"
+    } else {
+        "stop"
+    };
+    let mut slmcode = meta_value(&violation.meta);
+    slmcode["failure"] = json!({
+        "class": violation.class.as_str(),
+        "message": violation.to_string(),
+        "errors": serde_json::to_value(&violation.errors).unwrap_or(Value::Null),
+        "partial": violation.partial,
+        "missing_required": violation.missing_required,
+    });
+    (message, finish, slmcode)
+}
+
+/// The header that tells a client an answer is seed 004's backstop, not a validated value: its
+/// value is the failure class.
+pub const FALLBACK_HEADER: &str = "x-slmcode-failure";
+
+/// One chat completion of `message`.
+fn whole(
+    message: Value,
+    finish: &str,
+    slmcode: Value,
+    tokens: Option<&Usage>,
+    stamp: &Stamp,
+) -> Value {
+    json!({
+        "id": stamp.id, "object": "chat.completion", "created": stamp.created, "model": stamp.model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": null}],
+        "usage": usage(tokens),
+        "slmcode": slmcode,
+    })
+}
+
+/// `message` as event-stream chunks, `slmcode` on the one with the finish reason.
+fn chunks(
+    message: &Value,
+    finish: &str,
+    slmcode: Value,
+    tokens: Option<&Usage>,
+    ask: &ClientAsk,
+    stamp: &Stamp,
+) -> Vec<Value> {
     let chunk = |delta: Value, finish: Option<&str>| {
         json!({"id": stamp.id, "object": "chat.completion.chunk", "created": stamp.created,
             "model": stamp.model,
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": null}]})
     };
-    let (message, finish) = message(&outcome.answer);
     let mut chunks = vec![chunk(json!({"role": "assistant", "content": ""}), None)];
     if let Some(content) = message.get("content").and_then(Value::as_str) {
         chunks.push(chunk(json!({"content": content}), None));
@@ -355,12 +452,12 @@ pub fn completion_chunks(
         chunks.push(chunk(json!({"tool_calls": indexed}), None));
     }
     let mut last = chunk(json!({}), Some(finish));
-    last["slmcode"] = meta_value(&outcome.meta);
+    last["slmcode"] = slmcode;
     chunks.push(last);
     if ask.include_usage {
         chunks.push(json!({"id": stamp.id, "object": "chat.completion.chunk",
             "created": stamp.created, "model": stamp.model, "choices": [],
-            "usage": usage(outcome.meta.tokens.as_ref())}));
+            "usage": usage(tokens)}));
     }
     chunks
 }

@@ -10,7 +10,7 @@ use crate::util::{Run, Slm};
 const KEY_LIST: &str = "provider, endpoint, model, api_key_env, api_key, structured_decoding, \
                         max_tokens, temperature, anti_repetition, thinking, grammar_whitespace, \
                         schema_in_prompt, timeout_s, call_timeout_s, probe_timeout_s, \
-                        reask, record_stats, serve_listen, serve_key_env, serve_max_connections";
+                        reask, text_fallback, record_stats, serve_listen, serve_key_env, serve_max_connections";
 
 fn config_file(slm: &Slm) -> PathBuf {
     slm.config_dir().join("config.toml")
@@ -332,6 +332,7 @@ timeout_s              120             default
 call_timeout_s         60              default
 probe_timeout_s        20              default
 reask                  3               default
+text_fallback          false           default
 record_stats           true            default
 serve_listen           127.0.0.1:8090  default
 serve_key_env          (unset)         default
@@ -347,14 +348,14 @@ serve_max_connections  64              default
     assert_eq!(report["config_path"], json!(path));
     assert_eq!(report["config_exists"], true);
     let settings = report["settings"].as_array().unwrap();
-    assert_eq!(settings.len(), 20);
+    assert_eq!(settings.len(), 21);
     assert_eq!(
         settings[0],
         json!({"key": "provider", "value": "llamacpp", "source": {"kind": "file", "path": path, "line": 1}})
     );
     assert_eq!(settings[7]["value"], 0.1);
     assert_eq!(
-        settings[16],
+        settings[17],
         json!({"key": "record_stats", "value": true, "source": {"kind": "default"}})
     );
     assert_eq!(

@@ -30,6 +30,7 @@ mod settings_readme;
 mod skip;
 mod snapshots;
 mod status;
+mod text_fallback;
 mod thinking;
 #[path = "../support/tls_server.rs"]
 mod tls_server;

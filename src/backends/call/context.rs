@@ -1,7 +1,7 @@
 //! [`CallContext`]: everything a structured call uses besides the settings and the request:
 //! the target and its client, the negotiated capabilities, the capabilities cache that
-//! demotions and enforcement failures are written to, the repair stats file, the retry policy,
-//! and (for tests) the jitter seed and the sleep function.
+//! demotions, enforcement failures and text fallbacks are written to, the repair stats file,
+//! the retry policy, and (for tests) the jitter seed and the sleep function.
 //!
 //! A context may serve many calls. What a call learns (demotions, enforcement failures) is
 //! written to the cache when there is one, and also kept in the context, so the next call
@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use crate::config::Settings;
 use crate::files::stats::STATS_FILE;
+use crate::repair::FailureClass;
 
 use super::super::cache::{CacheEntry, CapabilityCache, Demotion};
 use super::super::capabilities::WireForm;
@@ -290,6 +291,21 @@ impl CallContext {
                     demotion.form
                 )
             })
+    }
+
+    /// Records in the cache, when there is one, that a call fell back to its last answer's
+    /// text after a failure of `class` (`text_fallback`); returns a warning when the cache
+    /// could not be written.
+    pub(super) fn record_text_fallback(&self, class: FailureClass) -> Option<String> {
+        let cache = self.writable_cache()?;
+        cache
+            .record_text_fallback(
+                &self.negotiation.key,
+                class.as_str(),
+                &self.negotiation.capabilities,
+            )
+            .err()
+            .map(|error| format!("the text fallback was not recorded: {error}"))
     }
 
     /// Counts one answer under `form` (see [`CacheEntry::count_enforcement`]); returns the

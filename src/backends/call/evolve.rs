@@ -10,7 +10,9 @@
 //! models (`bench/real-model/truncation.py`, bench/README.md "Real small model": 6 of 12
 //! truncations fixed against 3 of 12, in about the same time), so it stays; a degenerate loop gets the engine's anti-repetition sampling, a fresh seed and a
 //! small temperature, never a larger budget (the loop would only run longer); an empty answer
-//! gets the original request once more. [`reask_request`] builds the request an action sends:
+//! gets the original conversation once more with a fresh seed and a small temperature, never the
+//! byte-identical request (at temperature 0, or with the same seed, that one gets the same empty
+//! answer again: seed 004's blind retry). [`reask_request`] builds the request an action sends:
 //! always a fresh, stateless request (the original conversation plus at most one user
 //! message), never a continuation.
 
@@ -28,8 +30,10 @@ use super::turn::reask as turn_reask;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
-    /// Send the original request again, unchanged.
-    ResendOriginal,
+    /// The original conversation again, with a fresh seed and a temperature of at least
+    /// [`REASK_TEMPERATURE`]: there is nothing to correct in an empty answer, but the same
+    /// request would get the same one back.
+    Resample,
     /// A hard reset: "output only one JSON object matching the schema", with what was wrong.
     ResetPrompt,
     /// The partial output back with "return the complete object", and `max_tokens` doubled.
@@ -43,7 +47,7 @@ impl Action {
     /// The action's name, as in `--json` output.
     pub const fn as_str(self) -> &'static str {
         match self {
-            Action::ResendOriginal => "resend_original",
+            Action::Resample => "resample",
             Action::ResetPrompt => "reset_prompt",
             Action::RaiseMaxTokens => "raise_max_tokens",
             Action::AntiRepetition => "anti_repetition",
@@ -54,7 +58,7 @@ impl Action {
 /// Failure class -> next action. Every class of [`FailureClass`] has exactly one row (a test
 /// holds the table to that).
 pub const EVOLVE: [(FailureClass, Action); 9] = [
-    (FailureClass::Empty, Action::ResendOriginal),
+    (FailureClass::Empty, Action::Resample),
     (FailureClass::Prose, Action::ResetPrompt),
     (FailureClass::Malformed, Action::ResetPrompt),
     (FailureClass::WrongShape, Action::ResetPrompt),
@@ -83,8 +87,8 @@ const ERRORS_LISTED: usize = 12;
 /// be completed.
 pub const MIN_REASK_TOKENS: u32 = 64;
 
-/// The temperature of an anti-repetition re-ask, at least: enough for the fresh seed to change
-/// the path the model takes, small enough to keep it on the schema.
+/// The temperature of an anti-repetition or a resample re-ask, at least: enough for the fresh
+/// seed to change the path the model takes, small enough to keep it on the schema.
 pub const REASK_TEMPERATURE: f64 = 0.5;
 
 /// What a re-ask may spend and use besides the failed answer.
@@ -159,7 +163,10 @@ fn build(
     let mut request = original.clone();
     request.max_tokens = Some(fitted(budget)?);
     match action {
-        Action::ResendOriginal => {}
+        Action::Resample => {
+            request.seed = Some(allowance.fresh_seed);
+            request.temperature = Some(request.temperature.unwrap_or(0.0).max(REASK_TEMPERATURE));
+        }
         Action::ResetPrompt => {
             request.messages.push(ChatMessage::user(reset()));
         }
@@ -251,7 +258,7 @@ mod tests {
         assert_eq!(next_action(FailureClass::Truncated), Action::RaiseMaxTokens);
         assert_eq!(next_action(FailureClass::Prose), Action::ResetPrompt);
         assert_eq!(next_action(FailureClass::WrongShape), Action::ResetPrompt);
-        assert_eq!(next_action(FailureClass::Empty), Action::ResendOriginal);
+        assert_eq!(next_action(FailureClass::Empty), Action::Resample);
         assert_eq!(
             next_action(FailureClass::Repetition),
             Action::AntiRepetition
@@ -373,12 +380,33 @@ mod tests {
     }
 
     #[test]
-    fn empty_resends_the_original_and_prose_says_no_json() {
+    fn empty_is_resampled_never_resent_byte_identical_and_prose_says_no_json() {
         let failure = repair("   ", &RepairOptions::new()).unwrap_err();
+        let request = reask(Action::Resample, &failure, "", &allowance(100, 800));
+        assert_ne!(request, original(), "never the byte-identical request");
+        assert_eq!(request.seed, Some(42), "a fresh seed");
+        assert_eq!(request.temperature, Some(REASK_TEMPERATURE));
         assert_eq!(
-            reask(Action::ResendOriginal, &failure, "", &allowance(100, 800)),
-            original()
+            ChatRequest {
+                seed: original().seed,
+                temperature: original().temperature,
+                ..request.clone()
+            },
+            original(),
+            "the same conversation, budget and sampling otherwise"
         );
+        let warm = ChatRequest {
+            temperature: Some(0.9),
+            ..original()
+        };
+        let resampled = reask_request(Action::Resample, &warm, &failure, "", &allowance(100, 800))
+            .expect("a re-ask");
+        assert_eq!(
+            resampled.temperature,
+            Some(0.9),
+            "a warmer temperature stays"
+        );
+        assert_eq!(resampled.seed, Some(42));
         let prose = repair("I think so.", &RepairOptions::new()).unwrap_err();
         let request = reask(Action::ResetPrompt, &prose, "", &allowance(100, 800));
         let text = request.messages[2].content.as_deref().unwrap();

@@ -20,7 +20,10 @@
 //! 4. on a failure, sends at most `reask` re-asks matched to the failure class ([`next_action`]);
 //! 5. returns the value with its [`CallMeta`], or a [`CallFailure`]: an endpoint failure, or a
 //!    [`SchemaViolation`] with the validation errors, the bounded raw text, and for a
-//!    truncated object the complete members and the required ones missing.
+//!    truncated object the complete members and the required ones missing; with
+//!    `text_fallback` on, also the last answer's whole text for the caller to give back as
+//!    plain text (seed 004's backstop), counted in the capabilities cache. A deadline that
+//!    passed is not such a failure: what had arrived is a cut answer, not the model's last one.
 //!
 //! Repair statistics are added to the context's stats file when `record_stats` is on. The
 //! only retry is the retry policy's, per request.
@@ -385,6 +388,11 @@ pub fn structured_call(
         }
         Err(Failed::Violation(failure, text)) => {
             let (raw, raw_cut) = bounded(&text);
+            let text_fallback = (settings.text_fallback && !text.trim().is_empty()).then(|| {
+                meta.warnings
+                    .extend(context.record_text_fallback(failure.class));
+                text
+            });
             Err(CallFailure::SchemaViolation(Box::new(SchemaViolation {
                 class: failure.class,
                 message: failure.message,
@@ -393,6 +401,7 @@ pub fn structured_call(
                 raw_cut,
                 partial: failure.partial,
                 missing_required: failure.missing_required,
+                text_fallback,
                 meta,
             })))
         }

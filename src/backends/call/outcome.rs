@@ -323,6 +323,12 @@ pub struct SchemaViolation {
     pub partial: Option<Map<String, Value>>,
     /// For a truncated top-level object: the required names not in `partial`.
     pub missing_required: Vec<String>,
+    /// With the `text_fallback` setting on (seed 004's backstop): the last answer's whole text
+    /// (not cut), for a caller that prefers text to nothing to give back as plain text, with
+    /// this failure beside it as a warning. `None` when the setting is off, or when the last
+    /// answer held no text but whitespace (there is nothing to fall back to). The call has
+    /// counted it in the capabilities cache, when there is one.
+    pub text_fallback: Option<String>,
     /// What happened.
     pub meta: CallMeta,
 }

@@ -7,7 +7,8 @@
 //! and the failure-matched re-asks. This module resolves the arguments, shows a spinner on a
 //! terminal while waiting, and renders the outcome: the value (compact, or `--pretty`) or with
 //! `--json` the value and its meta; on failure the evidence, and an exit code per failure
-//! class (3 no JSON, 4 truncated, 5 schema violation, 6 endpoint).
+//! class (3 no JSON, 4 truncated, 5 schema violation, 6 endpoint, 7 loop); with `text_fallback`
+//! on, an answer failure prints the last answer's text instead, with a warning (exit 8).
 //!
 //! With `--tools FILE` the request is a tool turn ([`tools`]): it asks for a call (or under
 //! `--tool-choice auto`, a call or an answer) and prints `{"tool_calls": [...], "content"}`.
@@ -115,6 +116,11 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
 
+    /// When every attempt failed, print the last answer's text as it came, the failure as a
+    /// warning, and exit 8, instead of failing [default: the text_fallback setting, false].
+    #[arg(long, value_name = "BOOL")]
+    text_fallback: Option<String>,
+
     /// Print the value indented.
     #[arg(long)]
     pretty: bool,
@@ -147,10 +153,24 @@ struct Failed<'a> {
     meta: &'a CallMeta,
 }
 
+/// `--json` output of a `slmcode generate` that fell back to the last answer's text (exit 8,
+/// `text_fallback` on).
+#[derive(Debug, Serialize)]
+struct FellBack<'a> {
+    /// The last answer's text, whole, as the model wrote it: not validated.
+    text: &'a str,
+    /// The failure the text stands in for: `kind` is `text_fallback` and `exit_code` 8; `class`
+    /// and the evidence are the failure's.
+    error: FailureDetail<'a>,
+    /// What happened before it.
+    meta: &'a CallMeta,
+}
+
 /// `error` in [`Failed`]: the fields every command's error has, plus the evidence.
 #[derive(Debug, Serialize)]
 struct FailureDetail<'a> {
-    /// `not_json`, `truncated`, `schema_violation` or `endpoint`.
+    /// `not_json`, `truncated`, `schema_violation`, `endpoint` or `repetition`; `text_fallback`
+    /// in [`FellBack`].
     kind: &'static str,
     /// The exit code.
     exit_code: u8,
@@ -281,6 +301,11 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             Err(CallFailure::SchemaViolation(violation)) => {
                 warn_meta(&violation.meta, schema_file, printer);
                 let exit = Exit::for_failure(violation.class);
+                let exit = if violation.text_fallback.is_some() {
+                    Exit::TextFallback
+                } else {
+                    exit
+                };
                 let detail = FailureDetail {
                     kind: exit.name(),
                     exit_code: exit as u8,
@@ -299,6 +324,9 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
                     partial: violation.partial.as_ref(),
                     missing_required: &violation.missing_required,
                 };
+                if let Some(text) = &violation.text_fallback {
+                    return fall_back(text, detail, &violation.meta, printer);
+                }
                 if !printer.json() {
                     for error in &violation.errors {
                         printer.note(&format!("  {error}"));
@@ -329,6 +357,7 @@ fn resolve(args: &Args, printer: &Printer) -> Result<Resolved, CliError> {
         (Key::Temperature, &args.temperature),
         (Key::AntiRepetition, &args.anti_repetition),
         (Key::Thinking, &args.thinking),
+        (Key::TextFallback, &args.text_fallback),
     ] {
         if let Some(value) = value {
             overrides.set(key, value.clone());
@@ -486,6 +515,38 @@ fn fail(
         printer.error(&anyhow!(detail.message), detail.hint.as_deref());
     }
     Ok(exit)
+}
+
+/// Seed 004's backstop: the last answer's text on stdout as it came (with `--json`, beside the
+/// failure), the failure as a warning on stderr, exit 8.
+fn fall_back(
+    text: &str,
+    detail: FailureDetail<'_>,
+    meta: &CallMeta,
+    printer: &Printer,
+) -> CommandResult {
+    let warning = format!(
+        "no valid answer, so the last one is printed as it came (text_fallback is on): {}",
+        detail.message
+    );
+    if printer.json() {
+        printer.json_value(&FellBack {
+            text,
+            error: detail,
+            meta,
+        })?;
+    } else {
+        if text.ends_with('\n') {
+            printer.raw(text)?;
+        } else {
+            printer.line(text)?;
+        }
+        for error in detail.errors {
+            printer.note(&format!("  {error}"));
+        }
+    }
+    printer.warn(&warning);
+    Ok(Exit::TextFallback)
 }
 
 fn endpoint_hint(error: &CallError, target: &Target) -> String {

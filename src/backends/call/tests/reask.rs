@@ -1,5 +1,6 @@
 //! Failure-matched re-asks: truncation gets the partial back and a doubled budget, prose and
-//! wrong shape a hard reset with the errors, empty the original request again; and the
+//! wrong shape a hard reset with the errors, empty the original conversation with a fresh seed
+//! and a small temperature (never the byte-identical request); and the
 //! evidence of a call that ran out of attempts.
 
 use serde_json::json;
@@ -131,13 +132,32 @@ fn a_wrong_shape_reset_lists_the_validation_errors_and_the_error_keeps_them() {
 }
 
 #[test]
-fn an_empty_answer_sends_the_original_request_once_more() {
+fn an_empty_answer_is_never_re_asked_with_the_byte_identical_request() {
     let world = World::new(Profile::llama_server(), Provider::LlamaCpp).off();
     world.emulator.answers(["", SHORTEST_SCOPE]);
     let outcome = world.call(&scope_request()).unwrap();
     let bodies = world.emulator.chat_bodies();
-    assert_eq!(bodies[0], bodies[1]);
-    assert_eq!(outcome.meta.reasks[0].action, Action::ResendOriginal);
+    assert_eq!(bodies.len(), 2);
+    assert_ne!(
+        serde_json::to_vec(&bodies[0]).unwrap(),
+        serde_json::to_vec(&bodies[1]).unwrap(),
+        "the re-ask of an empty answer differs from the request that got it"
+    );
+    let reask = &outcome.meta.reasks[0];
+    assert_eq!(reask.action, Action::Resample);
+    assert_eq!(reask.class, FailureClass::Empty);
+    assert_eq!(bodies[1]["seed"], json!(reask.seed.unwrap()));
+    assert_eq!(bodies[1]["temperature"], json!(REASK_TEMPERATURE));
+    // Only the seed and the temperature differ: the same conversation and budget.
+    let mut resent = bodies[1].clone();
+    let mut first = bodies[0].clone();
+    for body in [&mut resent, &mut first] {
+        let body = body.as_object_mut().unwrap();
+        body.remove("seed");
+        body.remove("temperature");
+    }
+    assert_eq!(resent, first);
+    assert_eq!(value(&outcome)["in_scope"], true);
 }
 
 #[test]
@@ -178,4 +198,71 @@ fn repair_stats_count_every_answer_unless_record_stats_is_off() {
     world.emulator.answers([FENCED_SCOPE]);
     world.call(&scope_request()).unwrap();
     assert_eq!(crate::files::stats::load(&path).unwrap().total, 2);
+}
+
+#[test]
+fn text_fallback_gives_the_last_answer_whole_and_counts_it_in_the_cache() {
+    let mut world = World::new(Profile::llama_server(), Provider::LlamaCpp).off();
+    world.settings.text_fallback = true;
+    let last = long_prose(5000);
+    world
+        .emulator
+        .answers(["I think it is in scope.", last.as_str()]);
+    let failure = violation(world.call(&scope_request().max_tokens(8000)).unwrap_err());
+    assert_eq!(failure.class, FailureClass::Prose);
+    assert_eq!(failure.meta.attempts, 2, "the re-asks come first");
+    assert!(failure.raw_cut, "raw stays bounded");
+    assert_eq!(
+        failure.text_fallback.as_deref(),
+        Some(last.as_str()),
+        "the last answer, whole"
+    );
+    let recorded = world.entry().text_fallbacks.expect("recorded");
+    assert_eq!((recorded.count, recorded.last_class.as_str()), (1, "prose"));
+    assert!(
+        failure.meta.warnings.is_empty(),
+        "{:?}",
+        failure.meta.warnings
+    );
+    // Off (the default): nothing to fall back to, nothing recorded.
+    world.settings.text_fallback = false;
+    world.emulator.answers(["No JSON.", "Still no JSON."]);
+    let failure = violation(world.call(&scope_request()).unwrap_err());
+    assert_eq!(failure.text_fallback, None);
+    assert_eq!(world.entry().text_fallbacks.unwrap().count, 1);
+}
+
+#[test]
+fn text_fallback_has_nothing_to_give_for_a_blank_answer() {
+    let mut world = World::new(Profile::llama_server(), Provider::LlamaCpp).off();
+    world.settings.text_fallback = true;
+    world.emulator.answers(["", " \n "]);
+    let failure = violation(world.call(&scope_request()).unwrap_err());
+    assert_eq!(failure.class, FailureClass::Empty);
+    assert_eq!(failure.text_fallback, None);
+    assert!(
+        world
+            .cache()
+            .get(&world.target().key())
+            .0
+            .is_none_or(|entry| entry.text_fallbacks.is_none())
+    );
+}
+
+/// At least `length` bytes of prose that never repeats itself (no loop to cut).
+fn long_prose(length: usize) -> String {
+    const WORDS: [&str; 16] = [
+        "the", "docs", "task", "scope", "readme", "asks", "for", "a", "change", "small", "model",
+        "writes", "prose", "instead", "of", "json",
+    ];
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut text = String::from("Sure!");
+    while text.len() < length {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        text.push(' ');
+        text.push_str(WORDS[(state % 16) as usize]);
+    }
+    text
 }
