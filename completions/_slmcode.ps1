@@ -40,7 +40,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)')
             [CompletionResult]::new('readiness', 'readiness', [CompletionResultType]::ParameterValue, 'Score the settings for a small local model (out of 100); --fix writes the recommended values')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Read and edit settings: get, set, unset, list (with where each value comes from), path')
-            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'An OpenAI-compatible proxy in front of the endpoint: requests with response_format, or with tools and a tool_choice other than none, take the structured call path (validated JSON, tool calls validated against their parameters); any other is relayed unchanged. Point OPENAI_BASE_URL at it')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'An OpenAI-compatible proxy in front of the endpoint: requests with response_format, or with tools and a tool_choice other than none, take the structured call path (validated JSON, tool calls validated against their parameters); any other is relayed unchanged. No tool_choice is auto, OpenAI''s default: the model calls a tool or answers in text. Point OPENAI_BASE_URL at it')
             [CompletionResult]::new('assets', 'assets', [CompletionResultType]::ParameterValue, 'Write (or with --check, verify) the generated shell completions and man pages')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -237,7 +237,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('--api-key-env', '--api-key-env', [CompletionResultType]::ParameterName, 'The NAME of the environment variable holding the API key (never the key itself)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
-            [CompletionResult]::new('--answer', '--answer', [CompletionResultType]::ParameterName, 'Under auto, allow a plain answer `{"answer": "<text>"}` instead of a call, so that auto can be constrained')
+            [CompletionResult]::new('--answer', '--answer', [CompletionResultType]::ParameterName, 'Under auto, a plain answer `{"answer": "<text>"}` instead of a call, as one more branch of a JSON constraint (in place of free text, which only a grammar can leave open)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
@@ -513,7 +513,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)')
             [CompletionResult]::new('readiness', 'readiness', [CompletionResultType]::ParameterValue, 'Score the settings for a small local model (out of 100); --fix writes the recommended values')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Read and edit settings: get, set, unset, list (with where each value comes from), path')
-            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'An OpenAI-compatible proxy in front of the endpoint: requests with response_format, or with tools and a tool_choice other than none, take the structured call path (validated JSON, tool calls validated against their parameters); any other is relayed unchanged. Point OPENAI_BASE_URL at it')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'An OpenAI-compatible proxy in front of the endpoint: requests with response_format, or with tools and a tool_choice other than none, take the structured call path (validated JSON, tool calls validated against their parameters); any other is relayed unchanged. No tool_choice is auto, OpenAI''s default: the model calls a tool or answers in text. Point OPENAI_BASE_URL at it')
             [CompletionResult]::new('assets', 'assets', [CompletionResultType]::ParameterValue, 'Write (or with --check, verify) the generated shell completions and man pages')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break

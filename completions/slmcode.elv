@@ -37,7 +37,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand probe 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
             cand readiness 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
             cand config 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
-            cand serve 'An OpenAI-compatible proxy in front of the endpoint: requests with response_format, or with tools and a tool_choice other than none, take the structured call path (validated JSON, tool calls validated against their parameters); any other is relayed unchanged. Point OPENAI_BASE_URL at it'
+            cand serve 'An OpenAI-compatible proxy in front of the endpoint: requests with response_format, or with tools and a tool_choice other than none, take the structured call path (validated JSON, tool calls validated against their parameters); any other is relayed unchanged. No tool_choice is auto, OpenAI''s default: the model calls a tool or answers in text. Point OPENAI_BASE_URL at it'
             cand assets 'Write (or with --check, verify) the generated shell completions and man pages'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -216,7 +216,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
             cand --timeout 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds'
             cand --color 'When to colour messages on stderr'
-            cand --answer 'Under auto, allow a plain answer `{"answer": "<text>"}` instead of a call, so that auto can be constrained'
+            cand --answer 'Under auto, a plain answer `{"answer": "<text>"}` instead of a call, as one more branch of a JSON constraint (in place of free text, which only a grammar can leave open)'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
@@ -466,7 +466,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand probe 'Probe the endpoint and print the capability matrix (a cached result unless --refresh)'
             cand readiness 'Score the settings for a small local model (out of 100); --fix writes the recommended values'
             cand config 'Read and edit settings: get, set, unset, list (with where each value comes from), path'
-            cand serve 'An OpenAI-compatible proxy in front of the endpoint: requests with response_format, or with tools and a tool_choice other than none, take the structured call path (validated JSON, tool calls validated against their parameters); any other is relayed unchanged. Point OPENAI_BASE_URL at it'
+            cand serve 'An OpenAI-compatible proxy in front of the endpoint: requests with response_format, or with tools and a tool_choice other than none, take the structured call path (validated JSON, tool calls validated against their parameters); any other is relayed unchanged. No tool_choice is auto, OpenAI''s default: the model calls a tool or answers in text. Point OPENAI_BASE_URL at it'
             cand assets 'Write (or with --check, verify) the generated shell completions and man pages'
             cand help 'Print this message or the help of the given subcommand(s)'
         }

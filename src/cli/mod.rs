@@ -117,6 +117,7 @@ enum Command {
     /// An OpenAI-compatible proxy in front of the endpoint: requests with response_format, or
     /// with tools and a tool_choice other than none, take the structured call path (validated
     /// JSON, tool calls validated against their parameters); any other is relayed unchanged.
+    /// No tool_choice is auto, OpenAI's default: the model calls a tool or answers in text.
     /// Point OPENAI_BASE_URL at it.
     Serve(serve::Args),
     /// Write (or with --check, verify) the generated shell completions and man pages.

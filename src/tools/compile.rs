@@ -105,7 +105,8 @@ pub struct CompiledTools {
     pub branches: Vec<String>,
     /// The plain-answer shape that is the alternative to a call, when there is one.
     pub answer: Option<Value>,
-    /// The JSON Schema of the output; `None` when nothing is constrained.
+    /// The JSON Schema of the output; `None` when nothing is constrained, and under
+    /// call-or-text, which no JSON Schema can say.
     pub schema: Option<Value>,
     /// The GBNF derived from `schema`; `None` when nothing is constrained.
     pub grammar: Option<String>,
@@ -246,7 +247,8 @@ pub(crate) fn compile_canonical(
             reason,
             branches: selected.iter().map(|tool| tool.name.clone()).collect(),
             answer,
-            schema: Some(constrained.schema),
+            // No JSON Schema says "a call or text": call-or-text is a grammar only.
+            schema: (policy != Policy::CallOrText).then_some(constrained.schema),
             grammar: Some(constrained.grammar),
             notes: constrained.notes,
             origins: constrained.origins,

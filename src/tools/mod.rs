@@ -210,28 +210,26 @@ impl CompiledTools {
 
     /// [`CompiledTools::constraint`] with the projection's notes, per tool.
     pub fn project(&self, mechanism: Mechanism) -> ProjectedTools {
-        let (Some(schema), Some(grammar)) = (&self.schema, &self.grammar) else {
-            return ProjectedTools {
-                constraint: Constraint::None,
-                notes: Vec::new(),
-            };
+        let unconstrained = ProjectedTools {
+            constraint: Constraint::None,
+            notes: Vec::new(),
         };
-        if mechanism != Mechanism::GbnfGrammar && self.policy == Policy::CallOrText {
-            // Only a grammar can leave the answer free and hold a call to its schema.
-            return ProjectedTools {
-                constraint: Constraint::None,
-                notes: Vec::new(),
-            };
-        }
-        if mechanism == Mechanism::GbnfGrammar {
-            // The grammar was derived at compile time; its notes are `self.notes`.
-            return ProjectedTools {
+        match (&self.schema, &self.grammar) {
+            // The grammar was derived at compile time; its notes are `self.notes`. Call-or-text
+            // has only a grammar: no JSON Schema leaves the answer free beside a call.
+            (_, Some(grammar)) if mechanism == Mechanism::GbnfGrammar => ProjectedTools {
                 constraint: Constraint::Grammar {
                     gbnf: grammar.clone(),
                 },
                 notes: Vec::new(),
-            };
+            },
+            (Some(schema), Some(_)) => self.project_schema(schema, mechanism),
+            _ => unconstrained,
         }
+    }
+
+    /// The call schema projected for `mechanism`, its notes mapped back to the tools.
+    fn project_schema(&self, schema: &Value, mechanism: Mechanism) -> ProjectedTools {
         let projection = crate::schema::project(schema, mechanism);
         let constraint = match projection.constraint {
             Constraint::JsonSchema { schema, .. } => Constraint::JsonSchema {

@@ -287,6 +287,40 @@ fn a_tools_request_answers_tool_calls_with_ids_validated_against_the_parameters(
 }
 
 #[test]
+fn tools_without_a_tool_choice_are_auto_and_a_text_answer_comes_back_as_content() {
+    // OpenAI's default, which frameworks rely on by leaving the field out.
+    let emulator = Emulator::start(Profile::llama_server());
+    let slm = slm_for(&emulator);
+    let served = Served::start(&slm, &[]);
+    let mut body = tools_body(false);
+    body.as_object_mut().unwrap().remove("tool_choice");
+    body["messages"] = json!([{"role": "user", "content": "Say hello."}]);
+    // The first request negotiates (the probe's answers are the engine's own).
+    let (status, _, text) = post(&served.url("/v1/chat/completions"), &body, None);
+    assert_eq!(status, 200, "{text}");
+    // What a model writes under the call-or-text grammar when no tool is needed.
+    emulator.script([Scripted::Member("Hello! How can I help?".to_owned())]);
+    let (status, _, text) = post(&served.url("/v1/chat/completions"), &body, None);
+    assert_eq!(status, 200, "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answer["choices"][0]["finish_reason"], "stop", "{answer}");
+    assert_eq!(
+        answer["choices"][0]["message"]["content"],
+        "Hello! How can I help?"
+    );
+    assert!(answer["choices"][0]["message"]["tool_calls"].is_null());
+    assert_eq!(answer["slmcode"]["tools"]["choice"], "auto", "{answer}");
+    assert_eq!(answer["slmcode"]["tools"]["policy"], "call_or_text");
+    let sent = emulator.chat_bodies().pop().unwrap();
+    let grammar = sent["grammar"].as_str().expect("the call-or-text grammar");
+    assert!(
+        grammar.starts_with("root ::= tool-call | answer-text"),
+        "{grammar}"
+    );
+    assert!(sent.get("tools").is_none(), "the tools are in the prompt");
+}
+
+#[test]
 fn a_bad_tool_call_is_reasked_and_an_answer_after_the_tool_result_goes_on() {
     let emulator = Emulator::start(Profile::llama_cpp_python());
     emulator.script([

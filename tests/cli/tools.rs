@@ -146,10 +146,31 @@ fn auto_none_and_the_answer_shape() {
     auto.code(0);
     assert_eq!(auto.stdout, "");
     assert!(
-        auto.stderr
-            .contains("nothing to constrain: tool_choice auto without an answer shape"),
+        auto.stderr.contains(
+            "no JSON Schema: tool_choice auto: the output is one tool call or a plain-text answer"
+        ),
         "{}",
         auto.stderr
+    );
+    let grammar = slm.run(
+        [
+            "tools",
+            "compile",
+            &tools,
+            "--tool-choice",
+            "auto",
+            "--format",
+            "gbnf",
+        ],
+        "",
+    );
+    grammar.code(0);
+    assert!(
+        grammar
+            .stdout
+            .starts_with("root ::= tool-call | answer-text\n"),
+        "{}",
+        grammar.stdout
     );
     let answer = slm.run(
         [

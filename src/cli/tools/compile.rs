@@ -257,6 +257,10 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
             printer.json_value(&request.body)?;
         }
         (Format::JsonSchema, Some(schema), _) => printer.json_value(schema)?,
+        (Format::JsonSchema, None, Some(_)) => printer.note(&format!(
+            "no JSON Schema: {} (`--format gbnf` prints the grammar; `--answer` makes the answer an object, which a JSON Schema can say)",
+            compiled.reason
+        )),
         (Format::Gbnf, _, Some(grammar)) => printer.raw(grammar)?,
         _ => printer.note(&format!("nothing to constrain: {}", compiled.reason)),
     }

@@ -230,8 +230,19 @@ fn auto_is_a_call_or_text_and_a_union_only_with_an_answer_shape() {
     ] {
         assert!(grammar.recognize(text).is_ok(), "text refused: {text}");
     }
-    let checker = Checker::new(&plain);
-    checker.accepts(&call("read_file", json!({"path": "README.md"})));
+    assert!(plain.schema.is_none(), "no JSON Schema says a call or text");
+    let required = compile(&tools, &CompileOptions::new(ToolChoice::Required)).unwrap();
+    for tool in tools.tools() {
+        let arguments = instance(&tool.parameters, &tool.parameters, Size::Smallest, 0);
+        let text = serde_json::to_string(&call(&tool.name, arguments)).unwrap();
+        assert!(
+            grammar.recognize(&text).is_ok(),
+            "a call to {} refused: {text}",
+            tool.name
+        );
+        // The call branch is the `required` grammar, renamed.
+        assert!(Checker::new(&required).grammar.recognize(&text).is_ok());
+    }
     for (text, what) in [
         ("", "an empty answer"),
         (" leading space", "text that opens with whitespace"),
