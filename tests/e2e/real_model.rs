@@ -500,3 +500,42 @@ fn a_call_written_as_text_is_extracted_and_validated_and_a_bad_one_re_asked() {
         prompts.len()
     );
 }
+
+#[test]
+fn under_auto_a_request_that_needs_no_tool_is_answered_in_text() {
+    let Some((endpoint, model, _turn)) = real_model("real_model::under_auto") else {
+        return;
+    };
+    let slm = slm(&endpoint, &model);
+    let tools = crate::util::repo_root().join("examples/tools.json");
+    let tools = tools.to_str().unwrap();
+    // Two of the requests that the union of calls and an answer object turned into calls with
+    // invented paths (issue 23); the call-or-text grammar leaves this model free to answer.
+    for prompt in [
+        "Say hello to me. Do not use any tool.",
+        "What is 2+2? Answer directly.",
+    ] {
+        let run = generate(
+            &slm,
+            &[
+                "--tools",
+                tools,
+                "--tool-choice",
+                "auto",
+                "--max-tokens",
+                "128",
+                "--prompt",
+                prompt,
+            ],
+        );
+        let out = run.json();
+        assert_eq!(run.code, 0, "{prompt}: {out}");
+        let meta = &out["meta"];
+        assert_eq!(meta["tools"]["policy"], "call_or_text", "{out}");
+        assert_eq!(meta["mechanism"], "gbnf_grammar", "{out}");
+        let calls = out["value"]["tool_calls"].as_array().unwrap();
+        assert!(calls.is_empty(), "{prompt}: a call where none is needed: {out}");
+        let content = out["value"]["content"].as_str().unwrap_or_default();
+        assert!(!content.trim().is_empty(), "{prompt}: {out}");
+    }
+}
