@@ -97,9 +97,15 @@ impl Proxy {
                 collected.lock().unwrap().push(line);
             }
         });
-        let address = address
-            .recv_timeout(Duration::from_secs(300))
-            .expect("slmcode serve says where it listens");
+        let Ok(address) = address.recv_timeout(Duration::from_secs(300)) else {
+            let _ = child.kill();
+            let status = child.wait().unwrap();
+            log.join().unwrap();
+            panic!(
+                "slmcode serve did not say where it listens ({status}):\n{}",
+                lines.lock().unwrap().join("\n")
+            );
+        };
         Proxy {
             child,
             _world: slm,
