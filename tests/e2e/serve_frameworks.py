@@ -140,6 +140,7 @@ def pydantic_ai_tool_loop():
         """Read a file of the project."""
         calls.append(path)
         return file_text(path)
+
     # What the model asked for, in the report also when the run fails.
     NOTES["tool_calls"] = calls
     result = agent.run_sync(
