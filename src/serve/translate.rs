@@ -202,7 +202,9 @@ fn output_schema(format: Option<&Value>) -> Result<Option<OutputSchema>, BadRequ
 }
 
 /// The conversation as the call path takes it: text content (a list of text parts joined),
-/// an assistant's tool calls and a tool message's call id kept.
+/// an assistant's tool calls and a tool message's call id kept. (To a local engine the call
+/// path also writes each call into the assistant's text, and names the call each result
+/// answers: `calls_as_text` in `backends/call/turn/messages.rs`.)
 fn messages(value: Option<&Value>) -> Result<Vec<ChatMessage>, BadRequest> {
     let Some(Value::Array(items)) = value else {
         return Err(BadRequest::new("messages", "must be an array of messages"));

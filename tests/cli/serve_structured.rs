@@ -492,3 +492,86 @@ fn a_streamed_call_that_fails_ends_its_stream_with_an_error_event() {
     let error: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(error["error"]["code"], "invalid_request", "{error}");
 }
+
+/// Two rounds of a tool conversation, as a harness sends the third request.
+fn two_rounds() -> Value {
+    let call = |id: &str, path: &str| {
+        json!({"role": "assistant", "content": null, "tool_calls": [{"id": id,
+            "type": "function", "function": {"name": "read_file",
+                "arguments": format!("{{\"path\": \"{path}\"}}")}}]})
+    };
+    let mut body = tools_body(false);
+    body["messages"].as_array_mut().unwrap().extend([
+        call("call_1", "src/main.rs"),
+        json!({"role": "tool", "tool_call_id": "call_1", "content": "fn main() {}"}),
+        call("call_2", "Cargo.toml"),
+        json!({"role": "tool", "tool_call_id": "call_2", "content": "[package]"}),
+    ]);
+    body
+}
+
+/// The first body the engine got that holds a tool result (probes come before it).
+fn sent_conversation(emulator: &Emulator) -> Vec<Value> {
+    let body = emulator
+        .chat_bodies()
+        .into_iter()
+        .find(|body| body.to_string().contains("\"role\":\"tool\""))
+        .expect("the conversation reached the engine");
+    body["messages"].as_array().unwrap().clone()
+}
+
+#[test]
+fn earlier_tool_calls_reach_a_local_model_as_text_and_a_hosted_api_as_they_came() {
+    // A local engine: its chat template may render only `content` (SmolLM2's does).
+    let emulator = Emulator::start(Profile::llama_server());
+    let served = Served::start(&slm_for(&emulator), &[]);
+    let (status, _, text) = post(&served.url("/v1/chat/completions"), &two_rounds(), None);
+    assert_eq!(status, 200, "{text}");
+    let sent = sent_conversation(&emulator);
+    let turns: Vec<&Value> = sent.iter().filter(|m| m["role"] != "system").collect();
+    assert_eq!(turns.len(), 5, "{sent:?}");
+    assert_eq!(
+        turns[1]["content"],
+        "{\"name\": \"read_file\", \"arguments\": {\"path\":\"src/main.rs\"}}"
+    );
+    assert_eq!(
+        turns[1]["tool_calls"][0]["id"], "call_1",
+        "the native call stays"
+    );
+    assert_eq!(
+        turns[2]["content"],
+        "The tool read_file (call call_1) returned:\nfn main() {}"
+    );
+    assert_eq!(turns[2]["tool_call_id"], "call_1");
+    assert_eq!(
+        turns[3]["content"],
+        "{\"name\": \"read_file\", \"arguments\": {\"path\":\"Cargo.toml\"}}"
+    );
+    assert_eq!(
+        turns[4]["content"],
+        "The tool read_file (call call_2) returned:\n[package]"
+    );
+
+    // A hosted API renders the calls itself: the conversation goes as the client wrote it.
+    let hosted = Emulator::start(Profile::openai());
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", "openai")
+        .env("SLMCODE_ENDPOINT", &hosted.base_url())
+        .env("SLMCODE_API_KEY", "sk-test");
+    let served = Served::start(&slm, &[]);
+    post(&served.url("/v1/chat/completions"), &two_rounds(), None);
+    let sent = sent_conversation(&hosted);
+    let turns: Vec<&Value> = sent.iter().filter(|m| m["role"] != "system").collect();
+    let written = two_rounds()["messages"].as_array().unwrap().clone();
+    assert_eq!(turns.len(), written.len(), "{sent:?}");
+    for (sent, written) in turns.iter().zip(&written) {
+        for field in ["role", "tool_calls", "tool_call_id"] {
+            assert_eq!(sent.get(field), written.get(field), "{sent}");
+        }
+        assert_eq!(
+            sent["content"].as_str().unwrap_or(""),
+            written["content"].as_str().unwrap_or(""),
+            "{sent}"
+        );
+    }
+}

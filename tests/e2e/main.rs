@@ -5,7 +5,8 @@
 //!
 //! `real_model` runs against a second server with a real small model (SmolLM2-135M-Instruct:
 //! `MODEL=smollm2 tests/real-engine/start.sh`; `SLMCODE_E2E_REAL_ENDPOINT`): what only a real
-//! model shows (loops, prose, a deadline that matters).
+//! model shows (loops, prose, a deadline that matters); `serve_frameworks` runs agent
+//! frameworks through the proxy in front of it.
 //!
 //! `thinking` runs against a third one: the tiny model with a chat template that opens a
 //! `<think>` block unless `enable_thinking` is false (`TEMPLATE=think tests/real-engine/start.sh`;
@@ -37,6 +38,7 @@ mod readme;
 mod readme_runner;
 mod real_model;
 mod serve_clients;
+mod serve_frameworks;
 #[path = "../support/skip.rs"]
 mod skip;
 mod thinking;

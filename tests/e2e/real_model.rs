@@ -26,8 +26,9 @@ use crate::util::{Run, Slm};
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// The real model's endpoint and model name and this test's turn, or `None` (and a note) when
-/// the variable is unset.
-fn real_model(test: &str) -> Option<(String, String, MutexGuard<'static, ()>)> {
+/// the variable is unset. Every test that talks to the real model takes its turn here
+/// (`serve_frameworks.rs` too).
+pub(crate) fn real_model(test: &str) -> Option<(String, String, MutexGuard<'static, ()>)> {
     served(
         test,
         "SLMCODE_E2E_REAL_ENDPOINT",
@@ -534,8 +535,73 @@ fn under_auto_a_request_that_needs_no_tool_is_answered_in_text() {
         assert_eq!(meta["tools"]["policy"], "call_or_text", "{out}");
         assert_eq!(meta["mechanism"], "gbnf_grammar", "{out}");
         let calls = out["value"]["tool_calls"].as_array().unwrap();
-        assert!(calls.is_empty(), "{prompt}: a call where none is needed: {out}");
+        assert!(
+            calls.is_empty(),
+            "{prompt}: a call where none is needed: {out}"
+        );
         let content = out["value"]["content"].as_str().unwrap_or_default();
         assert!(!content.trim().is_empty(), "{prompt}: {out}");
     }
+}
+
+#[test]
+fn a_tool_call_in_the_conversation_reaches_the_model_through_the_proxy() {
+    let Some((endpoint, model, _turn)) = real_model("real_model::a_tool_call_in_the_conversation")
+    else {
+        return;
+    };
+    // SmolLM2's chat template renders only `content`: the native `tool_calls` of an assistant
+    // message add no prompt token. The server's own count says whether the call reached the
+    // model.
+    let proxy = crate::serve_clients::Proxy::start(
+        &endpoint,
+        &model,
+        &[("SLMCODE_PROBE_TIMEOUT_S", "120")],
+    );
+    let url = proxy.base_url();
+    let conversation = |assistant: Value| {
+        serde_json::json!({"max_tokens": 64, "temperature": 0,
+            "tools": [
+                {"type": "function", "function": {"name": "read_file",
+                    "parameters": {"type": "object",
+                        "properties": {"path": {"type": "string", "maxLength": 20}},
+                        "required": ["path"], "additionalProperties": false}}},
+                {"type": "function", "function": {"name": "list_dir",
+                    "parameters": {"type": "object", "properties": {},
+                        "additionalProperties": false}}}],
+            // One possible call (no arguments): the first answer is valid, one request each.
+            "tool_choice": {"type": "function", "function": {"name": "list_dir"}},
+            "messages": [
+                {"role": "user", "content": "What does src/main.rs print?"},
+                assistant,
+                {"role": "tool", "tool_call_id": "call_1",
+                    "content": "fn main() { println!(\"hello\"); }"}]})
+    };
+    let with_call = conversation(serde_json::json!({"role": "assistant", "content": null,
+        "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "read_file",
+            "arguments": "{\"path\": \"src/main.rs\"}"}}]}));
+    let without_call = conversation(serde_json::json!({"role": "assistant", "content": ""}));
+    let prompt_tokens = |body: &Value| {
+        let (status, answer) = crate::chat(&url, body);
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(
+            answer["slmcode"]["attempts"], 1,
+            "one request to compare: {answer}"
+        );
+        assert_eq!(
+            answer["choices"][0]["message"]["tool_calls"][0]["function"]["name"],
+            "list_dir"
+        );
+        answer["usage"]["prompt_tokens"].as_u64().unwrap()
+    };
+    let with = prompt_tokens(&with_call);
+    let without = prompt_tokens(&without_call);
+    let (code, lines) = proxy.stop();
+    assert_eq!(code, Some(0), "{lines:?}");
+    // The call as text is about 20 tokens: `{"name": "read_file", "arguments": {...}}`.
+    assert!(
+        with >= without + 15,
+        "the call added {} prompt tokens ({with} with it, {without} without)",
+        with.saturating_sub(without)
+    );
 }

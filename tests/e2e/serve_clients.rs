@@ -1,14 +1,16 @@
 //! Clients no one here wrote, through `slmcode serve` in front of the real llama.cpp server:
 //! the OpenAI Python SDK (`openai` from PyPI) and instructor on top of it, run by
 //! `tests/e2e/serve_clients.py` in a venv this test makes once (cached under
-//! `~/.cache/slmcode-serve-clients`, the versions pinned below). Against the tiny random-weight
-//! model: anything well-formed came from the constraint. (The same script against SmolLM2
-//! passes too, but that server has one slot and the behaviour tests of `real_model.rs` read
-//! its greedy answers, which another test's prompts in its cache would change.)
+//! `~/.cache/slmcode-serve-clients`, in a directory named for the versions pinned below).
+//! Against the tiny random-weight model: anything well-formed came from the constraint. The
+//! agent frameworks, in front of the real small model, are `serve_frameworks.rs`; both use the
+//! venv and the proxy of this module.
 
+use std::hash::{Hash, Hasher};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -18,40 +20,131 @@ use crate::util::Slm;
 /// The clients, pinned: instructor 1.17.0 takes openai below 3.4.
 const PACKAGES: [&str; 2] = ["openai==3.3.0", "instructor==1.17.0"];
 
-/// The venv with the pinned clients, made when missing or holding other versions.
-fn venv() -> PathBuf {
+/// A venv under `~/.cache/slmcode-serve-clients` holding `packages` (pinned requirements),
+/// made when missing. Its directory is named for `name` and a hash of the pins, so a changed
+/// pin makes a new venv; a venv is ready once `pins.txt`, written after a successful install,
+/// holds its pins.
+pub fn venv(name: &str, packages: &[&str]) -> PathBuf {
     let cache = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
         .expect("HOME or XDG_CACHE_HOME");
-    let venv = cache.join("slmcode-serve-clients").join("venv");
+    let pins = packages.join("\n");
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    pins.hash(&mut hasher);
+    let venv = cache
+        .join("slmcode-serve-clients")
+        .join(format!("{name}-{:016x}", hasher.finish()));
     let python = venv.join("bin").join("python");
-    let check = format!(
-        "import openai, instructor; assert openai.__version__ == '{}' and instructor.__version__ == '{}'",
-        &PACKAGES[0]["openai==".len()..],
-        &PACKAGES[1]["instructor==".len()..]
-    );
-    let ready = Command::new(&python)
-        .args(["-c", &check])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success());
-    if !ready {
-        let made = Command::new("python3")
-            .args(["-m", "venv"])
-            .arg(&venv)
-            .status()
-            .expect("python3 -m venv");
-        assert!(made.success(), "python3 -m venv {}", venv.display());
-        let installed = Command::new(venv.join("bin").join("pip"))
-            .args(["install", "-q"])
-            .args(PACKAGES)
-            .status()
-            .expect("pip install");
-        assert!(installed.success(), "pip install {PACKAGES:?}");
+    let marker = venv.join("pins.txt");
+    if std::fs::read_to_string(&marker).is_ok_and(|written| written == pins) && python.exists() {
+        return python;
     }
+    let made = Command::new("python3")
+        .args(["-m", "venv", "--clear"])
+        .arg(&venv)
+        .status()
+        .expect("python3 -m venv");
+    assert!(made.success(), "python3 -m venv {}", venv.display());
+    let installed = Command::new(venv.join("bin").join("pip"))
+        .args(["install", "-q"])
+        .args(packages)
+        .status()
+        .expect("pip install");
+    assert!(installed.success(), "pip install {packages:?}");
+    std::fs::write(&marker, pins).expect("write pins.txt");
     python
+}
+
+/// `slmcode serve` on a free port in front of a llama.cpp server, with its log collected.
+pub struct Proxy {
+    child: Child,
+    /// The scratch world (config directory, capabilities cache), removed with the proxy.
+    _world: Slm,
+    /// `127.0.0.1:<port>`.
+    pub address: String,
+    lines: Arc<Mutex<Vec<String>>>,
+    log: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Proxy {
+    /// Starts the proxy for `endpoint` and `model` (provider `llamacpp`), with `env` on top.
+    pub fn start(endpoint: &str, model: &str, env: &[(&str, &str)]) -> Proxy {
+        let mut slm = Slm::new();
+        slm.env("SLMCODE_PROVIDER", "llamacpp")
+            .env("SLMCODE_ENDPOINT", endpoint)
+            .env("SLMCODE_MODEL", model);
+        for (key, value) in env {
+            slm.env(key, value);
+        }
+        let mut child = slm
+            .command(["serve", "--listen", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn slmcode serve");
+        let stderr = child.stderr.take().unwrap();
+        let (sender, address) = std::sync::mpsc::channel();
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let collected = Arc::clone(&lines);
+        let log = std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if let Some(rest) = line.split("listening on http://").nth(1) {
+                    let _ = sender.send(rest.split('/').next().unwrap_or("").to_owned());
+                }
+                collected.lock().unwrap().push(line);
+            }
+        });
+        let Ok(address) = address.recv_timeout(Duration::from_secs(300)) else {
+            let _ = child.kill();
+            let status = child.wait().unwrap();
+            log.join().unwrap();
+            panic!(
+                "slmcode serve did not say where it listens ({status}):\n{}",
+                lines.lock().unwrap().join("\n")
+            );
+        };
+        Proxy {
+            child,
+            _world: slm,
+            address,
+            lines,
+            log: Some(log),
+        }
+    }
+
+    /// The base URL a client is given: `http://127.0.0.1:<port>/v1`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.address)
+    }
+
+    /// The log lines so far.
+    pub fn lines(&self) -> Vec<String> {
+        self.lines.lock().unwrap().clone()
+    }
+
+    /// Stops the proxy (SIGTERM) and returns its exit code and its whole log.
+    pub fn stop(mut self) -> (Option<i32>, Vec<String>) {
+        // SAFETY: a signal to the child this test started and still owns.
+        unsafe {
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
+        }
+        let status = self.child.wait().unwrap();
+        if let Some(log) = self.log.take() {
+            log.join().unwrap();
+        }
+        (status.code(), self.lines())
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        // A failed assertion before `stop`: the proxy does not outlive the test.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 #[test]
@@ -65,53 +158,22 @@ fn the_openai_sdk_and_instructor_get_validated_answers_through_the_proxy() {
 /// Runs the Python clients through a proxy in front of `endpoint` and checks their report and
 /// the proxy's log.
 fn clients_through_the_proxy(endpoint: &str, model: &str) {
-    let python = venv();
-    let mut slm = Slm::new();
-    slm.env("SLMCODE_PROVIDER", "llamacpp")
-        .env("SLMCODE_ENDPOINT", endpoint)
-        .env("SLMCODE_MODEL", model);
-    let mut child = slm
-        .command(["serve", "--listen", "127.0.0.1:0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn slmcode serve");
-    let stderr = child.stderr.take().unwrap();
-    let (sender, address) = std::sync::mpsc::channel();
-    let log = std::thread::spawn(move || {
-        let mut lines = Vec::new();
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            if let Some(rest) = line.split("listening on http://").nth(1) {
-                let _ = sender.send(rest.split('/').next().unwrap_or("").to_owned());
-            }
-            lines.push(line);
-        }
-        lines
-    });
-    let address = address
-        .recv_timeout(Duration::from_secs(300))
-        .expect("slmcode serve says where it listens");
+    let python = venv("clients", &PACKAGES);
+    let proxy = Proxy::start(endpoint, model, &[]);
     let output = Command::new(&python)
         .arg(crate::util::repo_root().join("tests/e2e/serve_clients.py"))
-        .env("OPENAI_BASE_URL", format!("http://{address}/v1"))
+        .env("OPENAI_BASE_URL", proxy.base_url())
         .env("OPENAI_API_KEY", "not-used-by-the-proxy")
         .output()
         .expect("run the Python clients");
-    // SAFETY: a signal to the child this test started and still owns.
-    unsafe {
-        libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
-    }
-    let status = child.wait().unwrap();
-    let lines = log.join().unwrap();
+    let (code, lines) = proxy.stop();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success(),
         "the clients failed:\n{stderr}\nproxy log:\n{}",
         lines.join("\n")
     );
-    assert_eq!(status.code(), Some(0), "{lines:?}");
+    assert_eq!(code, Some(0), "{lines:?}");
     let report: Value = serde_json::from_slice(&output.stdout).expect("the clients' report");
     let person = json!({"type": "object",
         "properties": {"name": {"type": "string", "maxLength": 20}, "age": {"type": "integer"}},

@@ -20,7 +20,7 @@ use crate::schema::{self, Mechanism, SchemaError, UnknownContract};
 use crate::tools::{CompileError, SCHEMA_NAME, ToolChoice, ToolSet};
 
 use super::super::presets::preset;
-use super::turn::ToolTurn;
+use super::turn::{ToolTurn, calls_as_text};
 
 use super::super::chat::{ChatMessage, ChatRequest};
 
@@ -247,7 +247,8 @@ pub(super) struct Plan {
     /// Whether the schema meets OpenAI's strict rules (a contract's tested mark, or the lint).
     pub strict_ready: bool,
     /// The first request, instructions injected, without a constraint (and for a tool turn,
-    /// without its tools: [`ToolTurn`] puts them on each request as its wire form wants them).
+    /// without its tools: [`ToolTurn`] puts them on each request as its wire form wants them);
+    /// to a local engine, earlier tool calls also written as text ([`calls_as_text`]).
     pub request: ChatRequest,
     /// Whether a tool-using role asks without a typed tool set (then nothing is constrained).
     pub tools: bool,
@@ -337,8 +338,13 @@ impl Plan {
                 .as_ref()
                 .is_some_and(|decoding| decoding.kind == RoleKind::ToolUsing);
         let budget = request.max_tokens.unwrap_or(settings.max_tokens).max(1);
+        let mut messages = inject(&request.messages, &instructions);
+        if !settings.provider.is_hosted() {
+            // A local chat template may drop `tool_calls`: the calls go in the text as well.
+            messages = calls_as_text(&messages);
+        }
         let chat = ChatRequest {
-            messages: inject(&request.messages, &instructions),
+            messages,
             model: None,
             max_tokens: Some(budget),
             temperature: Some(request.temperature.unwrap_or(settings.temperature)),

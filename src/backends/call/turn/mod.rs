@@ -45,6 +45,7 @@ use super::super::chat::{ChatMessage, ChatRequest};
 use super::outcome::ToolsMeta;
 use super::request::RequestError;
 
+pub(crate) use messages::calls_as_text;
 pub use messages::{assistant_message, tool_result_message};
 
 /// One request's tools, compiled for its choice.
