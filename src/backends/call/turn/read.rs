@@ -105,6 +105,12 @@ pub(crate) fn read(
             };
             Ok(read)
         }
+        // Under `auto` an answer that opens with prose is an answer, whatever call-like text
+        // it holds further on (code, an example object, a half-written call): only an answer
+        // that opens a call is read as a call attempt, and re-asked when it fails.
+        Err(_) if turn.choice == ToolChoice::Auto && !opens_a_call(text) => {
+            plain_answer(text, truncated, schema)
+        }
         Err(ExtractError::NoCall { class, message }) => {
             if turn.choice == ToolChoice::Auto {
                 return plain_answer(text, truncated, schema);
@@ -281,6 +287,13 @@ fn plain_answer(
         });
     }
     Ok(TurnRead::tools(Some(text.to_owned()), 0))
+}
+
+/// Whether `text` opens the way a call does: a JSON object or array, a tag (`<tool_call>`,
+/// `<function=...>`), a fenced block or a bracketed marker (`[TOOL_CALLS]`), after any
+/// leading whitespace.
+fn opens_a_call(text: &str) -> bool {
+    text.trim_start().starts_with(['{', '[', '<', '`'])
 }
 
 /// A call to `name` respects a named choice only when it is that tool.

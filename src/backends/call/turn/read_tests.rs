@@ -280,3 +280,35 @@ fn none_takes_the_text_as_it_is() {
         }
     );
 }
+
+#[test]
+fn under_auto_prose_that_holds_call_like_text_is_the_answer() {
+    let auto = turn(ToolChoice::Auto, true);
+    // SmolLM2 through the proxy under PydanticAI's auto: prose, then code with an object that
+    // reads as a cut-off call.
+    let prose = "Here's a concise version of your code:\n```javascript\nconsole.log(new \
+                 FileWriter({name:'test',filename:\"test.txt\",";
+    let answered = read_text(&auto, prose);
+    assert!(
+        matches!(&answered.answer, Answer::Tools { calls, content: Some(text) } if calls.is_empty() && text == prose),
+        "{answered:?}"
+    );
+    let unknown = "Try this: {\"name\": \"delete_everything\", \"arguments\": {}}";
+    assert!(matches!(
+        read_text(&auto, unknown).answer,
+        Answer::Tools { ref calls, .. } if calls.is_empty()
+    ));
+    // An answer that opens a call is a call attempt: a cut-off one is a failure to re-ask.
+    let cut = read(
+        &auto,
+        &[],
+        Some("{\"name\": \"read_file\", \"arguments\": {\"path\": \"src/ma"),
+        true,
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(cut.failure.class, FailureClass::Truncated);
+    // Under required the same prose is no call at all.
+    let required = turn(ToolChoice::Required, true);
+    assert!(read(&required, &[], Some(unknown), false, None).is_err());
+}
