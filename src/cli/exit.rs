@@ -132,6 +132,12 @@ pub const fn failure(class: FailureClass) -> Failure {
             RESHAPE,
             "try --reask 5 --call-timeout 120 or a clearer --prompt",
         ),
+        FailureClass::RepeatedCall => (
+            Exit::SchemaViolation,
+            "the model called again a tool whose result with the same arguments it already has",
+            RESHAPE,
+            "try --reask 5 --call-timeout 120; the conversation holds the result, so the model should answer from it",
+        ),
         FailureClass::Repetition => (
             Exit::Repetition,
             "the model fell into a loop",

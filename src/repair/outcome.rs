@@ -61,6 +61,10 @@ pub enum FailureClass {
     /// A tool call whose arguments do not satisfy that tool's parameters (or are not a JSON
     /// object). Only tool turns produce it: re-ask with the errors and the parameters.
     InvalidArguments,
+    /// Under `tool_choice: auto`, calls that the conversation already holds with their results:
+    /// the same tool with the same arguments again, the start of a tool loop that never ends.
+    /// Only tool turns produce it: re-ask for an answer from the results.
+    RepeatedCall,
 }
 
 impl FailureClass {
@@ -76,6 +80,7 @@ impl FailureClass {
             FailureClass::UnknownTool => "unknown_tool",
             FailureClass::ToolNotChosen => "tool_not_chosen",
             FailureClass::InvalidArguments => "invalid_arguments",
+            FailureClass::RepeatedCall => "repeated_call",
         }
     }
 }

@@ -57,7 +57,7 @@ impl Action {
 
 /// Failure class -> next action. Every class of [`FailureClass`] has exactly one row (a test
 /// holds the table to that).
-pub const EVOLVE: [(FailureClass, Action); 9] = [
+pub const EVOLVE: [(FailureClass, Action); 10] = [
     (FailureClass::Empty, Action::Resample),
     (FailureClass::Prose, Action::ResetPrompt),
     (FailureClass::Malformed, Action::ResetPrompt),
@@ -67,6 +67,7 @@ pub const EVOLVE: [(FailureClass, Action); 9] = [
     (FailureClass::UnknownTool, Action::ResetPrompt),
     (FailureClass::ToolNotChosen, Action::ResetPrompt),
     (FailureClass::InvalidArguments, Action::ResetPrompt),
+    (FailureClass::RepeatedCall, Action::ResetPrompt),
 ];
 
 /// The action [`EVOLVE`] names for `class`.
@@ -248,6 +249,7 @@ mod tests {
             FailureClass::UnknownTool,
             FailureClass::ToolNotChosen,
             FailureClass::InvalidArguments,
+            FailureClass::RepeatedCall,
         ] {
             assert_eq!(
                 EVOLVE.iter().filter(|(row, _)| *row == class).count(),

@@ -352,6 +352,9 @@ impl fmt::Display for SchemaViolation {
             FailureClass::InvalidArguments => {
                 "the answer called a tool with arguments that violate its parameters"
             }
+            FailureClass::RepeatedCall => {
+                "the answer repeated a tool call whose result the conversation already holds"
+            }
         };
         let attempts = self.meta.attempts;
         // Say so when nothing constrained the model: that is usually the whole story.

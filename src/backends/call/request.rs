@@ -20,7 +20,7 @@ use crate::schema::{self, Mechanism, SchemaError, UnknownContract};
 use crate::tools::{CompileError, SCHEMA_NAME, ToolChoice, ToolSet};
 
 use super::super::presets::preset;
-use super::turn::{ToolTurn, calls_as_text};
+use super::turn::{ToolTurn, answered_calls, calls_as_text};
 
 use super::super::chat::{ChatMessage, ChatRequest};
 
@@ -304,7 +304,11 @@ impl Plan {
                 request.tool_choice.clone(),
                 output.as_ref().map(|output| &output.0),
                 serial_tools,
-            )?,
+            )?
+            .map(|mut turn| {
+                turn.answered = answered_calls(&request.messages);
+                turn
+            }),
             None => None,
         };
         let (schema, name, strict_ready, mut instructions) = output.unwrap_or_else(|| {

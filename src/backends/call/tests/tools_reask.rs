@@ -269,3 +269,49 @@ fn a_call_that_loops_is_cut_off_and_re_asked_against_the_loop() {
     assert_eq!(failure.class, FailureClass::Repetition);
     assert_eq!(failure.meta.stream_end, StreamEnding::Repetition);
 }
+
+#[test]
+fn under_auto_a_call_the_conversation_already_answered_is_re_asked_for_an_answer() {
+    // Qwen2.5-Coder after a tool result (bench/README.md): the same call again, the start of
+    // a tool loop a framework ends only at its request limit.
+    let world = World::new(Profile::llama_server(), Provider::LlamaCpp);
+    world.cached(&[WireForm::Grammar]);
+    let repeated = r#"{"name": "read_file", "arguments": {"path": "README.md"}}"#;
+    world.emulator.script(
+        [repeated, "The README says the project counts words."]
+            .map(|text| Scripted::Member(text.to_owned())),
+    );
+    let call = ParsedToolCall {
+        id: "call_1".to_owned(),
+        name: "read_file".to_owned(),
+        arguments: json!({"path": "README.md"}),
+        origin: CallOrigin::Native,
+        rung: crate::repair::Rung::None,
+    };
+    let mut request = tool_request(ToolChoice::Auto);
+    request.messages.extend([
+        assistant_message(std::slice::from_ref(&call), None),
+        tool_result_message(&call, "# tally\nCounts words."),
+    ]);
+    let outcome = world.call(&request).unwrap();
+    assert_eq!(
+        outcome.answer,
+        Answer::Tools {
+            calls: Vec::new(),
+            content: Some("The README says the project counts words.".to_owned())
+        }
+    );
+    let reask = &outcome.meta.reasks[0];
+    assert_eq!(reask.class, FailureClass::RepeatedCall);
+    let text = reask_text(&world);
+    assert!(
+        text.starts_with("You already called read_file with these arguments"),
+        "{text}"
+    );
+    // A new file is a new call, not a repeat.
+    world.emulator.script([Scripted::Member(
+        r#"{"name": "read_file", "arguments": {"path": "Cargo.toml"}}"#.to_owned(),
+    )]);
+    let next = world.call(&request).unwrap();
+    assert_eq!(calls(&next)[0].arguments, json!({"path": "Cargo.toml"}));
+}

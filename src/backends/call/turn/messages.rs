@@ -9,6 +9,8 @@
 //! assistant's text, in the form the tools' description asks the model to write one, and each
 //! result says which call it answers.
 
+use std::collections::HashSet;
+
 use serde_json::{Value, json};
 
 use super::super::outcome::ParsedToolCall;
@@ -140,6 +142,50 @@ pub(crate) fn call_text(name: &str, arguments: &Value) -> String {
     )
 }
 
+/// The content ids ([`crate::tools::call_id`]) of the calls made since the last user message
+/// whose results the conversation holds: what a model under `auto` should answer from, not
+/// call again. A call the user asks for anew after its result (a later user message) is not
+/// among them.
+pub(crate) fn answered_calls(messages: &[ChatMessage]) -> HashSet<String> {
+    let since = messages
+        .iter()
+        .rposition(|message| message.role == "user")
+        .map_or(0, |at| at + 1);
+    let recent = &messages[since..];
+    let results: HashSet<&str> = recent
+        .iter()
+        .filter(|message| message.role == "tool")
+        .filter_map(|message| message.tool_call_id.as_deref())
+        .collect();
+    let mut answered = HashSet::new();
+    for message in recent.iter().filter(|message| message.role == "assistant") {
+        let Some(Value::Array(calls)) = &message.tool_calls else {
+            continue;
+        };
+        for call in calls {
+            let answered_here = call
+                .get("id")
+                .and_then(Value::as_str)
+                .is_some_and(|id| results.contains(id));
+            let Some(name) = call.pointer("/function/name").and_then(Value::as_str) else {
+                continue;
+            };
+            let arguments = match call.pointer("/function/arguments") {
+                Some(Value::String(text)) => match serde_json::from_str(text) {
+                    Ok(value) => value,
+                    Err(_) => continue,
+                },
+                Some(value) => value.clone(),
+                None => json!({}),
+            };
+            if answered_here {
+                answered.insert(crate::tools::call_id(name, &arguments));
+            }
+        }
+    }
+    answered
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,5 +303,34 @@ mod tests {
             Some("The call elsewhere returned:\na.txt")
         );
         assert_eq!(rendered[2], conversation[2]);
+    }
+
+    #[test]
+    fn answered_calls_are_those_with_a_result_since_the_last_user_message() {
+        let call = |id: &str, path: &str| ParsedToolCall {
+            id: id.to_owned(),
+            name: "read_file".to_owned(),
+            arguments: json!({"path": path}),
+            origin: CallOrigin::Native,
+            rung: Rung::None,
+        };
+        let first = call("call_1", "README.md");
+        let unanswered = call("call_2", "src/main.rs");
+        let mut messages = vec![
+            ChatMessage::user("What is this project?"),
+            assistant_message(&[first.clone(), unanswered], None),
+            tool_result_message(&first, "# tally"),
+        ];
+        let answered = answered_calls(&messages);
+        assert_eq!(
+            answered,
+            HashSet::from([crate::tools::call_id(
+                "read_file",
+                &json!({"path": "README.md"})
+            )])
+        );
+        // The user asks again: reading the file anew is no repeat.
+        messages.push(ChatMessage::user("I changed it. Read it again."));
+        assert!(answered_calls(&messages).is_empty());
     }
 }

@@ -30,6 +30,7 @@ mod messages;
 pub(super) mod read;
 pub(super) mod reask;
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -45,7 +46,7 @@ use super::super::chat::{ChatMessage, ChatRequest};
 use super::outcome::ToolsMeta;
 use super::request::RequestError;
 
-pub(crate) use messages::calls_as_text;
+pub(crate) use messages::{answered_calls, calls_as_text};
 pub use messages::{assistant_message, tool_result_message};
 
 /// One request's tools, compiled for its choice.
@@ -61,6 +62,10 @@ pub(crate) struct ToolTurn {
     pub serial: bool,
     /// Whether the request has a schema (under `auto`, a plain answer must satisfy it).
     pub has_schema: bool,
+    /// The content ids of the calls the conversation already holds with their results, since
+    /// the last user message ([`answered_calls`]): under `auto`, making only such calls again
+    /// is `repeated_call`.
+    pub answered: HashSet<String>,
 }
 
 impl ToolTurn {
@@ -103,6 +108,7 @@ impl ToolTurn {
             compiled,
             serial,
             has_schema: schema.is_some(),
+            answered: HashSet::new(),
         }))
     }
 

@@ -63,8 +63,44 @@ pub(crate) struct TurnFailure {
 
 /// Reads one answer: `native` calls, else the `content` text; `truncated` when the server
 /// stopped on length (or the answer was cut); `schema` checks a plain answer under `auto`
-/// when the request has a schema.
+/// when the request has a schema. Under `auto`, an answer whose every call the conversation
+/// already holds with its result is `repeated_call`.
 pub(crate) fn read(
+    turn: &ToolTurn,
+    native: &[ToolCall],
+    content: Option<&str>,
+    truncated: bool,
+    schema: Option<&RepairOptions<'_>>,
+) -> Result<TurnRead, TurnFailure> {
+    let read = read_answer(turn, native, content, truncated, schema)?;
+    if turn.choice != ToolChoice::Auto || turn.answered.is_empty() {
+        return Ok(read);
+    }
+    match &read.answer {
+        Answer::Tools { calls, .. }
+            if !calls.is_empty()
+                && calls.iter().all(|call| {
+                    turn.answered
+                        .contains(&tools::call_id(&call.name, &call.arguments))
+                }) =>
+        {
+            let name = calls[0].name.clone();
+            Err(TurnFailure {
+                failure: failure(
+                    FailureClass::RepeatedCall,
+                    format!(
+                        "the answer calls {name} again with the arguments of a call whose result the conversation already holds"
+                    ),
+                ),
+                called: Some(name),
+            })
+        }
+        _ => Ok(read),
+    }
+}
+
+/// [`read`] without the check for repeated calls.
+fn read_answer(
     turn: &ToolTurn,
     native: &[ToolCall],
     content: Option<&str>,

@@ -312,3 +312,47 @@ fn under_auto_prose_that_holds_call_like_text_is_the_answer() {
     let required = turn(ToolChoice::Required, true);
     assert!(read(&required, &[], Some(unknown), false, None).is_err());
 }
+
+#[test]
+fn under_auto_only_calls_already_answered_are_a_repeated_call() {
+    let mut auto = turn(ToolChoice::Auto, true);
+    auto.answered = [crate::tools::call_id(
+        "read_file",
+        &json!({"path": "README.md"}),
+    )]
+    .into();
+    let again = read(
+        &auto,
+        &[],
+        Some(r#"{"name": "read_file", "arguments": {"path": "README.md"}}"#),
+        false,
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(again.failure.class, FailureClass::RepeatedCall);
+    assert_eq!(again.called.as_deref(), Some("read_file"));
+    // The same call natively, with the keys in another order: the same content.
+    let native_again = read(
+        &auto,
+        &[native(Some("x"), "read_file", r#"{"path":"README.md"}"#)],
+        None,
+        false,
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(native_again.failure.class, FailureClass::RepeatedCall);
+    // Another file, or a text answer, is fine.
+    let other = read_text(
+        &auto,
+        r#"{"name": "read_file", "arguments": {"path": "Cargo.toml"}}"#,
+    );
+    assert!(matches!(other.answer, Answer::Tools { ref calls, .. } if calls.len() == 1));
+    read_text(&auto, "The README says hello.");
+    // Under required a call is what was asked for, repeated or not.
+    let mut required = turn(ToolChoice::Required, true);
+    required.answered = auto.answered.clone();
+    read_text(
+        &required,
+        r#"{"name": "read_file", "arguments": {"path": "README.md"}}"#,
+    );
+}

@@ -5,7 +5,8 @@
 //! - `invalid_arguments`: each validation error at its pointer, and that tool's parameters;
 //! - no call where one was required (`empty`, `prose`, `malformed`): exactly one call, in the
 //!   form `{"name": ..., "arguments": {...}}`, among the tools the choice allows;
-//! - `truncated`: the cut-off call back, and "write the complete call".
+//! - `truncated`: the cut-off call back, and "write the complete call";
+//! - `repeated_call`: the call was made and its result is above: answer in text from it.
 
 use crate::repair::{FailureClass, RepairFailure};
 use crate::tools::ToolChoice;
@@ -47,6 +48,11 @@ pub(crate) fn reset_text(turn: &ToolTurn, failure: &RepairFailure, called: Optio
             text.push_str(&parameters(turn, tool));
             text
         }
+        FailureClass::RepeatedCall => format!(
+            "You already called {} with these arguments, and its result is above. Do not call it \
+             again: answer the user's request in plain text now, from the results you have.",
+            called.unwrap_or("that tool")
+        ),
         FailureClass::WrongShape => format!(
             "Your previous answer does not satisfy the schema: {}. Either call one of the tools ({names}) or answer as the schema asks.",
             failure.message
