@@ -335,6 +335,13 @@ fn constrain(
     })
 }
 
+/// The body of the text rule: one character other than `{` or whitespace, then anything.
+const TEXT_RULE: &str = "[^{ \\t\\r\\n] [^\\x00]*";
+
+/// A grammar of text alone, as the text branch of call-or-text: what a re-ask after a repeated
+/// call sends, when the answer must come from results the model already has.
+pub const TEXT_GRAMMAR: &str = "root ::= [^{ \\t\\r\\n] [^\\x00]*\n";
+
 /// `grammar` (rooted at `root`) as the call branch of a grammar whose other branch is text:
 /// anything that opens with a character other than `{` or whitespace, so that a model that
 /// starts a JSON object is held to a well-formed call and a model that starts a sentence is
@@ -344,7 +351,7 @@ fn with_text_branch(grammar: &str) -> String {
     let text = unused_name(grammar, "answer-text");
     let mut combined = String::with_capacity(grammar.len() + 96);
     combined.push_str(&format!(
-        "root ::= {call} | {text}\n{text} ::= [^{{ \\t\\r\\n] [^\\x00]*\n"
+        "root ::= {call} | {text}\n{text} ::= {TEXT_RULE}\n"
     ));
     combined.push_str(&rename_rule(grammar, "root", &call));
     combined

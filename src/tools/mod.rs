@@ -69,7 +69,7 @@ use crate::memo::Memo;
 use crate::schema::{Constraint, Mechanism};
 
 pub use choice::ToolChoice;
-pub use compile::{CompiledTools, Policy, ToolNote, default_answer};
+pub use compile::{CompiledTools, Policy, TEXT_GRAMMAR, ToolNote, default_answer};
 pub use extract::{
     CallSource, DroppedCall, ExtractError, ExtractOptions, ExtractedCall, Extraction, extract,
 };

@@ -291,6 +291,22 @@ fn wire(form: Option<WireForm>, plan: &Plan) -> Wire {
     }
 }
 
+/// The wire of a request that leaves only an answer in text: the text grammar on a grammar
+/// form, nothing on any other.
+fn answer_only_wire(form: Option<WireForm>) -> Wire {
+    let constraint = match form {
+        Some(WireForm::Grammar) => Constraint::Grammar {
+            gbnf: crate::tools::TEXT_GRAMMAR.to_owned(),
+        },
+        _ => Constraint::None,
+    };
+    Wire {
+        constraint,
+        field: GuidedField::default(),
+        notes: Vec::new(),
+    }
+}
+
 /// Whether a failure of a constrained request is a permanent rejection of its field.
 fn is_rejection(error: &CallError) -> bool {
     error.class == ErrorClass::Permanent && matches!(error.status, Some(400 | 404 | 413 | 422))
@@ -330,6 +346,10 @@ pub(super) struct Exchange<'a> {
     started: Instant,
     /// Rejections not yet confirmed by a later success.
     suspected: Vec<Demotion>,
+    /// Whether the requests from now on leave a tool turn's model only an answer in text: no
+    /// tools offered, and on a grammar form a grammar of text alone. Set after a repeated call
+    /// under `auto`, when the results the model needs are in the conversation already.
+    pub answer_only: bool,
 }
 
 impl<'a> Exchange<'a> {
@@ -351,6 +371,7 @@ impl<'a> Exchange<'a> {
             limits,
             started: Instant::now(),
             suspected: Vec::new(),
+            answer_only: false,
         }
     }
 
@@ -364,7 +385,11 @@ impl<'a> Exchange<'a> {
     ) -> Result<Received, CallError> {
         loop {
             let form = self.chain.current();
-            let wire = wire(form, self.plan);
+            let wire = if self.answer_only {
+                answer_only_wire(form)
+            } else {
+                wire(form, self.plan)
+            };
             let sent = self.on_wire(chat, &wire.constraint);
             let error = match self.with_retries(&sent, &wire.constraint, wire.field, options, meta)
             {
@@ -448,6 +473,7 @@ impl<'a> Exchange<'a> {
         constraint: &Constraint,
     ) -> std::borrow::Cow<'c, ChatRequest> {
         match &self.plan.turn {
+            Some(turn) if self.answer_only => std::borrow::Cow::Owned(turn.answer_only(chat)),
             Some(turn) => std::borrow::Cow::Owned(turn.on_wire(
                 chat,
                 constraint,

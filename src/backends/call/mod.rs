@@ -329,6 +329,14 @@ pub fn structured_call(
                     ));
                     break Err(Failed::Violation(Box::new(failed.failure), text));
                 };
+                if failure.class == FailureClass::RepeatedCall
+                    && plan.turn.as_ref().is_some_and(|turn| !turn.has_schema)
+                    && !exchange.answer_only
+                {
+                    // The results are in the conversation: the re-asks offer the model no tool
+                    // again (the re-ask's `repeated_call` class in the meta says why).
+                    exchange.answer_only = true;
+                }
                 chat = next;
                 budget = chat.max_tokens.unwrap_or(budget);
                 meta.reasks.push(Reask {

@@ -558,3 +558,13 @@ fn projection_for_the_wire_is_noted_per_tool() {
     );
     assert!(compiled.project(Mechanism::GbnfGrammar).notes.is_empty());
 }
+
+#[test]
+fn the_text_grammar_is_the_text_branch_alone() {
+    let grammar = gbnf::parse(crate::tools::TEXT_GRAMMAR).unwrap();
+    assert!(grammar.recognize("The README says hello.").is_ok());
+    assert!(grammar.recognize("4").is_ok());
+    for refused in ["", "{\"name\": \"read_file\"}", " leading space"] {
+        assert!(grammar.recognize(refused).is_err(), "{refused:?}");
+    }
+}

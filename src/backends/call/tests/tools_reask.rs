@@ -308,6 +308,10 @@ fn under_auto_a_call_the_conversation_already_answered_is_re_asked_for_an_answer
         text.starts_with("You already called read_file with these arguments"),
         "{text}"
     );
+    // The re-ask leaves only an answer: a grammar of text alone, and no tools offered.
+    let reasked = &world.emulator.chat_bodies()[1];
+    assert_eq!(reasked["grammar"], crate::tools::TEXT_GRAMMAR);
+    assert!(reasked.get("tools").is_none(), "{reasked}");
     // A new file is a new call, not a repeat.
     world.emulator.script([Scripted::Member(
         r#"{"name": "read_file", "arguments": {"path": "Cargo.toml"}}"#.to_owned(),

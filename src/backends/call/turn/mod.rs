@@ -219,6 +219,14 @@ impl ToolTurn {
         chat
     }
 
+    /// `chat` as a request that leaves only an answer in text sends it: the tools described as
+    /// always (the conversation refers to them), none offered natively.
+    pub fn answer_only(&self, chat: &ChatRequest) -> ChatRequest {
+        let mut chat = chat.clone();
+        self.describe_in_system_message(&mut chat);
+        chat
+    }
+
     /// Puts [`tools::describe`]'s text at the end of the system message (or in a new one).
     fn describe_in_system_message(&self, chat: &mut ChatRequest) {
         let described = tools::describe(&self.tools, &self.choice, self.compiled.answer.as_ref());
