@@ -412,24 +412,14 @@ fn streamed(
         Ok(outcome) => {
             note_answer(shared, record, tools, outcome);
             let chunks = translate::completion_chunks(outcome, ask, &stamp(shared, ask));
-            present
-                && chunks
-                    .iter()
-                    .try_for_each(|chunk| connection.send_event(&chunk.to_string()))
-                    .and_then(|()| connection.send_event("[DONE]"))
-                    .is_ok()
+            present && send_answer(connection, &chunks)
         }
         Err(CallFailure::SchemaViolation(violation)) if violation.text_fallback.is_some() => {
             // The head has left: the failure's class is in the last chunk's `slmcode`, not in
             // a header.
             let text = note_fallback(shared, record, tools, violation);
             let chunks = translate::fallback_chunks(violation, text, ask, &stamp(shared, ask));
-            present
-                && chunks
-                    .iter()
-                    .try_for_each(|chunk| connection.send_event(&chunk.to_string()))
-                    .and_then(|()| connection.send_event("[DONE]"))
-                    .is_ok()
+            present && send_answer(connection, &chunks)
         }
         Err(failure) => {
             let (_, body, class) = translate::failure(failure);
@@ -446,6 +436,15 @@ fn streamed(
         return false;
     }
     connection.end_events(keep_alive)
+}
+
+/// Sends an answer's chunks into an open event stream, then `[DONE]`; whether all arrived.
+fn send_answer(connection: &mut Connection, chunks: &[Value]) -> bool {
+    chunks
+        .iter()
+        .try_for_each(|chunk| connection.send_event(&chunk.to_string()))
+        .and_then(|()| connection.send_event("[DONE]"))
+        .is_ok()
 }
 
 /// Runs the call on a thread of its own while this one keeps the client's read timeout from

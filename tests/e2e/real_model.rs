@@ -581,13 +581,19 @@ fn a_tool_call_in_the_conversation_reaches_the_model_through_the_proxy() {
         "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "read_file",
             "arguments": "{\"path\": \"src/main.rs\"}"}}]}));
     let without_call = conversation(serde_json::json!({"role": "assistant", "content": ""}));
+    // One request each to compare (usage sums a call's requests). The tool grammar allows
+    // whitespace between tokens, and now and then the model's first answer is newlines until
+    // the budget, re-asked as truncated (greedy answers vary between runs with llama.cpp's
+    // prompt cache): such a call is asked again, three times at most.
     let prompt_tokens = |body: &Value| {
-        let (status, answer) = crate::chat(&url, body);
-        assert_eq!(status, 200, "{answer}");
-        assert_eq!(
-            answer["slmcode"]["attempts"], 1,
-            "one request to compare: {answer}"
-        );
+        let answer = (0..3)
+            .map(|_| {
+                let (status, answer) = crate::chat(&url, body);
+                assert_eq!(status, 200, "{answer}");
+                answer
+            })
+            .find(|answer| answer["slmcode"]["attempts"] == 1)
+            .expect("no answer in one request in three calls");
         assert_eq!(
             answer["choices"][0]["message"]["tool_calls"][0]["function"]["name"],
             "list_dir"
