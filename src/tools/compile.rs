@@ -152,7 +152,12 @@ pub(crate) fn key_of(tools: &ToolSet, options: &CompileOptions) -> String {
         write_schema(&tool.parameters, &mut text);
         text.push(b'}');
     }
-    text.extend_from_slice(b"]}");
+    text.push(b']');
+    // Present only when compact, so that the keys of the pretty default stay what they were.
+    if options.whitespace == gbnf::Whitespace::Compact {
+        text.extend_from_slice(br#","whitespace":"compact""#);
+    }
+    text.push(b'}');
     content_address(&text)
 }
 
@@ -224,7 +229,7 @@ pub(crate) fn compile_canonical(
     if policy == Policy::NoTools {
         return Ok(unconstrained(key, options.choice.clone(), policy, reason));
     }
-    let constrained = constrain(&selected, answer.as_ref(), policy);
+    let constrained = constrain(&selected, answer.as_ref(), policy, options.whitespace);
     match constrained {
         Err(error) if policy == Policy::CallOrText => {
             // Without a grammar for the calls, `auto` loses only the hold on a call's shape:
@@ -289,9 +294,10 @@ fn constrain(
     selected: &[&CanonicalTool],
     answer: Option<&Value>,
     policy: Policy,
+    whitespace: gbnf::Whitespace,
 ) -> Result<Constrained, CompileError> {
     let assembled = assemble(selected, answer);
-    let derived = gbnf::derive(&assembled.schema)
+    let derived = gbnf::derive_with(&assembled.schema, whitespace)
         .map_err(|error| grammar_error(error, &assembled.origins))?;
     // A branch the grammar had to leave out is a tool that can never be called: an error, not
     // a note, since the caller would otherwise offer the model a tool it cannot use.

@@ -66,6 +66,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::memo::Memo;
+use crate::schema::gbnf::Whitespace;
 use crate::schema::{Constraint, Mechanism};
 
 pub use choice::ToolChoice;
@@ -90,6 +91,8 @@ pub struct CompileOptions {
     /// Under `auto`, the shape of a plain answer (an object schema that requires a member other
     /// than `name` and `arguments`). Ignored under the other choices.
     pub answer: Option<Value>,
+    /// What the grammar allows between tokens ([`Whitespace::Pretty`] unless set).
+    pub whitespace: Whitespace,
 }
 
 impl CompileOptions {
@@ -98,7 +101,15 @@ impl CompileOptions {
         CompileOptions {
             choice,
             answer: None,
+            whitespace: Whitespace::Pretty,
         }
+    }
+
+    /// The same options with `whitespace` between the grammar's tokens: compact (none) keeps a
+    /// small model from filling a call with newlines until its budget runs out.
+    pub fn with_whitespace(mut self, whitespace: Whitespace) -> CompileOptions {
+        self.whitespace = whitespace;
+        self
     }
 
     /// The same options with `answer` as the alternative to a call under `auto`

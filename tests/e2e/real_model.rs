@@ -420,10 +420,11 @@ fn the_call_deadline_is_honoured_with_what_had_arrived() {
 }
 
 /// The classes a tool turn fails in, and the re-ask each gets (never "only JSON").
-const TOOL_REASKS: [(&str, &str); 7] = [
+const TOOL_REASKS: [(&str, &str); 8] = [
     ("prose", "reset_prompt"),
     ("malformed", "reset_prompt"),
-    ("empty", "reset_prompt"),
+    ("empty", "resample"),
+    ("truncated", "raise_max_tokens"),
     ("unknown_tool", "reset_prompt"),
     ("invalid_arguments", "reset_prompt"),
     ("tool_not_chosen", "reset_prompt"),

@@ -304,6 +304,7 @@ impl Plan {
                 request.tool_choice.clone(),
                 output.as_ref().map(|output| &output.0),
                 serial_tools,
+                settings.grammar_whitespace,
             )?
             .map(|mut turn| {
                 turn.answered = answered_calls(&request.messages);

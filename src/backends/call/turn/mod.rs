@@ -36,6 +36,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::config::Provider;
+use crate::schema::gbnf::Whitespace;
 use crate::schema::{Constraint, Mechanism, Problem};
 use crate::tools::{
     self, CompileError, CompileOptions, CompiledTools, Policy, ToolChoice, ToolRequest, ToolSet,
@@ -76,6 +77,7 @@ impl ToolTurn {
         choice: Option<ToolChoice>,
         schema: Option<&Value>,
         serial: bool,
+        whitespace: Whitespace,
     ) -> Result<Option<ToolTurn>, RequestError> {
         let choice = choice.unwrap_or(ToolChoice::Auto);
         if choice == ToolChoice::None && schema.is_some() {
@@ -84,7 +86,9 @@ impl ToolTurn {
         let compiled = match (&choice, schema) {
             // Beside a schema the answer is JSON: the union of the calls and that schema.
             (ToolChoice::Auto, Some(schema)) => {
-                let union = CompileOptions::new(ToolChoice::Auto).with_answer(schema.clone());
+                let union = CompileOptions::new(ToolChoice::Auto)
+                    .with_answer(schema.clone())
+                    .with_whitespace(whitespace);
                 match tools::compile(tools, &union) {
                     Ok(compiled) => compiled,
                     // No union: native tools, unconstrained, and extraction afterwards.
@@ -100,7 +104,10 @@ impl ToolTurn {
                     Err(error) => return Err(error.into()),
                 }
             }
-            _ => tools::compile(tools, &CompileOptions::new(choice.clone()))?,
+            _ => tools::compile(
+                tools,
+                &CompileOptions::new(choice.clone()).with_whitespace(whitespace),
+            )?,
         };
         Ok(Some(ToolTurn {
             tools: tools.clone(),
@@ -308,7 +315,7 @@ mod tests {
     }
 
     fn turn(choice: ToolChoice, schema: Option<&Value>) -> ToolTurn {
-        ToolTurn::new(&tools(), Some(choice), schema, true)
+        ToolTurn::new(&tools(), Some(choice), schema, true, Whitespace::Compact)
             .unwrap()
             .unwrap()
     }
@@ -331,7 +338,9 @@ mod tests {
         assert!(plain.checks_enforcement(" {\"name\": \"read_file\"}"));
         assert!(!plain.checks_enforcement("The README is short."));
         // No tool_choice is OpenAI's default, auto, with or without a schema.
-        let missing = ToolTurn::new(&tools(), None, None, true).unwrap().unwrap();
+        let missing = ToolTurn::new(&tools(), None, None, true, Whitespace::Compact)
+            .unwrap()
+            .unwrap();
         assert_eq!(missing.choice, ToolChoice::Auto);
         let schema = json!({"type": "object", "properties": {"ok": {"type": "boolean"}},
             "required": ["ok"], "additionalProperties": false});
@@ -407,9 +416,15 @@ mod tests {
             openai.tool_choice,
             Some(json!({"type": "function", "function": {"name": "list_dir"}}))
         );
-        let none = ToolTurn::new(&tools(), Some(ToolChoice::None), None, true)
-            .unwrap()
-            .unwrap();
+        let none = ToolTurn::new(
+            &tools(),
+            Some(ToolChoice::None),
+            None,
+            true,
+            Whitespace::Compact,
+        )
+        .unwrap()
+        .unwrap();
         let sent = none.on_wire(&chat(), &Constraint::None, Provider::OpenAi);
         assert_eq!(sent, chat(), "none: no tools on the wire");
         assert_eq!(none.meta(false, 0).carried, "nothing");

@@ -1,6 +1,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::schema::gbnf::Whitespace;
 use crate::tools::{CallSource, ToolSet};
 
 fn tools() -> ToolSet {
@@ -14,7 +15,7 @@ fn tools() -> ToolSet {
 }
 
 fn turn(choice: ToolChoice, serial: bool) -> ToolTurn {
-    ToolTurn::new(&tools(), Some(choice), None, serial)
+    ToolTurn::new(&tools(), Some(choice), None, serial, Whitespace::Compact)
         .unwrap()
         .unwrap()
 }
@@ -237,7 +238,7 @@ fn auto_reads_a_plain_answer_as_content_or_the_schemas_value() {
     );
     let schema = json!({"type": "object", "properties": {"ok": {"type": "boolean"}},
         "required": ["ok"], "additionalProperties": false});
-    let with_schema = ToolTurn::new(&tools(), None, Some(&schema), true)
+    let with_schema = ToolTurn::new(&tools(), None, Some(&schema), true, Whitespace::Compact)
         .unwrap()
         .unwrap();
     let options = RepairOptions::new().schema(&schema).unwrap();

@@ -109,6 +109,7 @@ mod tests {
 
     use super::super::read::failure;
     use super::*;
+    use crate::schema::gbnf::Whitespace;
     use crate::schema::validator;
     use crate::tools::ToolSet;
 
@@ -119,7 +120,7 @@ mod tests {
             {"name": "list_dir"}
         ]))
         .unwrap();
-        ToolTurn::new(&tools, Some(choice), None, true)
+        ToolTurn::new(&tools, Some(choice), None, true, Whitespace::Compact)
             .unwrap()
             .unwrap()
     }
