@@ -249,7 +249,7 @@ pub static KEYS: [KeySpec; 21] = [
     KeySpec {
         key: Key::GrammarWhitespace,
         name: "grammar_whitespace",
-        doc: "the whitespace a derived GBNF grammar allows between tokens: compact (none) or pretty (one line break and an indentation at most)",
+        doc: "the whitespace a derived GBNF grammar allows between tokens: compact (none) or pretty (one line break and an indentation at most); on the call path for a contract's grammar and a tool turn's alike (`tools compile --format gbnf` prints the pretty one)",
         accepted: "compact, pretty",
         default: "compact",
         environment: "SLMCODE_GRAMMAR_WHITESPACE",
