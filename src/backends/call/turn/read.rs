@@ -295,8 +295,7 @@ fn read_native(turn: &ToolTurn, native: &[ToolCall], text: &str) -> Result<TurnR
     Ok(read)
 }
 
-/// An answer without a call: the request's schema's value, or the text (unwrapped from the
-/// union's `{"answer": ...}`).
+/// An answer without a call: the request's schema's value, or the text.
 fn plain_answer(
     text: &str,
     truncated: bool,
