@@ -427,8 +427,9 @@ impl<'a> Exchange<'a> {
                 return Err(error);
             };
             meta.requests += 1;
+            // The constrained request again, as the first went (a tool turn's tools described).
             let again =
-                match self.exchange(chat, &wire.constraint, wire.field, options, meta.attempts) {
+                match self.exchange(&sent, &wire.constraint, wire.field, options, meta.attempts) {
                     Ok((streamed, verdict)) => {
                         self.confirm(meta);
                         meta.notes = wire.notes;

@@ -259,3 +259,32 @@ fn a_permanent_error_that_plain_requests_share_demotes_nothing() {
     );
     assert_eq!(world.emulator.chat_count(), 4);
 }
+
+#[test]
+fn a_tool_turn_s_constrained_request_after_the_plain_resend_still_describes_the_tools() {
+    let world = World::new(Profile::llama_cpp_python(), Provider::OpenAiCompatible);
+    world.cached(&[WireForm::JsonSchema, WireForm::Grammar]);
+    world
+        .call(&super::tools::tool_request(
+            crate::tools::ToolChoice::Required,
+        ))
+        .unwrap();
+    let bodies = world.emulator.chat_bodies();
+    let sent = forms_sent(&world.emulator);
+    let again = sent
+        .iter()
+        .enumerate()
+        .skip_while(|(_, form)| **form != "plain")
+        .find(|(_, form)| **form != "plain")
+        .map(|(at, _)| at)
+        .expect("a constrained request after the plain resend");
+    for at in [0, again] {
+        let system = super::tools::system_text(&bodies[at]);
+        assert!(
+            system.contains("You can call these tools:"),
+            "request {at} ({}): {system}",
+            sent[at]
+        );
+        assert!(bodies[at].get("tools").is_none(), "{}", bodies[at]);
+    }
+}
