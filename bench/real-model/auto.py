@@ -32,7 +32,6 @@ the table goes to RUNS.md, the answers to runs/<UTC time>-<model>-<half>-auto.js
 """
 import argparse
 import datetime
-import hashlib
 import json
 import os
 import socket
@@ -41,19 +40,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
-import jsonschema
+from tools import check, post  # the same request and the same judge of a call as tools.py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 MAX_TOKENS = 256
-
-
-def post(url, body, timeout=300):
-    request = urllib.request.Request(url, json.dumps(body).encode(), {"content-type": "application/json"})
-    with urllib.request.urlopen(request, timeout=timeout) as response:
-        return json.load(response)
 
 
 def describe(tools, answer_in_text=True):
@@ -99,27 +91,10 @@ def extract(binary, tools_path, text):
     return calls[0] if calls else None
 
 
-def check(call, parameters):
-    name = call.get("name")
-    arguments = call.get("arguments")
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except json.JSONDecodeError:
-            return False
-    if name not in parameters:
-        return False
-    try:
-        jsonschema.validate(arguments, parameters[name])
-        return True
-    except jsonschema.ValidationError:
-        return False
-
-
 def chat(endpoint, messages, **extra):
     body = {"messages": messages, "temperature": 0, "max_tokens": MAX_TOKENS}
     body.update(extra)
-    answer = post(endpoint + "/chat/completions", body)
+    answer = post(endpoint, body)
     return answer["choices"][0]["message"], answer.get("usage") or {}
 
 
@@ -183,6 +158,16 @@ class Arms:
         for process, _ in self.servers.values():
             process.terminate()
 
+    def read_text(self, text, usage, requests=1):
+        """A result whose call, if any, is read from the answer's text."""
+        return {"call": extract(self.args.binary, self.tools_path, text), "text": text, "requests": requests,
+                "usage": usage}
+
+    def one_text_request(self, messages, **extra):
+        """One request straight to the engine, its call read from the text."""
+        message, usage = chat(self.args.endpoint, messages, **extra)
+        return self.read_text(message.get("content") or "", usage)
+
     def run(self, arm, request):
         messages = request["messages"]
         if arm.startswith("serve:"):
@@ -200,16 +185,10 @@ class Arms:
             return {"call": call, "text": text, "requests": 1, "usage": usage}
         system = describe(self.tools)
         if arm == "free":
-            message, usage = chat(self.args.endpoint, with_system(system, messages))
-            text = message.get("content") or ""
-            return {"call": extract(self.args.binary, self.tools_path, text), "text": text, "requests": 1,
-                    "usage": usage}
+            return self.one_text_request(with_system(system, messages))
         if arm == "text_or_call":
-            message, usage = chat(self.args.endpoint, with_system(system, messages),
-                                  grammar=text_or_call_grammar(self.call_grammar))
-            text = message.get("content") or ""
-            return {"call": extract(self.args.binary, self.tools_path, text), "text": text, "requests": 1,
-                    "usage": usage}
+            return self.one_text_request(with_system(system, messages),
+                                         grammar=text_or_call_grammar(self.call_grammar))
         if arm == "union":
             union_system = describe(self.tools, False) + (
                 ' If no tool is needed, answer instead with one JSON object that satisfies this JSON Schema: '
@@ -222,17 +201,13 @@ class Arms:
                 value = None
             if isinstance(value, dict) and isinstance(value.get("answer"), str):
                 return {"call": None, "text": value["answer"], "requests": 1, "usage": usage}
-            return {"call": extract(self.args.binary, self.tools_path, text), "text": text, "requests": 1,
-                    "usage": usage}
+            return self.read_text(text, usage)
         if arm == "text_or_call_b":
             closing = describe(self.tools, False) + (
                 " Call a tool when the request needs you to read, list, search, write or run anything in the "
                 "project, and then write nothing but the call. Otherwise answer in plain text.")
-            message, usage = chat(self.args.endpoint, with_system(closing, messages),
-                                  grammar=text_or_call_grammar(self.call_grammar))
-            text = message.get("content") or ""
-            return {"call": extract(self.args.binary, self.tools_path, text), "text": text, "requests": 1,
-                    "usage": usage}
+            return self.one_text_request(with_system(closing, messages),
+                                         grammar=text_or_call_grammar(self.call_grammar))
         if arm == "decide":
             ask = system + ('\n\nFirst decide whether the last message needs a tool. Answer {"use_tool": true} '
                             'to call one, {"use_tool": false} to answer in plain text.')
@@ -248,12 +223,9 @@ class Arms:
             else:
                 message, usage = chat(self.args.endpoint, as_text(messages))
                 text = message.get("content") or ""
-                if text.lstrip().startswith("{"):
-                    return {"call": extract(self.args.binary, self.tools_path, text), "text": text,
-                            "requests": 2, "decision": decided, "usage": usage}
-                return {"call": None, "text": text, "requests": 2, "decision": decided, "usage": usage}
-            return {"call": extract(self.args.binary, self.tools_path, text), "text": text, "requests": 2,
-                    "decision": decided, "usage": usage}
+                if not text.lstrip().startswith("{"):
+                    return {"call": None, "text": text, "requests": 2, "decision": decided, "usage": usage}
+            return {**self.read_text(text, usage, requests=2), "decision": decided}
         raise SystemExit(f"unknown arm {arm}")
 
 

@@ -158,6 +158,22 @@ pub fn events(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// A streamed chat completion that ends with `[DONE]`: its chunks, and the content their
+/// deltas add up to.
+pub fn streamed_answer(text: &str) -> (Vec<Value>, String) {
+    let events = events(text);
+    assert_eq!(events.last().map(String::as_str), Some("[DONE]"), "{text}");
+    let chunks: Vec<Value> = events[..events.len() - 1]
+        .iter()
+        .map(|event| serde_json::from_str(event).unwrap())
+        .collect();
+    let content = chunks
+        .iter()
+        .filter_map(|chunk| chunk.pointer("/choices/0/delta/content")?.as_str())
+        .collect();
+    (chunks, content)
+}
+
 #[test]
 fn a_plain_request_is_relayed_unchanged_with_the_upstream_key_and_never_the_clients() {
     let emulator = Emulator::start(Profile::llama_server());

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::emulator::{Emulator, Fault, Profile, Scripted};
-use crate::serve::{Served, events, header, post, slm_for};
+use crate::serve::{Served, events, header, post, slm_for, streamed_answer};
 use crate::util::Slm;
 
 fn schema() -> Value {
@@ -157,16 +157,7 @@ fn a_streaming_client_gets_the_validated_answer_as_chunks() {
     assert_eq!(header(&headers, "content-type"), Some("text/event-stream"));
     // The head left before the call had an answer: the meta is in the last chunk only.
     assert_eq!(header(&headers, "x-slmcode-mechanism"), None);
-    let events = events(&text);
-    assert_eq!(events.last().unwrap(), "[DONE]");
-    let chunks: Vec<Value> = events[..events.len() - 1]
-        .iter()
-        .map(|event| serde_json::from_str(event).unwrap())
-        .collect();
-    let content: String = chunks
-        .iter()
-        .filter_map(|chunk| chunk.pointer("/choices/0/delta/content")?.as_str())
-        .collect();
+    let (chunks, content) = streamed_answer(&text);
     assert!(valid(&serde_json::from_str(&content).unwrap()), "{content}");
     let finish: Vec<&Value> = chunks
         .iter()

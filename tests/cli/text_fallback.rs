@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::emulator::{Emulator, Profile};
-use crate::serve::{Served, events, header, post};
+use crate::serve::{Served, header, post, streamed_answer};
 use crate::serve_structured::structured_body;
 use crate::util::Slm;
 
@@ -173,16 +173,7 @@ fn serve_answers_the_last_answer_as_content_with_the_failure_beside_it() {
     assert_eq!(header(&headers, "content-type"), Some("text/event-stream"));
     // The stream's head left before the call ended: the class is in the last chunk only.
     assert_eq!(header(&headers, "x-slmcode-failure"), None);
-    let events = events(&text);
-    assert_eq!(events.last().unwrap(), "[DONE]");
-    let chunks: Vec<Value> = events[..events.len() - 1]
-        .iter()
-        .map(|event| serde_json::from_str(event).unwrap())
-        .collect();
-    let content: String = chunks
-        .iter()
-        .filter_map(|chunk| chunk.pointer("/choices/0/delta/content")?.as_str())
-        .collect();
+    let (chunks, content) = streamed_answer(&text);
     assert_eq!(content, "{\"name\": \"Ada\", \"age\": \"old\"}");
     let last = chunks
         .iter()

@@ -231,31 +231,6 @@ fn auto_on_a_grammar_engine_is_one_call_or_text_and_text_is_the_content() {
 }
 
 #[test]
-fn auto_without_a_grammar_goes_native_with_the_tools_described() {
-    // json_schema cannot leave the answer free beside a call: native tools, unconstrained.
-    let world = World::new(Profile::llama_server(), Provider::LlamaCpp);
-    world.cached(&[WireForm::JsonSchema]);
-    world.emulator.answers(["Hello to you too."]);
-    let outcome = world.call(&tool_request(ToolChoice::Auto)).unwrap();
-    let body = world.emulator.chat_bodies().pop().unwrap();
-    assert!(constrained_fields(&body).is_empty(), "{body}");
-    assert_eq!(body["tool_choice"], "auto");
-    assert!(
-        system_text(&body).contains("You can call these tools:"),
-        "{}",
-        system_text(&body)
-    );
-    assert_eq!(
-        outcome.answer,
-        Answer::Tools {
-            calls: Vec::new(),
-            content: Some("Hello to you too.".to_owned())
-        }
-    );
-    assert_eq!(outcome.meta.tools.as_ref().unwrap().carried, "native_tools");
-}
-
-#[test]
 fn auto_beside_a_schema_is_the_union_of_the_calls_and_the_schema() {
     let world = World::new(Profile::llama_server(), Provider::LlamaCpp);
     world.cached(&[WireForm::JsonSchema]);
@@ -274,30 +249,44 @@ fn auto_beside_a_schema_is_the_union_of_the_calls_and_the_schema() {
 }
 
 #[test]
-fn auto_where_no_union_is_expressible_goes_native_and_a_prose_answer_is_the_content() {
-    // JSON mode only: no enforcing form, so native tools, unconstrained.
-    let world = World::new(Profile::ollama(), Provider::Ollama);
-    world.cached(&[WireForm::JsonObject]);
-    world.emulator.answers(["The README says hello."]);
-    let outcome = world.call(&tool_request(ToolChoice::Auto)).unwrap();
-    let body = world.emulator.chat_bodies().pop().unwrap();
-    assert!(constrained_fields(&body).is_empty(), "{body}");
-    assert_eq!(body["tool_choice"], "auto");
-    assert_eq!(body["tools"].as_array().unwrap().len(), 2);
+fn auto_without_a_grammar_goes_native_and_a_prose_answer_is_the_content() {
+    // json_schema cannot leave the answer free beside a call, and JSON mode enforces no tool
+    // constraint: either way native tools, unconstrained, described in the system message.
+    let json_schema_only = World::new(Profile::llama_server(), Provider::LlamaCpp);
+    json_schema_only.cached(&[WireForm::JsonSchema]);
+    let json_mode_only = World::new(Profile::ollama(), Provider::Ollama);
+    json_mode_only.cached(&[WireForm::JsonObject]);
+    let mut outcomes: Vec<StructuredOutcome> = Vec::new();
+    for world in [&json_schema_only, &json_mode_only] {
+        world.emulator.answers(["The README says hello."]);
+        let outcome = world.call(&tool_request(ToolChoice::Auto)).unwrap();
+        let body = world.emulator.chat_bodies().pop().unwrap();
+        assert!(constrained_fields(&body).is_empty(), "{body}");
+        assert_eq!(body["tool_choice"], "auto");
+        assert_eq!(body["tools"].as_array().unwrap().len(), 2);
+        assert!(
+            system_text(&body).contains("You can call these tools:"),
+            "{}",
+            system_text(&body)
+        );
+        assert_eq!(
+            outcome.answer,
+            Answer::Tools {
+                calls: Vec::new(),
+                content: Some("The README says hello.".to_owned())
+            }
+        );
+        assert_eq!(outcome.meta.tools.as_ref().unwrap().carried, "native_tools");
+        outcomes.push(outcome);
+    }
+    let body = json_mode_only.emulator.chat_bodies().pop().unwrap();
     assert!(
         body.get("parallel_tool_calls").is_none(),
         "ollama is not sent it"
     );
-    assert_eq!(
-        outcome.answer,
-        Answer::Tools {
-            calls: Vec::new(),
-            content: Some("The README says hello.".to_owned())
-        }
-    );
     // JSON mode is no tool constraint: nothing on this endpoint can enforce one.
     assert_eq!(
-        outcome.meta.degrade_reason,
+        outcomes[1].meta.degrade_reason,
         Some(DegradeReason::NoConstraint)
     );
 }
