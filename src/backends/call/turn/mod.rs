@@ -122,7 +122,7 @@ impl ToolTurn {
     /// Whether a plain answer is the request's schema (`auto` beside a schema): then the
     /// schema's instructions stay in the prompt.
     pub fn answers_in_schema(&self) -> bool {
-        self.choice == ToolChoice::Auto
+        self.choice == ToolChoice::Auto && self.has_schema
     }
 
     /// Whether this turn may be constrained on `provider`: the policy constrains and the
