@@ -177,6 +177,11 @@ pub struct Usage {
     pub completion_tokens: Option<u64>,
     /// Both.
     pub total_tokens: Option<u64>,
+    /// Of the prompt's tokens, those the server took from its prompt cache instead of
+    /// processing them (`prompt_tokens_details.cached_tokens`): on a local engine, the prompt is
+    /// most of an answer's time, and a cached one costs next to nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cached_prompt_tokens: Option<u64>,
 }
 
 /// The fields engines return reasoning in, apart from the text, in the order they are read:
@@ -303,5 +308,8 @@ pub(super) fn parse_usage(usage: &Value) -> Usage {
         prompt_tokens: usage.get("prompt_tokens").and_then(Value::as_u64),
         completion_tokens: usage.get("completion_tokens").and_then(Value::as_u64),
         total_tokens: usage.get("total_tokens").and_then(Value::as_u64),
+        cached_prompt_tokens: usage
+            .pointer("/prompt_tokens_details/cached_tokens")
+            .and_then(Value::as_u64),
     }
 }

@@ -137,6 +137,20 @@ fn answers_parse_content_finish_reason_usage_and_tool_calls() {
     assert_eq!(parsed.tool_calls[0].name, "read");
     assert_eq!(parsed.tool_calls[0].arguments, "{\"path\":\"a\"}");
     assert_eq!(parsed.model.as_deref(), Some("tiny"));
+    assert_eq!(
+        parsed.usage.cached_prompt_tokens, None,
+        "not said: not counted"
+    );
+    let cached = json!({"choices": [{"message": {"content": "{}"}}], "usage": {
+        "prompt_tokens": 458, "completion_tokens": 9, "total_tokens": 467,
+        "prompt_tokens_details": {"cached_tokens": 457}}});
+    assert_eq!(
+        parse_chat_response(&cached)
+            .unwrap()
+            .usage
+            .cached_prompt_tokens,
+        Some(457)
+    );
     let cut = json!({"choices": [{"finish_reason": "length", "message": {"content": "{\"a\":"}}]});
     assert!(parse_chat_response(&cut).unwrap().is_truncated());
     assert_eq!(

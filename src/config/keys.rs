@@ -40,6 +40,8 @@ pub enum Key {
     GrammarWhitespace,
     /// `schema_in_prompt`
     SchemaInPrompt,
+    /// `brief_instructions`
+    BriefInstructions,
     /// `timeout_s`
     TimeoutS,
     /// `call_timeout_s`
@@ -84,7 +86,7 @@ pub struct KeySpec {
 }
 
 /// The registry, in [`Key`] order (a test holds that).
-pub static KEYS: [KeySpec; 21] = [
+pub static KEYS: [KeySpec; 22] = [
     KeySpec {
         key: Key::Provider,
         name: "provider",
@@ -279,6 +281,21 @@ pub static KEYS: [KeySpec; 21] = [
         read: |settings| SettingValue::Bool(settings.schema_in_prompt),
     },
     KeySpec {
+        key: Key::BriefInstructions,
+        name: "brief_instructions",
+        doc: "whether a contract's instructions leave out what an exact constraint already enforces (types, bounds, enum lists, \"JSON only\") when one goes on the wire: a shorter prompt, each field's meaning kept",
+        accepted: "true or false (also yes/no, on/off, 1/0)",
+        default: "false",
+        environment: "SLMCODE_BRIEF_INSTRUCTIONS",
+        flag: "--brief-instructions",
+        secret: false,
+        apply: |settings, text| {
+            settings.brief_instructions = parse::boolean(text)?;
+            Ok(())
+        },
+        read: |settings| SettingValue::Bool(settings.brief_instructions),
+    },
+    KeySpec {
         key: Key::TimeoutS,
         name: "timeout_s",
         doc: "the longest wait for the next piece of an answer, in seconds: the idle time between streamed chunks (a cold local model loads within it)",
@@ -428,7 +445,7 @@ fn narrow(number: u64) -> u32 {
 
 impl Key {
     /// Every key, in registry order.
-    pub const ALL: [Key; 21] = [
+    pub const ALL: [Key; 22] = [
         Key::Provider,
         Key::Endpoint,
         Key::Model,
@@ -441,6 +458,7 @@ impl Key {
         Key::Thinking,
         Key::GrammarWhitespace,
         Key::SchemaInPrompt,
+        Key::BriefInstructions,
         Key::TimeoutS,
         Key::CallTimeoutS,
         Key::ProbeTimeoutS,

@@ -69,6 +69,9 @@ pub struct Settings {
     pub grammar_whitespace: Whitespace,
     /// Whether a contract's instructions carry its JSON Schema after the field descriptions.
     pub schema_in_prompt: bool,
+    /// Whether a contract's instructions leave out what an exact constraint on the wire already
+    /// enforces ([`Contract::brief_prompt`](crate::schema::Contract::brief_prompt)).
+    pub brief_instructions: bool,
     /// The longest wait for the next piece of an answer (idle time between streamed chunks,
     /// or for the headers), in seconds.
     pub timeout_s: u64,
@@ -113,6 +116,7 @@ impl Default for Settings {
             thinking: Thinking::Auto,
             grammar_whitespace: Whitespace::Compact,
             schema_in_prompt: false,
+            brief_instructions: false,
             timeout_s: 120,
             call_timeout_s: 60,
             probe_timeout_s: 20,

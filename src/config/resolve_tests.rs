@@ -75,6 +75,7 @@ fn layered_values(key: Key) -> [&'static str; 3] {
         Key::Thinking => ["off", "on", "off"],
         Key::GrammarWhitespace => ["pretty", "pretty", "pretty"],
         Key::SchemaInPrompt => ["true", "false", "true"],
+        Key::BriefInstructions => ["true", "false", "true"],
         Key::TimeoutS => ["10", "20", "30"],
         Key::CallTimeoutS => ["40", "50", "60"],
         Key::ProbeTimeoutS => ["11", "21", "31"],

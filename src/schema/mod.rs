@@ -22,7 +22,7 @@ pub(crate) mod walk;
 mod wide_objects;
 
 pub use constraint::Constraint;
-pub use contracts::{Contract, UnknownContract, contract, contracts};
+pub use contracts::{Contract, JSON_ONLY, UnknownContract, contract, contracts};
 pub use lint::{is_strict_ready, strict_problems, subset_problems};
 pub use mechanism::{Mechanism, UnknownMechanism};
 pub use pointer::{REF_HOPS, display_pointer, pointer_push};

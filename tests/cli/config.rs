@@ -9,7 +9,7 @@ use crate::util::{Run, Slm};
 
 const KEY_LIST: &str = "provider, endpoint, model, api_key_env, api_key, structured_decoding, \
                         max_tokens, temperature, anti_repetition, thinking, grammar_whitespace, \
-                        schema_in_prompt, timeout_s, call_timeout_s, probe_timeout_s, \
+                        schema_in_prompt, brief_instructions, timeout_s, call_timeout_s, probe_timeout_s, \
                         reask, text_fallback, record_stats, serve_listen, serve_key_env, serve_max_connections";
 
 fn config_file(slm: &Slm) -> PathBuf {
@@ -328,6 +328,7 @@ anti_repetition        always          default
 thinking               auto            default
 grammar_whitespace     compact         default
 schema_in_prompt       false           default
+brief_instructions     false           default
 timeout_s              120             default
 call_timeout_s         60              default
 probe_timeout_s        20              default
@@ -348,14 +349,14 @@ serve_max_connections  64              default
     assert_eq!(report["config_path"], json!(path));
     assert_eq!(report["config_exists"], true);
     let settings = report["settings"].as_array().unwrap();
-    assert_eq!(settings.len(), 21);
+    assert_eq!(settings.len(), 22);
     assert_eq!(
         settings[0],
         json!({"key": "provider", "value": "llamacpp", "source": {"kind": "file", "path": path, "line": 1}})
     );
     assert_eq!(settings[7]["value"], 0.1);
     assert_eq!(
-        settings[17],
+        settings[18],
         json!({"key": "record_stats", "value": true, "source": {"kind": "default"}})
     );
     assert_eq!(

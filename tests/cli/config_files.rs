@@ -185,7 +185,7 @@ fn a_link_to_a_regular_file_is_written_through_and_keeps_its_mode() {
 }
 
 /// A different key and value for each process.
-const PARALLEL_SETTINGS: [(&str, &str); 15] = [
+const PARALLEL_SETTINGS: [(&str, &str); 16] = [
     ("provider", "llamacpp"),
     ("endpoint", "http://127.0.0.1:8080/v1"),
     ("model", "qwen2.5-coder:7b"),
@@ -196,6 +196,7 @@ const PARALLEL_SETTINGS: [(&str, &str); 15] = [
     ("anti_repetition", "reask"),
     ("grammar_whitespace", "pretty"),
     ("schema_in_prompt", "true"),
+    ("brief_instructions", "true"),
     ("timeout_s", "200"),
     ("call_timeout_s", "400"),
     ("probe_timeout_s", "30"),

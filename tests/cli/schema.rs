@@ -117,7 +117,33 @@ fn show_prints_each_contract_schema_and_prompt() {
                 "prompt": contract.prompt(),
             })
         );
+
+        let run = slm.run(["schema", "show", contract.name, "--prompt", "--brief"], "");
+        run.code(0);
+        assert_eq!(
+            run.stdout,
+            format!("{}\n", contract.brief_prompt()),
+            "{}",
+            contract.name
+        );
+        let run = slm.run(
+            [
+                "--json",
+                "schema",
+                "show",
+                "--prompt",
+                "--brief",
+                contract.name,
+            ],
+            "",
+        );
+        run.code(0);
+        assert_eq!(run.json()["prompt"], contract.brief_prompt());
     }
+    // --brief shortens a prompt; without --prompt it is a usage error.
+    let run = slm.run(["schema", "show", "plan", "--brief"], "");
+    run.code(2);
+    assert!(run.stderr.contains("--prompt"), "{}", run.stderr);
 }
 
 #[test]

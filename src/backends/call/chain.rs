@@ -36,6 +36,7 @@
 //! - every other failure (rate limits and transient errors after their retries, cancellations,
 //!   context overflows, authentication) is returned as it is and never demotes.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use serde_json::Value;
@@ -257,11 +258,7 @@ struct Wire {
 /// reaches).
 fn wire(form: Option<WireForm>, plan: &Plan) -> Wire {
     let Some(form) = form else {
-        return Wire {
-            constraint: Constraint::None,
-            field: GuidedField::default(),
-            notes: Vec::new(),
-        };
+        return Wire::plain();
     };
     let field = match form {
         WireForm::GuidedJson => GuidedField::GuidedJson,
@@ -288,6 +285,29 @@ fn wire(form: Option<WireForm>, plan: &Plan) -> Wire {
         constraint,
         field,
         notes: projection.notes,
+    }
+}
+
+impl Wire {
+    /// Nothing on the wire.
+    fn plain() -> Wire {
+        Wire {
+            constraint: Constraint::None,
+            field: GuidedField::default(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Whether the constraint enforces the whole schema: a grammar, strict json_schema or
+    /// guided decoding, with nothing left out by the projection.
+    fn is_exact(&self) -> bool {
+        self.notes.is_empty()
+            && matches!(
+                self.constraint,
+                Constraint::Grammar { .. }
+                    | Constraint::GuidedJson { .. }
+                    | Constraint::JsonSchema { strict: true, .. }
+            )
     }
 }
 
@@ -390,7 +410,7 @@ impl<'a> Exchange<'a> {
             } else {
                 wire(form, self.plan)
             };
-            let sent = self.on_wire(chat, &wire.constraint);
+            let sent = self.on_wire(chat, &wire);
             let error = match self.with_retries(&sent, &wire.constraint, wire.field, options, meta)
             {
                 Ok((streamed, verdict)) => {
@@ -416,7 +436,7 @@ impl<'a> Exchange<'a> {
                 return Err(error);
             }
             meta.requests += 1;
-            let plain_chat = self.on_wire(chat, &Constraint::None);
+            let plain_chat = self.on_wire(chat, &Wire::plain());
             let Ok((plain, verdict)) = self.exchange(
                 &plain_chat,
                 &Constraint::None,
@@ -466,21 +486,28 @@ impl<'a> Exchange<'a> {
         }
     }
 
-    /// `chat` as a request with `constraint` sends it: a tool turn puts its tools on it as the
-    /// form wants them (see [`super::turn`]); any other request goes as it is.
-    fn on_wire<'c>(
-        &self,
-        chat: &'c ChatRequest,
-        constraint: &Constraint,
-    ) -> std::borrow::Cow<'c, ChatRequest> {
-        match &self.plan.turn {
-            Some(turn) if self.answer_only => std::borrow::Cow::Owned(turn.answer_only(chat)),
-            Some(turn) => std::borrow::Cow::Owned(turn.on_wire(
-                chat,
-                constraint,
-                self.context.engine().provider,
-            )),
-            None => std::borrow::Cow::Borrowed(chat),
+    /// `chat` as a request with `wire` sends it: a tool turn puts its tools on it as the
+    /// form wants them (see [`super::turn`]); under an exact constraint, the plan's brief
+    /// system message stands for the first (see [`Plan::enforced_system`]); any other request
+    /// goes as it is.
+    fn on_wire<'c>(&self, chat: &'c ChatRequest, wire: &Wire) -> Cow<'c, ChatRequest> {
+        match (&self.plan.turn, &self.plan.enforced_system) {
+            (Some(turn), _) if self.answer_only => Cow::Owned(turn.answer_only(chat)),
+            (Some(turn), _) => {
+                Cow::Owned(turn.on_wire(chat, &wire.constraint, self.context.engine().provider))
+            }
+            (None, Some(system))
+                if wire.is_exact()
+                    && chat
+                        .messages
+                        .first()
+                        .is_some_and(|first| first.role == "system") =>
+            {
+                let mut brief = chat.clone();
+                brief.messages[0] = system.clone();
+                Cow::Owned(brief)
+            }
+            (None, _) => Cow::Borrowed(chat),
         }
     }
 

@@ -469,4 +469,5 @@ pub(super) fn add_usage(total: &mut Option<Usage>, usage: Usage) {
     current.prompt_tokens = sum(current.prompt_tokens, usage.prompt_tokens);
     current.completion_tokens = sum(current.completion_tokens, usage.completion_tokens);
     current.total_tokens = sum(current.total_tokens, usage.total_tokens);
+    current.cached_prompt_tokens = sum(current.cached_prompt_tokens, usage.cached_prompt_tokens);
 }

@@ -28,10 +28,8 @@ use super::super::chat::{ChatMessage, ChatRequest};
 /// doubling stops here, because a larger budget than this rarely fits a local model's context.
 pub const DEFAULT_MAX_TOKENS_CAP: u32 = 8192;
 
-/// The sentence every injected instruction carries. It also holds the word JSON, which OpenAI
-/// requires in a message before it accepts `json_object`.
-pub const JSON_ONLY: &str =
-    "Answer with one JSON object only: no prose before or after it, no markdown code fence.";
+/// The sentence every injected instruction carries (a caller's schema's too).
+pub use crate::schema::JSON_ONLY;
 
 /// Where the output's schema comes from.
 #[derive(Clone, Debug, PartialEq)]
@@ -257,6 +255,9 @@ pub(super) struct Plan {
     /// shows reasoning: every other engine applies `stop` inside the reasoning as well, where
     /// a thinking model's headings and notes would end it.
     pub stop: Vec<String>,
+    /// The system message sent instead of the request's first under an exact constraint that
+    /// enforces the schema, with `brief_instructions` on: the contract's brief prompt.
+    pub enforced_system: Option<ChatMessage>,
     /// The ceiling of a truncation re-ask's budget.
     pub max_tokens_cap: u32,
     /// How many re-asks may be sent.
@@ -280,11 +281,7 @@ impl Plan {
             Some(role) => Some(agents::normalize_decoding(role)?),
             None => None,
         };
-        let output = match output(
-            request.schema.as_ref(),
-            decoding.as_ref(),
-            settings.schema_in_prompt,
-        ) {
+        let output = match output(request.schema.as_ref(), decoding.as_ref(), settings) {
             Ok(output) => Some(output),
             Err(RequestError::NothingToProduce | RequestError::NoSchema { .. })
                 if request.tools.is_some() =>
@@ -312,12 +309,13 @@ impl Plan {
             }),
             None => None,
         };
-        let (schema, name, strict_ready, mut instructions) = output.unwrap_or_else(|| {
+        let (schema, name, strict_ready, mut instructions, brief) = output.unwrap_or_else(|| {
             (
                 Value::Object(serde_json::Map::new()),
                 SCHEMA_NAME.to_owned(),
                 false,
                 String::new(),
+                None,
             )
         });
         if let Some(turn) = &turn
@@ -348,6 +346,10 @@ impl Plan {
             // A local chat template may drop `tool_calls`: the calls go in the text as well.
             messages = calls_as_text(&messages);
         }
+        // A tool turn's constraint is the calls', not the schema's: its instructions stay whole.
+        let enforced_system = brief
+            .filter(|_| turn.is_none())
+            .and_then(|brief| inject(&request.messages, &brief).into_iter().next());
         let chat = ChatRequest {
             messages,
             model: None,
@@ -374,6 +376,7 @@ impl Plan {
             request: chat,
             tools,
             stop,
+            enforced_system,
             max_tokens_cap: request
                 .max_tokens_cap
                 .unwrap_or(DEFAULT_MAX_TOKENS_CAP)
@@ -388,14 +391,16 @@ impl Plan {
     }
 }
 
-type Output = (Value, String, bool, String);
+type Output = (Value, String, bool, String, Option<String>);
 
-/// The schema, its wire name, strict readiness and the instructions: a contract's prompt (and
-/// its schema when `schema_in_prompt`), or a caller's prompt and schema.
+/// The schema, its wire name, strict readiness, the instructions and their brief form: a
+/// contract's prompt (and its schema when `schema_in_prompt`) and, with `brief_instructions`,
+/// its brief prompt; or a caller's prompt and schema, which have no brief form (the schema in
+/// the prompt is all a model learns of a caller's fields).
 fn output(
     schema: Option<&OutputSchema>,
     decoding: Option<&Decoding>,
-    schema_in_prompt: bool,
+    settings: &Settings,
 ) -> Result<Output, RequestError> {
     let contract_name = match (schema, decoding) {
         (Some(OutputSchema::Contract(name)), _) => name.as_str(),
@@ -421,6 +426,7 @@ fn output(
                 wire_name(name),
                 schema::is_strict_ready(schema),
                 instructions,
+                None,
             ));
         }
         (None, Some(decoding)) => match decoding.contract {
@@ -436,15 +442,25 @@ fn output(
     };
     let contract = schema::contract(contract_name)?;
     let mut instructions = contract.prompt().trim_end().to_owned();
-    if schema_in_prompt {
-        instructions.push_str("\n\nThe object must satisfy this JSON Schema:\n");
-        instructions.push_str(&contract.schema().to_string());
+    let mut brief = settings
+        .brief_instructions
+        .then(|| contract.brief_prompt().to_owned());
+    if settings.schema_in_prompt {
+        let schema = format!(
+            "\n\nThe object must satisfy this JSON Schema:\n{}",
+            contract.schema()
+        );
+        instructions.push_str(&schema);
+        if let Some(brief) = &mut brief {
+            brief.push_str(&schema);
+        }
     }
     Ok((
         contract.schema().clone(),
         contract.name.to_owned(),
         contract.strict,
         instructions,
+        brief,
     ))
 }
 

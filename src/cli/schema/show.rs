@@ -1,4 +1,4 @@
-//! `slmcode schema show CONTRACT [--prompt]`: a contract's schema, or its prompt.
+//! `slmcode schema show CONTRACT [--prompt [--brief]]`: a contract's schema, or its prompt.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -15,6 +15,12 @@ pub struct Args {
     /// Print the prompt that describes the contract's fields instead of its schema.
     #[arg(long)]
     prompt: bool,
+
+    /// With --prompt: the brief prompt, sent under an exact constraint when
+    /// `brief_instructions` is on (each field's meaning, without its type, bounds and enum list,
+    /// and without the sentence asking for JSON only: the constraint enforces those)
+    #[arg(long, requires = "prompt")]
+    brief: bool,
 }
 
 /// `--json` output of `slmcode schema show`.
@@ -36,16 +42,24 @@ struct Shown {
 
 pub fn run(args: Args, printer: &Printer) -> CommandResult {
     let contract = super::contract(&args.contract)?;
+    let prompt = if args.brief {
+        contract.brief_prompt()
+    } else {
+        contract.prompt()
+    };
     if printer.json() {
         printer.json_value(&Shown {
             name: contract.name,
             title: contract.title(),
             strict: contract.strict,
             schema: (!args.prompt).then(|| contract.schema()),
-            prompt: args.prompt.then(|| contract.prompt()),
+            prompt: args.prompt.then_some(prompt),
         })?;
     } else if args.prompt {
-        printer.raw(contract.prompt())?;
+        printer.raw(prompt)?;
+        if args.brief {
+            printer.raw("\n")?;
+        }
     } else {
         printer.json_value(contract.schema())?;
     }

@@ -38,6 +38,7 @@ pub struct Contract {
     pub strict: bool,
     schema_text: &'static str,
     prompt_text: &'static str,
+    brief_prompt: OnceLock<String>,
     schema: OnceLock<Value>,
     validator: OnceLock<Validator>,
 }
@@ -67,6 +68,14 @@ impl Contract {
     /// The prompt that tells a model what each field of the schema means.
     pub fn prompt(&'static self) -> &'static str {
         self.prompt_text
+    }
+
+    /// The prompt without what a constraint that enforces the schema already guarantees: the
+    /// sentence asking for JSON only, and each field line's parenthesis (type, requiredness,
+    /// bounds, enum values). Each field keeps its meaning, and every other line stays as
+    /// written: a grammar guarantees the shape, not what the values should say.
+    pub fn brief_prompt(&'static self) -> &'static str {
+        self.brief_prompt.get_or_init(|| brief(self.prompt_text))
     }
 
     /// The schema's `title`, a short human name such as "Plan" or "Test report".
@@ -110,10 +119,55 @@ macro_rules! contract {
             strict: $strict,
             schema_text: include_str!(concat!($name, ".schema.json")),
             prompt_text: include_str!(concat!($name, ".prompt.md")),
+            brief_prompt: OnceLock::new(),
             schema: OnceLock::new(),
             validator: OnceLock::new(),
         }
     };
+}
+
+/// The sentence every contract's prompt carries. It also holds the word JSON, which OpenAI
+/// requires in a message before it accepts `json_object`.
+pub const JSON_ONLY: &str =
+    "Answer with one JSON object only: no prose before or after it, no markdown code fence.";
+
+/// `prompt` as [`Contract::brief_prompt`] says: the [`JSON_ONLY`] line dropped, each field line
+/// `` - `path` (spec): meaning `` written `` - `path`: meaning ``, runs of blank lines folded.
+fn brief(prompt: &str) -> String {
+    let mut brief = String::with_capacity(prompt.len());
+    let mut blank = false;
+    for line in prompt.trim_end().lines() {
+        if line == JSON_ONLY {
+            continue;
+        }
+        if line.trim().is_empty() {
+            blank = !brief.is_empty();
+            continue;
+        }
+        if blank {
+            brief.push('\n');
+            blank = false;
+        }
+        match field_line(line) {
+            Some((path, meaning)) => {
+                brief.push_str("- `");
+                brief.push_str(path);
+                brief.push_str("`: ");
+                brief.push_str(meaning);
+            }
+            None => brief.push_str(line),
+        }
+        brief.push('\n');
+    }
+    brief.truncate(brief.trim_end().len());
+    brief
+}
+
+/// The path and the meaning of a field line `` - `path` (spec): meaning ``.
+fn field_line(line: &str) -> Option<(&str, &str)> {
+    let (path, rest) = line.strip_prefix("- `")?.split_once("` (")?;
+    let (_, meaning) = rest.split_once("): ")?;
+    Some((path, meaning))
 }
 
 /// The registry, in the documented order.

@@ -545,3 +545,56 @@ fn a_requests_temperature_overrides_the_contexts_settings_and_none_keeps_them() 
     let body = world.emulator.chat_bodies().pop().unwrap();
     assert_eq!(body["temperature"], json!(0.75));
 }
+
+#[test]
+fn brief_instructions_go_only_under_an_exact_constraint_and_only_for_a_contract() {
+    let mut world = World::new(Profile::llama_server(), Provider::LlamaCpp);
+    world.settings.brief_instructions = true;
+    world.cached(&[WireForm::Grammar, WireForm::JsonObject]);
+    let contract = schema::contract("scope_judge").unwrap();
+    let question = "Is adding a README in scope of the task?";
+    let request = StructuredRequest::contract("scope_judge")
+        .system("You work on the payments repository.")
+        .user(question);
+    world.call(&request).unwrap();
+    let body = world.emulator.chat_bodies().pop().unwrap();
+    assert_eq!(form_of(&body), "grammar");
+    assert_eq!(
+        body["messages"][0]["content"],
+        format!(
+            "You work on the payments repository.\n\n{}",
+            contract.brief_prompt()
+        ),
+        "the caller's system text first, then the brief prompt"
+    );
+    assert_eq!(body["messages"][1]["content"], question);
+
+    // Nothing on the wire enforces the schema: the whole prompt.
+    world.emulator.answers([FENCED_SCOPE]);
+    world
+        .call(&request.clone().mechanism(Mechanism::PromptOnly))
+        .unwrap();
+    let body = world.emulator.chat_bodies().pop().unwrap();
+    assert_eq!(form_of(&body), "plain");
+    assert_eq!(
+        body["messages"][0]["content"],
+        format!(
+            "You work on the payments repository.\n\n{}",
+            contract.prompt().trim_end()
+        )
+    );
+
+    // A caller's schema has no brief form: the schema in the prompt is all the model learns.
+    let schema =
+        json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+    world
+        .call(&StructuredRequest::schema(schema).user("Count."))
+        .unwrap();
+    let body = world.emulator.chat_bodies().pop().unwrap();
+    assert_eq!(form_of(&body), "grammar");
+    let system = body["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.contains("It must satisfy this JSON Schema"),
+        "{system}"
+    );
+}

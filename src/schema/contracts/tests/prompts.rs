@@ -3,11 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::schema::contracts::contracts;
-
-/// The sentence every prompt carries, word for word.
-const ONE_OBJECT: &str =
-    "Answer with one JSON object only: no prose before or after it, no markdown code fence.";
+use crate::schema::contracts::{JSON_ONLY, contracts};
 
 /// One line of a prompt's "## Fields" section.
 #[derive(Debug, PartialEq)]
@@ -218,8 +214,66 @@ fn every_prompt_asks_for_one_object_under_the_schema_title() {
             contract.name
         );
         assert!(
-            prompt.lines().any(|line| line == ONE_OBJECT),
-            "{} lacks {ONE_OBJECT:?}",
+            prompt.lines().any(|line| line == JSON_ONLY),
+            "{} lacks {JSON_ONLY:?}",
+            contract.name
+        );
+    }
+}
+
+#[test]
+fn a_brief_prompt_keeps_every_line_and_every_meaning_and_drops_what_a_grammar_guarantees() {
+    for contract in contracts() {
+        let brief = contract.brief_prompt();
+        let fields = prompt_fields(contract.prompt()).unwrap();
+        assert!(!brief.contains(JSON_ONLY), "{}", contract.name);
+        for field in &fields {
+            let line = format!("- `{}`: {}", field.path, field.meaning);
+            assert!(
+                brief.lines().any(|brief_line| brief_line == line),
+                "{}: {line:?} missing from\n{brief}",
+                contract.name
+            );
+            assert!(
+                !brief.contains(&field.spec),
+                "{}: {}",
+                contract.name,
+                field.spec
+            );
+        }
+        let kept = |text: &str| -> Vec<String> {
+            text.lines()
+                .filter(|line| !line.trim().is_empty() && *line != JSON_ONLY)
+                .filter(|line| {
+                    !fields
+                        .iter()
+                        .any(|field| line.starts_with(&format!("- `{}` ", field.path)))
+                })
+                .map(str::to_owned)
+                .collect()
+        };
+        let brief_kept: Vec<String> = kept(brief)
+            .into_iter()
+            .filter(|line| {
+                !fields
+                    .iter()
+                    .any(|field| line.starts_with(&format!("- `{}`:", field.path)))
+            })
+            .collect();
+        assert_eq!(
+            brief_kept,
+            kept(contract.prompt()),
+            "{}: every other line as written",
+            contract.name
+        );
+        assert!(
+            !brief.contains("\n\n\n") && !brief.ends_with('\n'),
+            "{}",
+            contract.name
+        );
+        assert!(
+            brief.len() * 10 < contract.prompt().len() * 9,
+            "{}: at least a tenth shorter",
             contract.name
         );
     }
