@@ -28,6 +28,7 @@ use crate::backends::negotiate::{NegotiateOptions, Negotiator};
 use crate::backends::normalize_endpoint;
 use crate::backends::probe::Target;
 use crate::config::{Provider, Settings, StructuredDecoding};
+use crate::repair::Rung;
 
 /// One emulated engine, a scratch config directory, and the settings pointing at both.
 struct World {
