@@ -139,6 +139,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
         'slmcode;schema;show' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--prompt', '--prompt', [CompletionResultType]::ParameterName, 'Print the prompt that describes the contract''s fields instead of its schema')
+            [CompletionResult]::new('--brief', '--brief', [CompletionResultType]::ParameterName, 'With --prompt: the brief prompt, sent under an exact constraint when `brief_instructions` is on (each field''s meaning, without its type, bounds and enum list, and without the sentence asking for JSON only: the constraint enforces those)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')

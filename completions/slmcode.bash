@@ -1377,7 +1377,7 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__schema__subcmd__show)
-            opts="-q -h -V --prompt --json --quiet --color --help --version"
+            opts="-q -h -V --prompt --brief --json --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -130,6 +130,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         &'slmcode;schema;show'= {
             cand --color 'When to colour messages on stderr'
             cand --prompt 'Print the prompt that describes the contract''s fields instead of its schema'
+            cand --brief 'With --prompt: the brief prompt, sent under an exact constraint when `brief_instructions` is on (each field''s meaning, without its type, bounds and enum list, and without the sentence asking for JSON only: the constraint enforces those)'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'

@@ -121,6 +121,7 @@ complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_
 always\t''
 never\t''"
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from show" -l prompt -d 'Print the prompt that describes the contract\'s fields instead of its schema'
+complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from show" -l brief -d 'With --prompt: the brief prompt, sent under an exact constraint when `brief_instructions` is on (each field\'s meaning, without its type, bounds and enum list, and without the sentence asking for JSON only: the constraint enforces those)'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from show" -l json -d 'Print machine-readable JSON on stdout instead of human output. The shape of each command\'s JSON is documented in the README and stays stable'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Say less on stderr: no notes or warnings, only errors'
 complete -c slmcode -n "__fish_slmcode_using_subcommand schema; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
