@@ -45,13 +45,13 @@
 //! assert_eq!(violations.0[0].pointer, "/n");
 //! ```
 //!
-//! [`structured_call`](backends::call::structured_call) is the whole path `slmcode generate` runs:
+//! [`structured_call`](call::structured_call) is the whole path `slmcode generate` runs:
 //! negotiate the strongest constraint the endpoint supports, ask, repair, validate, re-ask.
 //! Settings come from an [`Environment`](config::Environment) the harness builds (or
 //! `Environment::from_process()`), so nothing is read from the process unless it says so:
 //!
 //! ```
-//! use slmcode::backends::call::{CallContext, CallFailure, StructuredRequest, structured_call};
+//! use slmcode::call::{CallContext, CallFailure, StructuredRequest, structured_call};
 //! use slmcode::config::{Environment, Overrides, resolve};
 //!
 //! let dir = tempfile::tempdir()?;
@@ -102,7 +102,7 @@
 //! - **mechanism chain**: the wire forms one call may try, in order, prompt-only last; a call
 //!   walks down it when a form is rejected or found not enforced. Stepping down is a
 //!   **demotion**, remembered in the capabilities cache. What decided the chain is its
-//!   [`ChainSource`](backends::call::ChainSource).
+//!   [`ChainSource`](call::ChainSource).
 //! - **repair ladder**: the fixed sequence of repairs applied to an unconstrained answer; each
 //!   step is a **rung** ([`repair::Rung`]). "Ladder" and "rung" mean the repair ladder only.
 //! - **failure class**: why an answer gave no value (`prose`, `truncated`, `wrong_shape`, ...),
@@ -111,7 +111,7 @@
 //!   [`SettingSource`](config::SettingSource) (flag, environment, file, default), the
 //!   capabilities' [`CapabilitySource`](backends::CapabilitySource) (probe, cache, prior), an
 //!   engine's [`EngineSource`](backends::EngineSource) (setting, fingerprint), a reasoning
-//!   text's [`ReasoningSource`](backends::call::ReasoningSource). A setting's parsed
+//!   text's [`ReasoningSource`](call::ReasoningSource). A setting's parsed
 //!   value is a [`SettingValue`](config::SettingValue); a bare `Value` is always
 //!   `serde_json::Value`.
 //!
@@ -150,6 +150,7 @@
 
 pub mod agents;
 pub mod backends;
+pub mod call;
 pub mod config;
 pub mod files;
 pub mod repair;

@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::call::{CallContext, CallFailure, StructuredRequest, structured_call};
 use super::tests::emulator::{Emulator, Profile, RefusingPort};
 use super::*;
+use crate::call::{CallContext, CallFailure, StructuredRequest, structured_call};
 use crate::config::{Provider, Settings, StructuredDecoding};
 use crate::schema::Mechanism;
 

@@ -14,7 +14,6 @@
 //! data and never prints.
 
 pub(crate) mod cache;
-pub mod call;
 pub(crate) mod capabilities;
 pub(crate) mod chat;
 pub(crate) mod engine;
@@ -41,9 +40,9 @@ pub mod fuzzing {
 }
 
 #[cfg(test)]
-mod faults_tests;
+pub(crate) mod faults_tests;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use crate::config::endpoint::{
     Endpoint, EndpointError, NormalizedEndpoint, normalize_endpoint,
@@ -62,5 +61,5 @@ pub use negotiate::{CapabilitySource, NegotiateOptions, Negotiation, Negotiator,
 pub use presets::{AuthHeader, FingerprintRoute, Preset, Prior, preset};
 pub use probe::{ProbeReport, Target, probe};
 pub use retry::{Jitter, RetryPolicy};
-pub use stream::{Flow, Progress, StreamEnd, StreamLimits, Streamed, Timing};
+pub use stream::{Flow, Progress, StreamEnding, StreamLimits, Streamed, Timing};
 pub use transport::Client;

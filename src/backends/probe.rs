@@ -92,7 +92,7 @@ pub fn is_enforced(form: WireForm, content: &str) -> bool {
 /// `<thought>`: every tag the repair ladder knows, [`crate::repair::REASONING_TAGS`]) is not
 /// part of the constrained answer. A block that never closes is left in place: then no answer
 /// follows it.
-pub(super) fn strip_reasoning(content: &str) -> &str {
+pub(crate) fn strip_reasoning(content: &str) -> &str {
     match repair::reasoning(content) {
         Reasoning::Removed(end) => &content[end..],
         _ => content.trim_start(),

@@ -9,9 +9,11 @@
 //! names `stream`) is asked again without it, and the client stops asking for streams. A
 //! sampling field the server refuses by name is dropped the same way.
 
+use std::fmt;
 use std::io::{self, BufRead, BufReader, Read};
 use std::time::{Duration, Instant};
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::schema::Constraint;
@@ -36,8 +38,9 @@ pub struct StreamLimits {
 pub enum Flow {
     /// Keep reading.
     Continue,
-    /// Close the stream now: the answer is decided.
-    Stop,
+    /// Close the stream now: the answer is decided, and ended as this says (a complete value,
+    /// a stop sequence, a loop).
+    Stop(StreamEnding),
 }
 
 /// What a watcher sees after each chunk that added text.
@@ -53,15 +56,42 @@ pub struct Progress<'a> {
     pub elapsed: Duration,
 }
 
-/// How a streamed exchange ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StreamEnd {
-    /// The server finished the answer (its finish reason says how).
+/// How an answer's stream ended: on its own, or cut, and why. The transport knows the first and
+/// the deadline; why a watcher cut it, the watcher says ([`Flow::Stop`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamEnding {
+    /// The server finished the answer (`finish_reason` says how).
     Finished,
-    /// The watcher stopped it; the connection was closed.
-    Stopped,
-    /// The call's deadline passed during the answer: the answer is what arrived until then.
+    /// A complete value had closed and what followed was not part of it: the rest was not
+    /// generated.
+    Done,
+    /// The answer looped (`repetition` says how) and was cut off.
+    Repetition,
+    /// The call's deadline passed during the answer.
     Deadline,
+    /// One of the call's stop sequences appeared after the reasoning: the answer ends there
+    /// (slmcode applies them, not the server, unless `thinking = off`).
+    Stop,
+}
+
+impl StreamEnding {
+    /// The ending's name, as in `--json` output.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            StreamEnding::Finished => "finished",
+            StreamEnding::Done => "done",
+            StreamEnding::Repetition => "repetition",
+            StreamEnding::Deadline => "deadline",
+            StreamEnding::Stop => "stop",
+        }
+    }
+}
+
+impl fmt::Display for StreamEnding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// When the text of an answer arrived.
@@ -89,7 +119,7 @@ pub struct Streamed {
     /// The answer (as far as it went).
     pub response: ChatResponse,
     /// How it ended.
-    pub end: StreamEnd,
+    pub end: StreamEnding,
     /// Whether it came as an event stream (false: the server sent it whole).
     pub streamed: bool,
     /// When its text arrived.
@@ -185,13 +215,13 @@ impl Client {
         let mut assembler = Assembler::new();
         let mut first_text: Option<Instant> = None;
         let mut last_text = started;
-        let mut end = StreamEnd::Finished;
+        let mut end = StreamEnding::Finished;
         loop {
             let event = match events.next_event() {
                 Ok(event) => event,
                 Err(error) => match self.io_error(error, limits, started) {
                     error if error.class == ErrorClass::Canceled && past(limits.deadline) => {
-                        end = StreamEnd::Deadline;
+                        end = StreamEnding::Deadline;
                         break;
                     }
                     error => return Err(error),
@@ -226,12 +256,12 @@ impl Client {
                 text_chunks: assembler.text_chunks,
                 elapsed: now - started,
             };
-            if watch(&progress) == Flow::Stop {
-                end = StreamEnd::Stopped;
+            if let Flow::Stop(ending) = watch(&progress) {
+                end = ending;
                 break;
             }
             if past(limits.deadline) {
-                end = StreamEnd::Deadline;
+                end = StreamEnding::Deadline;
                 break;
             }
         }
@@ -278,7 +308,7 @@ impl Client {
         let content = response.content.as_deref().unwrap_or("");
         let reasoning = response.reasoning.as_deref().unwrap_or("");
         let end = if content.is_empty() && reasoning.is_empty() {
-            StreamEnd::Finished
+            StreamEnding::Finished
         } else {
             let progress = Progress {
                 content,
@@ -287,8 +317,8 @@ impl Client {
                 elapsed,
             };
             match watch(&progress) {
-                Flow::Stop => StreamEnd::Stopped,
-                Flow::Continue => StreamEnd::Finished,
+                Flow::Stop(ending) => ending,
+                Flow::Continue => StreamEnding::Finished,
             }
         };
         Ok(Streamed {

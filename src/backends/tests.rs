@@ -4,7 +4,7 @@
 
 // Shared with the structured call path's tests (`call::tests`): a file is loaded once.
 #[path = "../../tests/support/emulator.rs"]
-pub(super) mod emulator;
+pub(crate) mod emulator;
 
 use std::time::Duration;
 

@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::anyhow;
-use slmcode::backends::call::CallContext;
+use slmcode::call::CallContext;
 use slmcode::config::{Environment, Key, Secret};
 use slmcode::serve::{LogRecord, Proxy, ProxyOptions, ServeState, remove_state, write_state};
 

@@ -83,7 +83,7 @@ pub struct Settings {
     pub reask: u32,
     /// Whether a structured call whose every attempt failed gives back the last answer's text
     /// (seed 004's backstop): the call still fails, with the text in
-    /// [`SchemaViolation::text_fallback`](crate::backends::call::SchemaViolation::text_fallback)
+    /// [`SchemaViolation::text_fallback`](crate::call::SchemaViolation::text_fallback)
     /// for the caller to use as plain text.
     pub text_fallback: bool,
     /// Whether repair statistics are counted and persisted.

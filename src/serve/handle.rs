@@ -8,7 +8,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
-use crate::backends::call::{
+use crate::call::{
     CallFailure, SchemaViolation, StructuredOutcome, StructuredRequest, structured_call,
 };
 

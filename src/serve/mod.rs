@@ -8,7 +8,7 @@
 //! handled at once (one more is answered 503 at once) and four times as many connections open,
 //! `ureq` upstream. Routes:
 //! - `POST /v1/chat/completions` (also without `/v1`): a request with `response_format` or
-//!   `tools` runs [`structured_call`](crate::backends::call::structured_call) ([`translate`] maps
+//!   `tools` runs [`structured_call`](crate::call::structured_call) ([`translate`] maps
 //!   both ways), and a client that asked for a stream gets the event stream's head at once and a
 //!   comment line every two seconds until the call has its answer; any other is relayed
 //!   unchanged, an event stream chunk by chunk as it arrives;
@@ -38,8 +38,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::backends::call::CallContext;
 use crate::backends::transport::Client;
+use crate::call::CallContext;
 use crate::config::{Secret, Settings};
 
 pub use state::{

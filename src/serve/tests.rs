@@ -2,7 +2,7 @@ use serde_json::json;
 
 use super::translate::{BadRequest, Route, classify};
 use super::*;
-use crate::backends::call::OutputSchema;
+use crate::call::OutputSchema;
 use crate::tools::ToolChoice;
 
 fn structured(body: serde_json::Value) -> Box<translate::Structured> {

@@ -22,11 +22,11 @@
 use serde_json::{Value, json};
 
 use crate::backends::ErrorClass;
-use crate::backends::call::{
+use crate::backends::chat::{ChatMessage, Usage};
+use crate::call::{
     Answer, CallFailure, CallMeta, OutputSchema, SchemaViolation, StructuredOutcome,
     StructuredRequest,
 };
-use crate::backends::chat::{ChatMessage, Usage};
 use crate::tools::{ToolChoice, ToolSet};
 
 /// Which path a chat request takes.
@@ -204,7 +204,7 @@ fn output_schema(format: Option<&Value>) -> Result<Option<OutputSchema>, BadRequ
 /// The conversation as the call path takes it: text content (a list of text parts joined),
 /// an assistant's tool calls and a tool message's call id kept. (To a local engine the call
 /// path also writes each call into the assistant's text, and names the call each result
-/// answers: `calls_as_text` in `backends/call/turn/messages.rs`.)
+/// answers: `calls_as_text` in `call/turn/messages.rs`.)
 fn messages(value: Option<&Value>) -> Result<Vec<ChatMessage>, BadRequest> {
     let Some(Value::Array(items)) = value else {
         return Err(BadRequest::new("messages", "must be an array of messages"));

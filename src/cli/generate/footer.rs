@@ -3,7 +3,7 @@
 //!
 //! `Retries: 1 (prose) · Degraded: json_schema_strict → json_object (400)`
 
-use slmcode::backends::call::CallMeta;
+use slmcode::call::CallMeta;
 use slmcode::repair::Rung;
 
 /// The footer line for `meta`.

@@ -22,11 +22,11 @@ use anyhow::anyhow;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use slmcode::agents::{self, RoleSpec};
-use slmcode::backends::call::{
+use slmcode::backends::{CallError, ErrorClass, Target};
+use slmcode::call::{
     Answer, CallContext, CallFailure, CallMeta, CallProgress, DegradeReason, RequestError,
     SchemaViolation, StructuredOutcome, StructuredRequest, structured_call,
 };
-use slmcode::backends::{CallError, ErrorClass, Target};
 use slmcode::config::{self, Environment, Key, Resolved};
 use slmcode::repair::{self, FailureClass};
 use slmcode::schema::{self, Mechanism, ValidationError};

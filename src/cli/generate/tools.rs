@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use slmcode::backends::call::{
+use slmcode::call::{
     Answer, CallMeta, CallOrigin, ParsedToolCall, SchemaViolation, StructuredOutcome,
 };
 use slmcode::repair::{self, FailureClass, Rung};

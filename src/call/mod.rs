@@ -4,7 +4,7 @@
 //! Given settings, a [`StructuredRequest`] (a contract, a caller's schema or a role, and the
 //! messages) and a [`CallContext`] (the target, its negotiated capabilities, the cache), a call
 //! is a short sequence of steps over one state (`Call`), each a function of its own:
-//! 1. **plan** (`request::Plan::resolve`): the original schema, the contract's prompt (or the
+//! 1. **plan** (`request::CallPlan::resolve`): the original schema, the contract's prompt (or the
 //!    caller's prompt and schema) injected into the system message under every mechanism, the
 //!    role's stop sequences, whether tools ride along, the budgets;
 //! 2. **start** (`Call::start`): the mechanism chain (`chain`): prompt-only when
@@ -23,7 +23,7 @@
 //!    calls, each against its tool), whatever the server claimed; a failure after a loop is a
 //!    loop's;
 //! 5. **next request** (`Call::next_request`): on a failure, at most `reask` re-asks matched to
-//!    the failure class ([`next_action`]) within the call's deadline;
+//!    the failure class ([`reask_action`]) within the call's deadline;
 //! 6. **finish** (`Call::finish`, in `finish`): the value with its [`CallMeta`], or a
 //!    [`CallFailure`]: an endpoint failure, or a [`SchemaViolation`] with the validation errors,
 //!    the bounded raw text, and for a truncated object the complete members and the required
@@ -37,10 +37,10 @@
 
 mod chain;
 mod context;
-pub(crate) mod evolve;
 mod finish;
 mod outcome;
 mod read;
+pub(crate) mod reask;
 pub(crate) mod request;
 mod turn;
 mod walk;
@@ -57,25 +57,23 @@ use crate::config::AntiRepetition;
 use crate::repair::{FailureClass, RepairOptions, Stats};
 use crate::schema::Mechanism;
 
-use super::capabilities::WireForm;
-use super::chat::ChatRequest;
-use super::errors::{CallError, ErrorClass};
-use super::stream::StreamLimits;
+use crate::backends::capabilities::WireForm;
+use crate::backends::chat::ChatRequest;
+use crate::backends::errors::{CallError, ErrorClass};
+use crate::backends::stream::{StreamEnding, StreamLimits};
 
 pub use context::{CallContext, CallProgress, ProgressReport, Sleep};
-pub use evolve::{Action, Allowance, EVOLVE, MIN_REASK_TOKENS, REASK_TEMPERATURE, next_action};
 pub use outcome::{
     Answer, CallFailure, CallMeta, CallOrigin, ChainSource, DeadlineExceeded, DegradeReason,
     ParsedToolCall, RAW_TEXT_LIMIT, Reask, ReasoningMeta, ReasoningSource, SchemaViolation,
-    StreamEnding, StructuredOutcome, ToolsMeta,
+    StructuredOutcome, ToolsMeta,
 };
-pub use request::{
-    DEFAULT_MAX_TOKENS_CAP, JSON_ONLY, OutputSchema, RequestError, StructuredRequest,
-};
-pub use walk::ENFORCEMENT_THRESHOLD;
+pub use reask::ReaskAction;
+use reask::{Allowance, reask_action};
+pub use request::{DEFAULT_MAX_TOKENS_CAP, OutputSchema, RequestError, StructuredRequest};
 
 use read::{Read, Reply};
-use request::Plan;
+use request::CallPlan;
 use turn::read::TurnFailure;
 use walk::Walk;
 
@@ -88,7 +86,7 @@ pub fn structured_call(
     request: &StructuredRequest,
     context: &CallContext,
 ) -> Result<StructuredOutcome, CallFailure> {
-    let plan = Plan::resolve(&context.settings, request)?;
+    let plan = CallPlan::resolve(&context.settings, request)?;
     // The schema compiled while planning; this only borrows the cached validator.
     let options = RepairOptions::new()
         .schema(&plan.schema)
@@ -126,7 +124,7 @@ enum Ending {
 /// call's steps write.
 struct Call<'a> {
     context: &'a CallContext,
-    plan: &'a Plan,
+    plan: &'a CallPlan,
     options: RepairOptions<'a>,
     walk: Walk<'a>,
     started: Instant,
@@ -149,7 +147,7 @@ impl<'a> Call<'a> {
     fn start(
         request: &StructuredRequest,
         context: &'a CallContext,
-        plan: &'a Plan,
+        plan: &'a CallPlan,
         options: RepairOptions<'a>,
     ) -> Call<'a> {
         let settings = &context.settings;
@@ -262,14 +260,14 @@ impl<'a> Call<'a> {
     }
 
     /// Decides the next request after a failed answer: the re-ask its class calls for
-    /// ([`next_action`]), while the re-ask count and the deadline leave room for one; otherwise
+    /// ([`reask_action`]), while the re-ask count and the deadline leave room for one; otherwise
     /// the call ends with the failure.
     fn next_request(&mut self, failed: Box<TurnFailure>, text: String) -> Result<(), Ending> {
         let failure = &failed.failure;
         if self.meta.reasks.len() as u32 >= self.plan.reask {
             return Err(Ending::Violation(Box::new(failed.failure), text));
         }
-        let action = next_action(failure.class);
+        let action = reask_action(failure.class);
         let allowance = Allowance {
             budget: self.budget,
             cap: self.plan.max_tokens_cap,
@@ -279,9 +277,9 @@ impl<'a> Call<'a> {
         };
         let next = match &self.plan.turn {
             Some(turn) => {
-                evolve::reask_tool_request(action, &self.original, &failed, turn, &text, &allowance)
+                reask::reask_tool_request(action, &self.original, &failed, turn, &text, &allowance)
             }
-            None => evolve::reask_request(action, &self.original, failure, &text, &allowance),
+            None => reask::reask_request(action, &self.original, failure, &text, &allowance),
         };
         let Some(next) = next else {
             self.meta.warnings.push(format!(

@@ -43,7 +43,7 @@ fn a_truncated_answer_gets_one_reask_with_the_partial_and_twice_the_budget() {
         outcome.meta.reasks,
         [Reask {
             class: FailureClass::Truncated,
-            action: Action::RaiseMaxTokens,
+            action: ReaskAction::RaiseMaxTokens,
             max_tokens: budget * 2,
             temperature: Some(0.0),
             seed: None,
@@ -98,7 +98,7 @@ fn prose_gets_one_hard_reset_and_then_succeeds() {
         "{reset}"
     );
     assert_eq!(bodies[1]["max_tokens"], bodies[0]["max_tokens"]);
-    assert_eq!(outcome.meta.reasks[0].action, Action::ResetPrompt);
+    assert_eq!(outcome.meta.reasks[0].action, ReaskAction::ResetPrompt);
     assert_eq!(outcome.meta.reasks[0].class, FailureClass::Prose);
     assert_eq!(value(&outcome)["in_scope"], true);
 }
@@ -144,7 +144,7 @@ fn an_empty_answer_is_never_re_asked_with_the_byte_identical_request() {
         "the re-ask of an empty answer differs from the request that got it"
     );
     let reask = &outcome.meta.reasks[0];
-    assert_eq!(reask.action, Action::Resample);
+    assert_eq!(reask.action, ReaskAction::Resample);
     assert_eq!(reask.class, FailureClass::Empty);
     assert_eq!(bodies[1]["seed"], json!(reask.seed.unwrap()));
     assert_eq!(bodies[1]["temperature"], json!(REASK_TEMPERATURE));

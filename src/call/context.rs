@@ -17,13 +17,13 @@ use crate::config::Settings;
 use crate::files::stats::STATS_FILE;
 use crate::repair::FailureClass;
 
-use super::super::cache::{CacheEntry, CapabilityCache, Demotion};
-use super::super::capabilities::WireForm;
-use super::super::engine::Engine;
-use super::super::negotiate::{NegotiateOptions, Negotiation, Negotiator, TargetError};
-use super::super::probe::Target;
-use super::super::retry::RetryPolicy;
-use super::super::transport::Client;
+use crate::backends::cache::{CacheEntry, CapabilityCache, Demotion};
+use crate::backends::capabilities::WireForm;
+use crate::backends::engine::Engine;
+use crate::backends::negotiate::{NegotiateOptions, Negotiation, Negotiator, TargetError};
+use crate::backends::probe::Target;
+use crate::backends::retry::RetryPolicy;
+use crate::backends::transport::Client;
 
 /// A function that waits (the retry policy's backoff); injectable so tests need not sleep.
 pub type Sleep = Arc<dyn Fn(Duration) + Send + Sync>;
@@ -311,7 +311,7 @@ impl CallContext {
     /// Counts one answer under `form` (see [`CacheEntry::count_enforcement`]); returns the
     /// demotion it made, if any, and a warning when the cache could not be written.
     ///
-    /// [`CacheEntry::count_enforcement`]: super::super::cache::CacheEntry::count_enforcement
+    /// [`CacheEntry::count_enforcement`]: crate::backends::cache::CacheEntry::count_enforcement
     pub(super) fn record_enforcement(
         &self,
         form: WireForm,

@@ -3,7 +3,7 @@
 //! well as on what the call returned, and where the call learns something, on what was
 //! written to `capabilities.json`. Retry waits are recorded, never slept.
 
-use super::super::tests::emulator;
+pub(super) use crate::backends::tests::emulator;
 
 mod chain;
 mod enforcement;
@@ -27,6 +27,7 @@ use crate::backends::capabilities::{Capabilities, FormOutcome, WireForm};
 use crate::backends::negotiate::{NegotiateOptions, Negotiator};
 use crate::backends::normalize_endpoint;
 use crate::backends::probe::Target;
+use crate::call::reask::{MIN_REASK_TOKENS, REASK_TEMPERATURE};
 use crate::config::{Provider, Settings, StructuredDecoding};
 use crate::repair::Rung;
 

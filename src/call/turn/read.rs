@@ -21,9 +21,9 @@
 use crate::repair::{self, Coercion, FailureClass, RepairFailure, RepairOptions, Rung};
 use crate::tools::{self, ExtractError, ExtractOptions, Policy, ToolChoice};
 
-use super::super::super::chat::ToolCall;
 use super::super::outcome::{Answer, CallOrigin, ParsedToolCall};
 use super::ToolTurn;
+use crate::backends::chat::ToolCall;
 
 /// A tool turn's answer, read.
 #[derive(Clone, Debug, PartialEq)]

@@ -22,7 +22,7 @@ use crate::backends::chat::ChatMessage;
 ///
 /// ```
 /// use serde_json::json;
-/// use slmcode::backends::call::{
+/// use slmcode::call::{
 ///     CallOrigin, ParsedToolCall, StructuredRequest, assistant_message, tool_result_message,
 /// };
 /// use slmcode::repair::Rung;
@@ -189,7 +189,7 @@ pub(crate) fn answered_calls(messages: &[ChatMessage]) -> HashSet<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backends::call::CallOrigin;
+    use crate::call::CallOrigin;
     use crate::repair::Rung;
 
     #[test]

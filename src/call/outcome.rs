@@ -12,13 +12,14 @@ use serde_json::{Map, Value};
 use crate::repair::{Coercion, FailureClass, Repetition, Rung};
 use crate::schema::{Mechanism, Problem, ValidationError};
 
-use super::super::cache::Demotion;
-use super::super::capabilities::WireForm;
-use super::super::chat::Usage;
-use super::super::engine::Engine;
-use super::super::errors::CallError;
-use super::evolve::Action;
+use super::reask::ReaskAction;
 use super::request::RequestError;
+use crate::backends::cache::Demotion;
+use crate::backends::capabilities::WireForm;
+use crate::backends::chat::Usage;
+use crate::backends::engine::Engine;
+use crate::backends::errors::CallError;
+use crate::backends::stream::StreamEnding;
 
 /// How much of a failed answer's text a [`SchemaViolation`] keeps, in characters.
 pub const RAW_TEXT_LIMIT: usize = 4000;
@@ -83,50 +84,13 @@ pub struct Reask {
     /// The failure class of the answer before it.
     pub class: FailureClass,
     /// What the re-ask did.
-    pub action: Action,
+    pub action: ReaskAction,
     /// Its completion budget.
     pub max_tokens: u32,
     /// Its temperature.
     pub temperature: Option<f64>,
     /// Its seed.
     pub seed: Option<u64>,
-}
-
-/// How the last answer's stream ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StreamEnding {
-    /// The server finished the answer (`finish_reason` says how).
-    Finished,
-    /// A complete value had closed and what followed was not part of it: the rest was not
-    /// generated.
-    Done,
-    /// The answer looped (`repetition` says how) and was cut off.
-    Repetition,
-    /// The call's deadline passed during the answer.
-    Deadline,
-    /// One of the call's stop sequences appeared after the reasoning: the answer ends there
-    /// (slmcode applies them, not the server, unless `thinking = off`).
-    Stop,
-}
-
-impl StreamEnding {
-    /// The ending's name, as in `--json` output.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            StreamEnding::Finished => "finished",
-            StreamEnding::Done => "done",
-            StreamEnding::Repetition => "repetition",
-            StreamEnding::Deadline => "deadline",
-            StreamEnding::Stop => "stop",
-        }
-    }
-}
-
-impl fmt::Display for StreamEnding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// What happened during one call (`meta` in `generate --json`).

@@ -11,7 +11,7 @@
 use crate::repair::{FailureClass, RepairFailure};
 use crate::tools::ToolChoice;
 
-use super::super::evolve::push_problems;
+use super::super::reask::push_problems;
 use super::ToolTurn;
 
 /// How much of a cut-off answer goes back.

@@ -42,10 +42,10 @@ use crate::tools::{
     self, CompileError, CompileOptions, CompiledTools, Policy, ToolChoice, ToolRequest, ToolSet,
 };
 
-use super::super::capabilities::WireForm;
-use super::super::chat::{ChatMessage, ChatRequest};
 use super::outcome::ToolsMeta;
 use super::request::RequestError;
+use crate::backends::capabilities::WireForm;
+use crate::backends::chat::{ChatMessage, ChatRequest};
 
 pub(crate) use messages::{answered_calls, calls_as_text};
 pub use messages::{assistant_message, tool_result_message};

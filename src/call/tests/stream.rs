@@ -116,7 +116,7 @@ fn a_loop_is_cut_off_early_the_connection_closed_and_the_re_ask_breaks_it() {
         "one re-ask"
     );
     assert_eq!(meta.reasks[0].class, FailureClass::Repetition);
-    assert_eq!(meta.reasks[0].action, Action::AntiRepetition);
+    assert_eq!(meta.reasks[0].action, ReaskAction::AntiRepetition);
     assert_eq!(meta.reasks[0].max_tokens, 4000, "never a larger budget");
     let bodies = world.emulator.chat_bodies();
     // The strict proxy takes the OpenAI penalties; the re-ask has a fresh seed and a small
@@ -168,7 +168,7 @@ fn a_loop_that_counts_is_cut_early_and_re_asked_as_a_loop_not_as_a_truncation() 
     let meta = &outcome.meta;
     assert_eq!(meta.reasks.len(), 1, "{:?}", meta.reasks);
     assert_eq!(meta.reasks[0].class, FailureClass::Repetition);
-    assert_eq!(meta.reasks[0].action, Action::AntiRepetition);
+    assert_eq!(meta.reasks[0].action, ReaskAction::AntiRepetition);
     assert_eq!(meta.reasks[0].max_tokens, 4000, "never a larger budget");
     assert_eq!(value(&outcome)["goal"], "Load the config");
 }

@@ -1,6 +1,6 @@
-//! `evolve`: what to do after an answer that did not give a trustworthy value, as data.
+//! Re-asks: what to do after an answer that did not give a trustworthy value, as data.
 //!
-//! [`EVOLVE`] maps each failure class of the repair ladder to the next action: prose,
+//! [`REASK_ACTIONS`] maps each failure class of the repair ladder to the next action: prose,
 //! malformed JSON and valid JSON of the wrong shape get a hard reset that lists what was wrong;
 //! truncation (an answer cut by its budget that holds no loop: one that holds a loop is a loop)
 //! gets the partial output back with "return the complete object" and a doubled `max_tokens`
@@ -21,15 +21,15 @@ use serde_json::{Map, Value};
 
 use crate::repair::{FailureClass, RepairFailure};
 
-use super::super::chat::{ChatMessage, ChatRequest};
 use super::turn::ToolTurn;
 use super::turn::read::TurnFailure;
 use super::turn::reask as turn_reask;
+use crate::backends::chat::{ChatMessage, ChatRequest};
 
 /// The next action after a failed answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Action {
+pub enum ReaskAction {
     /// The original conversation again, with a fresh seed and a temperature of at least
     /// [`REASK_TEMPERATURE`]: there is nothing to correct in an empty answer, but the same
     /// request would get the same one back.
@@ -43,39 +43,39 @@ pub enum Action {
     AntiRepetition,
 }
 
-impl Action {
+impl ReaskAction {
     /// The action's name, as in `--json` output.
     pub const fn as_str(self) -> &'static str {
         match self {
-            Action::Resample => "resample",
-            Action::ResetPrompt => "reset_prompt",
-            Action::RaiseMaxTokens => "raise_max_tokens",
-            Action::AntiRepetition => "anti_repetition",
+            ReaskAction::Resample => "resample",
+            ReaskAction::ResetPrompt => "reset_prompt",
+            ReaskAction::RaiseMaxTokens => "raise_max_tokens",
+            ReaskAction::AntiRepetition => "anti_repetition",
         }
     }
 }
 
 /// Failure class -> next action. Every class of [`FailureClass`] has exactly one row (a test
 /// holds the table to that).
-pub const EVOLVE: [(FailureClass, Action); 10] = [
-    (FailureClass::Empty, Action::Resample),
-    (FailureClass::Prose, Action::ResetPrompt),
-    (FailureClass::Malformed, Action::ResetPrompt),
-    (FailureClass::WrongShape, Action::ResetPrompt),
-    (FailureClass::Truncated, Action::RaiseMaxTokens),
-    (FailureClass::Repetition, Action::AntiRepetition),
-    (FailureClass::UnknownTool, Action::ResetPrompt),
-    (FailureClass::ToolNotChosen, Action::ResetPrompt),
-    (FailureClass::InvalidArguments, Action::ResetPrompt),
-    (FailureClass::RepeatedCall, Action::ResetPrompt),
+pub const REASK_ACTIONS: [(FailureClass, ReaskAction); 10] = [
+    (FailureClass::Empty, ReaskAction::Resample),
+    (FailureClass::Prose, ReaskAction::ResetPrompt),
+    (FailureClass::Malformed, ReaskAction::ResetPrompt),
+    (FailureClass::WrongShape, ReaskAction::ResetPrompt),
+    (FailureClass::Truncated, ReaskAction::RaiseMaxTokens),
+    (FailureClass::Repetition, ReaskAction::AntiRepetition),
+    (FailureClass::UnknownTool, ReaskAction::ResetPrompt),
+    (FailureClass::ToolNotChosen, ReaskAction::ResetPrompt),
+    (FailureClass::InvalidArguments, ReaskAction::ResetPrompt),
+    (FailureClass::RepeatedCall, ReaskAction::ResetPrompt),
 ];
 
-/// The action [`EVOLVE`] names for `class`.
-pub fn next_action(class: FailureClass) -> Action {
-    EVOLVE
+/// The action [`REASK_ACTIONS`] names for `class`.
+pub fn reask_action(class: FailureClass) -> ReaskAction {
+    REASK_ACTIONS
         .iter()
         .find(|(row, _)| *row == class)
-        .map_or(Action::ResetPrompt, |(_, action)| *action)
+        .map_or(ReaskAction::ResetPrompt, |(_, action)| *action)
 }
 
 /// How much of a truncated answer goes back to the model.
@@ -111,7 +111,7 @@ pub struct Allowance {
 /// The request `action` sends after `failure` of an answer `text` to `original`, or `None`
 /// when the allowance leaves no room for it (a raise the deadline cannot take).
 pub fn reask_request(
-    action: Action,
+    action: ReaskAction,
     original: &ChatRequest,
     failure: &RepairFailure,
     text: &str,
@@ -130,7 +130,7 @@ pub fn reask_request(
 /// ([`super::turn::reask`]: the tools that exist, the errors and the tool's parameters, exactly
 /// one call), never "only JSON".
 pub(super) fn reask_tool_request(
-    action: Action,
+    action: ReaskAction,
     original: &ChatRequest,
     failure: &TurnFailure,
     turn: &ToolTurn,
@@ -149,7 +149,7 @@ pub(super) fn reask_tool_request(
 /// The request `action` sends, with `reset` and `completion` as the wording of the messages
 /// it appends.
 fn build(
-    action: Action,
+    action: ReaskAction,
     original: &ChatRequest,
     allowance: &Allowance,
     reset: impl FnOnce() -> String,
@@ -164,19 +164,19 @@ fn build(
     let mut request = original.clone();
     request.max_tokens = Some(fitted(budget)?);
     match action {
-        Action::Resample => {
+        ReaskAction::Resample => {
             request.seed = Some(allowance.fresh_seed);
             request.temperature = Some(request.temperature.unwrap_or(0.0).max(REASK_TEMPERATURE));
         }
-        Action::ResetPrompt => {
+        ReaskAction::ResetPrompt => {
             request.messages.push(ChatMessage::user(reset()));
         }
-        Action::RaiseMaxTokens => {
+        ReaskAction::RaiseMaxTokens => {
             let raised = budget.saturating_mul(2).min(allowance.cap).max(budget);
             request.max_tokens = Some(fitted(raised)?);
             request.messages.push(ChatMessage::user(completion()));
         }
-        Action::AntiRepetition => {
+        ReaskAction::AntiRepetition => {
             for (field, value) in &allowance.sampling {
                 request.sampling.insert(field.clone(), value.clone());
             }
@@ -252,18 +252,27 @@ mod tests {
             FailureClass::RepeatedCall,
         ] {
             assert_eq!(
-                EVOLVE.iter().filter(|(row, _)| *row == class).count(),
+                REASK_ACTIONS
+                    .iter()
+                    .filter(|(row, _)| *row == class)
+                    .count(),
                 1,
                 "{class}"
             );
         }
-        assert_eq!(next_action(FailureClass::Truncated), Action::RaiseMaxTokens);
-        assert_eq!(next_action(FailureClass::Prose), Action::ResetPrompt);
-        assert_eq!(next_action(FailureClass::WrongShape), Action::ResetPrompt);
-        assert_eq!(next_action(FailureClass::Empty), Action::Resample);
         assert_eq!(
-            next_action(FailureClass::Repetition),
-            Action::AntiRepetition
+            reask_action(FailureClass::Truncated),
+            ReaskAction::RaiseMaxTokens
+        );
+        assert_eq!(reask_action(FailureClass::Prose), ReaskAction::ResetPrompt);
+        assert_eq!(
+            reask_action(FailureClass::WrongShape),
+            ReaskAction::ResetPrompt
+        );
+        assert_eq!(reask_action(FailureClass::Empty), ReaskAction::Resample);
+        assert_eq!(
+            reask_action(FailureClass::Repetition),
+            ReaskAction::AntiRepetition
         );
     }
 
@@ -288,7 +297,7 @@ mod tests {
     }
 
     fn reask(
-        action: Action,
+        action: ReaskAction,
         failure: &RepairFailure,
         text: &str,
         allowance: &Allowance,
@@ -302,7 +311,7 @@ mod tests {
             "required": ["n"]});
         let options = RepairOptions::new().schema(&schema).unwrap();
         let failure = repair(r#"{"m": 1}"#, &options).unwrap_err();
-        let request = reask(Action::ResetPrompt, &failure, "", &allowance(100, 800));
+        let request = reask(ReaskAction::ResetPrompt, &failure, "", &allowance(100, 800));
         assert_eq!(request.messages.len(), 3);
         assert_eq!(request.max_tokens, Some(100));
         let text = request.messages[2].content.as_deref().unwrap();
@@ -320,16 +329,31 @@ mod tests {
     fn truncation_sends_the_partial_back_with_a_doubled_capped_budget() {
         let cut = r#"{"reason": "because"#;
         let failure = repair(cut, &RepairOptions::new()).unwrap_err();
-        let request = reask(Action::RaiseMaxTokens, &failure, cut, &allowance(100, 800));
+        let request = reask(
+            ReaskAction::RaiseMaxTokens,
+            &failure,
+            cut,
+            &allowance(100, 800),
+        );
         assert_eq!(request.max_tokens, Some(200));
         let text = request.messages[2].content.as_deref().unwrap();
         assert!(
             text.contains(cut) && text.contains("COMPLETE JSON object"),
             "{text}"
         );
-        let capped = reask(Action::RaiseMaxTokens, &failure, cut, &allowance(500, 800));
+        let capped = reask(
+            ReaskAction::RaiseMaxTokens,
+            &failure,
+            cut,
+            &allowance(500, 800),
+        );
         assert_eq!(capped.max_tokens, Some(800));
-        let at_cap = reask(Action::RaiseMaxTokens, &failure, cut, &allowance(900, 800));
+        let at_cap = reask(
+            ReaskAction::RaiseMaxTokens,
+            &failure,
+            cut,
+            &allowance(900, 800),
+        );
         assert_eq!(
             at_cap.max_tokens,
             Some(900),
@@ -345,14 +369,20 @@ mod tests {
             room: Some(300),
             ..allowance(200, 8192)
         };
-        let request = reask(Action::RaiseMaxTokens, &failure, cut, &room);
+        let request = reask(ReaskAction::RaiseMaxTokens, &failure, cut, &room);
         assert_eq!(request.max_tokens, Some(300), "not 400: only 300 fit");
         let no_room = Allowance {
             room: Some(MIN_REASK_TOKENS - 1),
             ..allowance(200, 8192)
         };
         assert_eq!(
-            reask_request(Action::RaiseMaxTokens, &original(), &failure, cut, &no_room),
+            reask_request(
+                ReaskAction::RaiseMaxTokens,
+                &original(),
+                &failure,
+                cut,
+                &no_room
+            ),
             None,
             "no raise the deadline cannot take"
         );
@@ -365,7 +395,7 @@ mod tests {
             repair(&looped, &RepairOptions::new().finish_reason_length(true)).unwrap_err();
         assert_eq!(failure.class, FailureClass::Repetition);
         let request = reask(
-            Action::AntiRepetition,
+            ReaskAction::AntiRepetition,
             &failure,
             &looped,
             &allowance(100, 800),
@@ -384,7 +414,7 @@ mod tests {
     #[test]
     fn empty_is_resampled_never_resent_byte_identical_and_prose_says_no_json() {
         let failure = repair("   ", &RepairOptions::new()).unwrap_err();
-        let request = reask(Action::Resample, &failure, "", &allowance(100, 800));
+        let request = reask(ReaskAction::Resample, &failure, "", &allowance(100, 800));
         assert_ne!(request, original(), "never the byte-identical request");
         assert_eq!(request.seed, Some(42), "a fresh seed");
         assert_eq!(request.temperature, Some(REASK_TEMPERATURE));
@@ -401,8 +431,14 @@ mod tests {
             temperature: Some(0.9),
             ..original()
         };
-        let resampled = reask_request(Action::Resample, &warm, &failure, "", &allowance(100, 800))
-            .expect("a re-ask");
+        let resampled = reask_request(
+            ReaskAction::Resample,
+            &warm,
+            &failure,
+            "",
+            &allowance(100, 800),
+        )
+        .expect("a re-ask");
         assert_eq!(
             resampled.temperature,
             Some(0.9),
@@ -410,7 +446,7 @@ mod tests {
         );
         assert_eq!(resampled.seed, Some(42));
         let prose = repair("I think so.", &RepairOptions::new()).unwrap_err();
-        let request = reask(Action::ResetPrompt, &prose, "", &allowance(100, 800));
+        let request = reask(ReaskAction::ResetPrompt, &prose, "", &allowance(100, 800));
         let text = request.messages[2].content.as_deref().unwrap();
         assert!(text.starts_with("Your previous response did not contain a JSON object."));
         assert!(text.contains("The problem: "), "{text}");

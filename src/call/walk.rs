@@ -26,16 +26,16 @@ use crate::config::Settings;
 use crate::repair::{RepairOptions, RepetitionDetector};
 use crate::schema::{self, Constraint, Problem};
 
-use super::super::cache::Demotion;
-use super::super::capabilities::{GuidedField, WireForm};
-use super::super::chat::ChatRequest;
-use super::super::errors::{CallError, ErrorClass};
-use super::super::retry::Jitter;
-use super::super::stream::{Flow, StreamLimits, Streamed};
 use super::chain::MechanismChain;
 use super::context::{CallContext, CallProgress};
-use super::request::{Plan, StructuredRequest};
+use super::request::{CallPlan, StructuredRequest};
 use super::watch::{Verdict, Watcher};
+use crate::backends::cache::Demotion;
+use crate::backends::capabilities::{GuidedField, WireForm};
+use crate::backends::chat::ChatRequest;
+use crate::backends::errors::{CallError, ErrorClass};
+use crate::backends::retry::Jitter;
+use crate::backends::stream::{Flow, StreamEnding, StreamLimits, Streamed};
 
 /// How many unparseable answers in a row under a form mark it not enforced.
 pub const ENFORCEMENT_THRESHOLD: u32 = 2;
@@ -51,7 +51,7 @@ struct Wire {
 /// ([`schema::project`]), named with the plan's name (the contract's name, or the caller's),
 /// and strict exactly when the form is the strict one (which only a strict-ready schema
 /// reaches).
-fn wire(form: Option<WireForm>, plan: &Plan) -> Wire {
+fn wire(form: Option<WireForm>, plan: &CallPlan) -> Wire {
     let Some(form) = form else {
         return Wire::plain();
     };
@@ -167,7 +167,7 @@ pub(super) struct Learned {
 /// One call's walk down the mechanism chain.
 pub(super) struct Walk<'a> {
     context: &'a CallContext,
-    plan: &'a Plan,
+    plan: &'a CallPlan,
     /// The mechanism chain.
     pub chain: MechanismChain,
     /// Draws backoff jitter and the fresh seeds of anti-repetition re-asks.
@@ -188,7 +188,7 @@ impl<'a> Walk<'a> {
     pub fn new(
         settings: &Settings,
         request: &StructuredRequest,
-        plan: &'a Plan,
+        plan: &'a CallPlan,
         context: &'a CallContext,
         limits: StreamLimits,
     ) -> Walk<'a> {
@@ -303,7 +303,7 @@ impl<'a> Walk<'a> {
 
     /// `chat` as a request with `wire` sends it: a tool turn puts its tools on it as the
     /// form wants them (see [`super::turn`]); under an exact constraint, the plan's brief
-    /// system message stands for the first (see [`Plan::enforced_system`]); any other request
+    /// system message stands for the first (see [`CallPlan::enforced_system`]); any other request
     /// goes as it is.
     fn on_wire<'c>(&self, chat: &'c ChatRequest, wire: &Wire) -> Cow<'c, ChatRequest> {
         match (&self.plan.turn, &self.plan.enforced_system) {
@@ -393,13 +393,13 @@ impl<'a> Walk<'a> {
                         elapsed: now - started,
                     });
                 }
-                if watcher.feed(progress.content).is_some() {
-                    return Flow::Stop;
+                if let Some(verdict) = watcher.feed(progress.content) {
+                    return Flow::Stop(verdict.ending());
                 }
                 // A thinking model that loops in a reasoning field of its own.
                 if let Some(found) = reasoning.feed(progress.reasoning) {
                     reasoning_loop = Some(Verdict::Repetition(found.clone()));
-                    return Flow::Stop;
+                    return Flow::Stop(StreamEnding::Repetition);
                 }
                 Flow::Continue
             },
@@ -450,7 +450,7 @@ impl<'a> Walk<'a> {
 /// the decoder was right to allow, not a sign that the field was ignored; the repair ladder and
 /// validation deal with its value.
 pub(super) fn parses(text: &str) -> bool {
-    let answer = super::super::probe::strip_reasoning(text).trim();
+    let answer = crate::backends::probe::strip_reasoning(text).trim();
     serde_json::from_str::<serde::de::IgnoredAny>(answer).is_ok()
 }
 

@@ -25,10 +25,10 @@ use crate::config::{Provider, Settings, StructuredDecoding};
 use crate::schema::Mechanism;
 use crate::schema::gbnf::Whitespace;
 
-use super::super::capabilities::{GuidedField, WireForm};
 use super::context::CallContext;
 use super::outcome::ChainSource;
-use super::request::{Plan, StructuredRequest};
+use super::request::{CallPlan, StructuredRequest};
+use crate::backends::capabilities::{GuidedField, WireForm};
 
 /// The mechanism chain of one call: its wire forms in order, prompt-only (`None`) last.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,7 +44,7 @@ impl MechanismChain {
     pub fn new(
         settings: &Settings,
         request: &StructuredRequest,
-        plan: &Plan,
+        plan: &CallPlan,
         context: &CallContext,
     ) -> MechanismChain {
         let (source, forms) = match &plan.turn {
@@ -56,7 +56,7 @@ impl MechanismChain {
                 (source, forms)
             }
             Some(_) => (ChainSource::Tools, Vec::new()),
-            None if plan.tools => (ChainSource::Tools, Vec::new()),
+            None if plan.untyped_tools => (ChainSource::Tools, Vec::new()),
             None => forms(settings, request, plan, context),
         };
         let mut forms: Vec<Option<WireForm>> = forms.into_iter().map(Some).collect();
@@ -103,7 +103,7 @@ impl MechanismChain {
 fn forms(
     settings: &Settings,
     request: &StructuredRequest,
-    plan: &Plan,
+    plan: &CallPlan,
     context: &CallContext,
 ) -> (ChainSource, Vec<WireForm>) {
     let capabilities = &context.negotiation.capabilities;

@@ -61,7 +61,7 @@ fn an_unknown_tool_is_re_asked_with_the_tools_that_exist() {
     );
     assert_eq!(calls(&outcome)[0].name, "read_file");
     assert_eq!(outcome.meta.reasks[0].class, FailureClass::UnknownTool);
-    assert_eq!(outcome.meta.reasks[0].action, Action::ResetPrompt);
+    assert_eq!(outcome.meta.reasks[0].action, ReaskAction::ResetPrompt);
     assert_eq!(
         outcome.meta.degrade_reason,
         Some(DegradeReason::ToolsInRequest)
@@ -253,7 +253,7 @@ fn a_call_that_loops_is_cut_off_and_re_asked_against_the_loop() {
     let outcome = world.call(&tool_request(ToolChoice::Required)).unwrap();
     let reask = &outcome.meta.reasks[0];
     assert_eq!(reask.class, FailureClass::Repetition);
-    assert_eq!(reask.action, Action::AntiRepetition);
+    assert_eq!(reask.action, ReaskAction::AntiRepetition);
     assert_eq!(calls(&outcome)[0].arguments, json!({"path": "README.md"}));
     let bodies = world.emulator.chat_bodies();
     assert!(bodies[1]["seed"].as_u64().is_some(), "a fresh seed");

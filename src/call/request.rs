@@ -19,10 +19,10 @@ use crate::schema::gbnf::Whitespace;
 use crate::schema::{self, Mechanism, SchemaError, UnknownContract};
 use crate::tools::{CompileError, SCHEMA_NAME, ToolChoice, ToolSet};
 
-use super::super::presets::preset;
 use super::turn::{ToolTurn, answered_calls, calls_as_text};
+use crate::backends::presets::preset;
 
-use super::super::chat::{ChatMessage, ChatRequest};
+use crate::backends::chat::{ChatMessage, ChatRequest};
 
 /// The ceiling a truncation re-ask may raise `max_tokens` to, unless the request sets its own:
 /// doubling stops here, because a larger budget than this rarely fits a local model's context.
@@ -97,7 +97,7 @@ impl StructuredRequest {
     /// before the call has one. `slmcode serve` starts a streamed answer before the call ends,
     /// and can still refuse a request that cannot be made with a status only until then.
     pub fn check(&self, settings: &Settings) -> Result<(), RequestError> {
-        let plan = Plan::resolve(settings, self)?;
+        let plan = CallPlan::resolve(settings, self)?;
         schema::validator(&plan.schema)?;
         Ok(())
     }
@@ -237,7 +237,7 @@ pub enum RequestError {
 
 /// What the call path makes of a request.
 #[derive(Clone, Debug)]
-pub(super) struct Plan {
+pub(super) struct CallPlan {
     /// The original schema: validation always uses it (`{}` for a tool turn without one).
     pub schema: Value,
     /// The name on the wire.
@@ -249,7 +249,7 @@ pub(super) struct Plan {
     /// to a local engine, earlier tool calls also written as text ([`calls_as_text`]).
     pub request: ChatRequest,
     /// Whether a tool-using role asks without a typed tool set (then nothing is constrained).
-    pub tools: bool,
+    pub untyped_tools: bool,
     /// The stop sequences, applied to the answer after its reasoning (by the watcher). The
     /// server gets them too only under `thinking = off`, or from a hosted API that never
     /// shows reasoning: every other engine applies `stop` inside the reasoning as well, where
@@ -271,9 +271,12 @@ pub(super) struct Plan {
     pub turn: Option<ToolTurn>,
 }
 
-impl Plan {
+impl CallPlan {
     /// Resolves `request` against `settings`.
-    pub fn resolve(settings: &Settings, request: &StructuredRequest) -> Result<Plan, RequestError> {
+    pub fn resolve(
+        settings: &Settings,
+        request: &StructuredRequest,
+    ) -> Result<CallPlan, RequestError> {
         if request.messages.is_empty() {
             return Err(RequestError::NoMessages);
         }
@@ -336,7 +339,7 @@ impl Plan {
             None if turn.is_some() => Vec::new(),
             None => JSON_STOP.iter().map(|stop| (*stop).to_owned()).collect(),
         };
-        let tools = turn.is_none()
+        let untyped_tools = turn.is_none()
             && decoding
                 .as_ref()
                 .is_some_and(|decoding| decoding.kind == RoleKind::ToolUsing);
@@ -369,12 +372,12 @@ impl Plan {
             sampling: serde_json::Map::new(),
             thinking: serde_json::Map::new(),
         };
-        Ok(Plan {
+        Ok(CallPlan {
             schema,
             name,
             strict_ready: strict_ready && turn.is_none(),
             request: chat,
-            tools,
+            untyped_tools,
             stop,
             enforced_system,
             max_tokens_cap: request

@@ -2,8 +2,8 @@ use serde_json::json;
 
 use super::*;
 
-fn plan(request: &StructuredRequest) -> Plan {
-    Plan::resolve(&Settings::default(), request).unwrap()
+fn plan(request: &StructuredRequest) -> CallPlan {
+    CallPlan::resolve(&Settings::default(), request).unwrap()
 }
 
 #[test]
@@ -22,7 +22,7 @@ fn a_contract_injects_its_prompt_and_the_json_only_stops() {
     );
     assert_eq!(plan.request.max_tokens, Some(2048));
     assert_eq!(plan.max_tokens_cap, DEFAULT_MAX_TOKENS_CAP);
-    assert!(plan.strict_ready && !plan.tools);
+    assert!(plan.strict_ready && !plan.untyped_tools);
     assert_eq!((plan.name.as_str(), plan.reask), ("plan", 3));
 }
 
@@ -67,9 +67,9 @@ fn roles_decide_stops_tools_and_the_contract() {
     assert_eq!(worker.stop, JSON_STOP);
     let tooled =
         plan(&StructuredRequest::role(RoleSpec::new("worker").with_tools(["read"])).user("go"));
-    assert!(tooled.tools);
+    assert!(tooled.untyped_tools);
     assert!(tooled.stop.is_empty() && tooled.request.stop.is_empty());
-    let error = Plan::resolve(
+    let error = CallPlan::resolve(
         &Settings::default(),
         &StructuredRequest::role(RoleSpec::new("describer")).user("x"),
     )
@@ -92,7 +92,7 @@ fn the_server_gets_the_stops_only_when_thinking_is_off() {
             thinking,
             ..Settings::default()
         };
-        let plan = Plan::resolve(&settings, &request).unwrap();
+        let plan = CallPlan::resolve(&settings, &request).unwrap();
         assert_eq!(plan.stop, JSON_STOP, "{thinking}");
         assert_eq!(!plan.request.stop.is_empty(), on_the_wire, "{thinking}");
     }
@@ -102,7 +102,7 @@ fn the_server_gets_the_stops_only_when_thinking_is_off() {
         ..Settings::default()
     };
     assert_eq!(
-        Plan::resolve(&openai, &request).unwrap().request.stop,
+        CallPlan::resolve(&openai, &request).unwrap().request.stop,
         JSON_STOP
     );
 }
@@ -137,7 +137,7 @@ fn a_tool_set_makes_a_tool_turn_whose_choice_is_auto_unless_given() {
         "none beside a schema is a plain request"
     );
     assert!(none.request.tools.is_none());
-    let unknown = Plan::resolve(
+    let unknown = CallPlan::resolve(
         &Settings::default(),
         &StructuredRequest::default()
             .tools(read_tool(), ToolChoice::Tool("write".into()))
@@ -151,15 +151,15 @@ fn a_tool_set_makes_a_tool_turn_whose_choice_is_auto_unless_given() {
 fn bad_requests_are_typed_errors() {
     let settings = Settings::default();
     assert_eq!(
-        Plan::resolve(&settings, &StructuredRequest::contract("plan")).unwrap_err(),
+        CallPlan::resolve(&settings, &StructuredRequest::contract("plan")).unwrap_err(),
         RequestError::NoMessages
     );
     assert!(matches!(
-        Plan::resolve(&settings, &StructuredRequest::contract("plna").user("x")).unwrap_err(),
+        CallPlan::resolve(&settings, &StructuredRequest::contract("plna").user("x")).unwrap_err(),
         RequestError::UnknownContract(_)
     ));
     assert!(matches!(
-        Plan::resolve(
+        CallPlan::resolve(
             &settings,
             &StructuredRequest::schema(json!({"type": 7})).user("x")
         )

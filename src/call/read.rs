@@ -4,13 +4,13 @@
 
 use crate::repair::{self, FailureClass};
 
-use super::super::chat::{ChatResponse, ToolCall, Usage};
-use super::super::stream::{StreamEnd, Timing};
-use super::outcome::{ReasoningMeta, ReasoningSource, StreamEnding, add_usage, bounded};
+use super::outcome::{ReasoningMeta, ReasoningSource, add_usage, bounded};
 use super::turn::read::TurnFailure;
 use super::walk::{Received, parses};
 use super::watch::Verdict;
 use super::{Answer, Call};
+use crate::backends::chat::{ChatResponse, ToolCall, Usage};
+use crate::backends::stream::{StreamEnding, Timing};
 
 /// The warning of an answer whose reasoning was ended by the server's stop sequences.
 pub(super) const STOPPED_IN_REASONING: &str = "the server's stop sequences ended the answer inside the model's reasoning: asked again with them applied after the reasoning only";
@@ -53,7 +53,7 @@ impl Reply {
 struct Recorded {
     text: String,
     native_calls: Vec<ToolCall>,
-    end: StreamEnd,
+    end: StreamEnding,
     verdict: Option<Verdict>,
 }
 
@@ -209,9 +209,14 @@ impl Call<'_> {
     /// Cuts `text` where the watcher ended the answer (a complete value, a stop sequence, a
     /// loop) and records how it ended; whether it is cut short (by a loop or the budget), or
     /// `None` when the call's deadline ended it.
-    fn cut(&mut self, text: &mut String, end: StreamEnd, verdict: Option<Verdict>) -> Option<bool> {
+    fn cut(
+        &mut self,
+        text: &mut String,
+        end: StreamEnding,
+        verdict: Option<Verdict>,
+    ) -> Option<bool> {
         let (ending, truncated) = match (end, verdict) {
-            (StreamEnd::Deadline, _) => {
+            (StreamEnding::Deadline, _) => {
                 self.meta.stream_end = StreamEnding::Deadline;
                 return None;
             }

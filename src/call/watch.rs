@@ -20,6 +20,7 @@
 
 use memchr::memmem;
 
+use crate::backends::stream::StreamEnding;
 use crate::repair::{self, REASONING_TAGS, RepairOptions, Repetition, RepetitionDetector};
 
 /// Why the rest of an answer is not worth waiting for.
@@ -38,6 +39,17 @@ pub enum Verdict {
         /// Where the stop sequence begins.
         end: usize,
     },
+}
+
+impl Verdict {
+    /// The stream ending this verdict cuts an answer with.
+    pub fn ending(&self) -> StreamEnding {
+        match self {
+            Verdict::Done { .. } => StreamEnding::Done,
+            Verdict::Repetition(_) => StreamEnding::Repetition,
+            Verdict::Stop { .. } => StreamEnding::Stop,
+        }
+    }
 }
 
 /// Where the watcher is in the answer.
@@ -406,7 +418,7 @@ mod tests {
         let at = prose_first.find("\nNote:").unwrap();
         assert_eq!(stopped(prose_first), Some(Verdict::Stop { end: at }));
         // Cut inside the reasoning: nothing yet, whatever headings it holds.
-        assert_eq!(stopped("<think>\n## Plan\nNote: more"), None);
+        assert_eq!(stopped("<think>\n## CallPlan\nNote: more"), None);
         // Without reasoning, a stop before any value ends the answer where it begins.
         assert_eq!(
             stopped("Sure.\n## Answer\n{\"a\": 1}"),

@@ -1,12 +1,13 @@
 //! Finishing a call: its repair statistics counted and saved, its meta completed, and its
 //! ending turned into the outcome or the failure the caller gets.
 
+use crate::backends::stream::StreamEnding;
 use crate::repair::{self, CallEnding, Rung};
 use crate::schema::Mechanism;
 
 use super::outcome::{
     CallFailure, CallMeta, ChainSource, DeadlineExceeded, DegradeReason, SchemaViolation,
-    StreamEnding, StructuredOutcome, bounded,
+    StructuredOutcome, bounded,
 };
 use super::{Call, Ending};
 
