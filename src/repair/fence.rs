@@ -3,10 +3,10 @@
 //! written as text.
 //!
 //! A fence is a run of three or more backticks or tildes; shorter runs are inline code. Runs are
-//! paired in order, and a block closes only on a run of its own marker (a `~~~` inside a
-//! ```` ``` ```` block is content), so the closing fence of a Python block is not taken for the
-//! opening of a JSON one. A block's content may start on the opening line (```` ```json {...}```
-//! ````) or on the next. A closing run inside the document (in one of its strings) is content,
+//! paired in order, and a block closes only on a run of its own marker (tildes inside a
+//! backtick block are content), so the closing fence of a Python block is not taken for the
+//! opening of a JSON one. A block's content may start on the opening line, after a language
+//! tag, or on the next. A closing run inside the document (in one of its strings) is content,
 //! so a reader looks for the block's closing run only from where its document ends.
 
 use super::scan::skip_blank;
