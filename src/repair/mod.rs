@@ -67,12 +67,14 @@ mod coerce;
 mod containers;
 mod document;
 mod escaped;
+pub(crate) mod fence;
 mod fullwidth;
 mod locate;
 mod outcome;
 mod parse;
 mod placeholders;
 mod prose;
+mod reasoning;
 mod repetition;
 mod rung;
 mod scalar;
@@ -100,10 +102,10 @@ use serde_json::Value;
 use crate::schema::{SchemaError, Validator};
 
 pub use coerce::{COERCE_DEPTH, Coercion, CoercionKind};
-pub use locate::REASONING_TAGS;
-pub(crate) use locate::{Reasoning, leading_reasoning, reasoning};
 pub use outcome::{FailureClass, RepairFailure, Repaired};
 pub use parse::MAX_DEPTH;
+pub use reasoning::REASONING_TAGS;
+pub(crate) use reasoning::{Reasoning, leading_reasoning, reasoning};
 pub use repetition::{
     LoopKind, MIN_REPEATS, MIN_SPAN, NUMBER_DIGITS, Repetition, RepetitionDetector, WHITESPACE_RUN,
     find_repetition,
@@ -254,29 +256,20 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
         return Err(Failed::empty("the input is empty"));
     }
     let mut start = 0;
-    match locate::reasoning(text) {
-        locate::Reasoning::Absent => {}
-        locate::Reasoning::Removed(at) => {
+    match reasoning(text) {
+        Reasoning::Absent => {}
+        Reasoning::Removed(end) | Reasoning::Orphan(end) => {
             gate(&mut changed, Rung::Think, 0)?;
-            start = at;
+            start = end;
         }
-        locate::Reasoning::Unclosed(at) => return Err(Failed::unclosed_reasoning(at)),
-        locate::Reasoning::Orphan { tag, end } => {
-            // `{"html": "</think>"}`: a closing tag inside the document is content.
-            let inside = locate::candidate(bytes, 0)
-                .is_some_and(|first| first < tag && spans_past(text, first, tag));
-            if !inside {
-                gate(&mut changed, Rung::Think, 0)?;
-                start = end;
-            }
-        }
+        Reasoning::Unclosed { at, .. } => return Err(Failed::unclosed_reasoning(at)),
     }
     if locate::gap(bytes, start, bytes.len()) != locate::Gap::Text {
         return Err(Failed::empty("the input holds only a reasoning block"));
     }
     // What every further top-level value needs before its own rungs: the reasoning block.
     let base = changed;
-    let fence = locate::fence(bytes, start).filter(|fence| {
+    let fence = fence::json_block(bytes, start).filter(|fence| {
         // A fence that sits inside the first document (in one of its strings) is not a fence.
         locate::candidate(bytes, start)
             .is_none_or(|first| first > fence.opening || !spans_past(text, first, fence.opening))

@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use super::document;
-use super::locate;
+use super::fence;
 use super::outcome::{self, FailureClass, RepairFailure, Repaired};
 use super::parse::SHALLOW;
 use super::rung::{Rung, RungSet};
@@ -55,8 +55,8 @@ pub(super) fn fenced(
     let bytes = text.as_bytes();
     let mut values = Vec::new();
     let (mut opening, mut at) = (opening, end);
-    while let Some(closed) = locate::fence_close_end(bytes, opening, at) {
-        let Some(fence) = locate::fence(bytes, closed) else {
+    while let Some(closing) = fence::closing(bytes, opening, at) {
+        let Some(fence) = fence::json_block(bytes, closing.end) else {
             break;
         };
         let Some((found, end)) = read(text, fence.content, allowed, base) else {

@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 
 use super::ToolSet;
 use super::parse::Tool;
-use crate::repair::{self, FailureClass, RepairFailure, RepairOptions, Repaired, Rung};
+use crate::repair::{self, FailureClass, Reasoning, RepairFailure, RepairOptions, Repaired, Rung};
 
 pub use outcome::{CallSource, DroppedCall, ExtractError, ExtractedCall, Extraction};
 use segment::{Body, Origin, Segment};
@@ -274,25 +274,19 @@ fn python_attempts(
     }
 }
 
-/// The text after a reasoning block (`<think>...</think>` and the like), where the calls are;
-/// a block that never closes means the model was cut off while thinking.
+/// The text after a reasoning block (`<think>...</think>` and the like, found as the repair
+/// ladder finds it), where the calls are; a block that never closes means the model was cut
+/// off while thinking.
 fn after_reasoning(text: &str) -> Result<&str, ExtractError> {
-    const TAGS: [&str; 4] = ["think", "thinking", "reasoning", "thought"];
-    let trimmed = text.trim_start();
-    let mut start = 0;
-    for tag in TAGS {
-        let closing = format!("</{tag}>");
-        if let Some(at) = text.rfind(&closing) {
-            start = start.max(at + closing.len());
-        } else if trimmed.starts_with(&format!("<{tag}>")) {
-            return Err(ExtractError::Truncated {
-                tool: None,
-                message: format!("the text ends inside its <{tag}> block, before any call"),
-                partial: None,
-            });
-        }
+    match repair::reasoning(text) {
+        Reasoning::Absent => Ok(text),
+        Reasoning::Removed(end) | Reasoning::Orphan(end) => Ok(&text[end..]),
+        Reasoning::Unclosed { tag, .. } => Err(ExtractError::Truncated {
+            tool: None,
+            message: format!("the text ends inside its <{tag}> block, before any call"),
+            partial: None,
+        }),
     }
-    Ok(&text[start..])
 }
 
 /// Parses a segment: the repaired value (`None` for a name-only function tag with an empty

@@ -6,7 +6,8 @@
 //!    `function_call`, `tool_use`), `<function=NAME>...</function>` (Llama 3.1's custom format,
 //!    and Qwen3-Coder's `<parameter=...>` form inside `<tool_call>`), and Mistral's
 //!    `[TOOL_CALLS]NAME[ARGS]{...}`; a block that never closes runs to the end of the text;
-//! 2. markdown code fences whose content starts with `{` or `[`;
+//! 2. markdown code fences whose content starts with `{` or `[`, found as the repair ladder finds
+//!    them ([`crate::repair::fence`]), each up to the closing fence after its document;
 //! 3. bare JSON: each top-level `{` or `[` that really opens a value (a key or `}` after `{`,
 //!    an object after `[`), up to its matching closer or the end of the text.
 //!
@@ -14,6 +15,8 @@
 //! only has to find where one document ends and the next prose begins; it follows double-quoted
 //! strings (with escapes), and single-quoted ones where a value or key can start, because small
 //! models write both.
+
+use crate::repair::fence;
 
 /// Where a candidate came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,7 +99,15 @@ struct InsideJson<'spans>(&'spans [(usize, usize, bool)]);
 impl InsideJson<'_> {
     /// Whether byte `at` lies inside a span (not at its first byte).
     fn contains(&self, at: usize) -> bool {
-        self.0.iter().any(|&(start, end, _)| start < at && at < end)
+        self.span_end(at).is_some()
+    }
+
+    /// Where the span that byte `at` lies inside (not at its first byte) ends.
+    fn span_end(&self, at: usize) -> Option<usize> {
+        self.0
+            .iter()
+            .find(|&&(start, end, _)| start < at && at < end)
+            .map(|&(_, end, _)| end)
     }
 }
 
@@ -284,45 +295,36 @@ fn mistral_calls<'text>(text: &'text str, inside: &InsideJson<'_>) -> Vec<Segmen
     found
 }
 
-/// Code fences whose content starts with `{` or `[`, each up to its closing fence (or the end).
+/// Code fences whose content starts with `{` or `[`, found by the repair ladder's scanner, each
+/// up to its closing fence (or the end). The closing fence is looked for after the document
+/// (up to the bracket that closes it): a fence inside one of its strings is content. A document
+/// that never closes is cut off, so its block ends at the first closing fence after its start.
 fn fences<'text>(text: &'text str, inside: &InsideJson<'_>) -> Vec<Segment<'text>> {
+    let bytes = text.as_bytes();
     let mut found = Vec::new();
     let mut at = 0;
-    while let Some(offset) = text[at..].find("```").or_else(|| text[at..].find("~~~")) {
-        let start = at + offset;
-        if inside.contains(start) {
-            at = start + 3;
+    while let Some(block) = fence::json_block(bytes, at) {
+        if let Some(end) = inside.span_end(block.opening) {
+            // A fence in a string of bare JSON: the rest of that document is content too.
+            at = end;
             continue;
         }
-        let marker = &text[start..start + 3];
-        let line_end = text[start..]
-            .find('\n')
-            .map_or(text.len(), |at| start + at + 1);
-        let content_start = line_end;
-        let (content_end, next, closed) = match text[content_start..].find(marker) {
-            Some(close) => {
-                let close = content_start + close;
-                let after = text[close..]
-                    .bytes()
-                    .take_while(|&byte| byte == marker.as_bytes()[0])
-                    .count();
-                (close, close + after, true)
-            }
+        let document_end =
+            matching_close(bytes, block.content).map_or(block.content, |close| close + 1);
+        let (content_end, next, closed) = match fence::closing(bytes, block.opening, document_end) {
+            Some(run) => (run.start, run.end, true),
             None => (text.len(), text.len(), false),
         };
-        let content = &text[content_start..content_end];
-        if content.trim_start().starts_with(['{', '[']) {
-            found.push(Segment {
-                origin: Origin::Fence,
-                name: None,
-                body: Body::Json(content),
-                at_end: text[if closed { next } else { content_end }..]
-                    .trim()
-                    .is_empty(),
-                surrounded: false,
-            });
-        }
-        at = next.max(start + 3);
+        found.push(Segment {
+            origin: Origin::Fence,
+            name: None,
+            body: Body::Json(&text[block.content..content_end]),
+            at_end: text[if closed { next } else { content_end }..]
+                .trim()
+                .is_empty(),
+            surrounded: false,
+        });
+        at = next;
     }
     found
 }
@@ -512,6 +514,26 @@ mod tests {
         assert_eq!(
             json_bodies(text),
             [(Origin::Fence, None, "{\"x\": 1}\n", false)]
+        );
+    }
+
+    #[test]
+    fn a_fence_inside_a_fenced_string_does_not_close_the_block() {
+        let text = "```json\n{\"md\": \"```sh\\nls\\n```\"}\n```\nok";
+        assert_eq!(
+            json_bodies(text),
+            [(
+                Origin::Fence,
+                None,
+                "{\"md\": \"```sh\\nls\\n```\"}\n",
+                false
+            )]
+        );
+        // A document that never closes runs to the first closing fence, as it did.
+        let text = "```json\n{\"a\": [1\n```\n";
+        assert_eq!(
+            json_bodies(text),
+            [(Origin::Fence, None, "{\"a\": [1\n", true)]
         );
     }
 
