@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use slmcode::backends::call::CallContext;
 use slmcode::backends::{NegotiateOptions, Negotiator};
+use slmcode::call::CallContext;
 use slmcode::config::Settings;
 use slmcode::serve::{Proxy, ProxyOptions};
 

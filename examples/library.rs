@@ -4,7 +4,7 @@
 //! `cargo run --example library` repairs the shipped small-model answer; with
 //! `SLMCODE_ENDPOINT` set, it also asks that endpoint for a plan.
 
-use slmcode::backends::call::{CallContext, StructuredRequest, structured_call};
+use slmcode::call::{CallContext, StructuredRequest, structured_call};
 use slmcode::config::{Environment, Overrides, resolve};
 use slmcode::repair::{RepairOptions, repair};
 use slmcode::schema;

@@ -6,7 +6,7 @@
 //! `cargo run --example own_config_dir -- DIR ENDPOINT` asks the llama.cpp server at
 //! ENDPOINT for a plan and keeps slmcode's files in DIR.
 
-use slmcode::backends::call::{CallContext, StructuredRequest, structured_call};
+use slmcode::call::{CallContext, StructuredRequest, structured_call};
 use slmcode::config::{Environment, Overrides, resolve};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -14,7 +14,7 @@
 use std::path::{Component, Path};
 
 use serde_json::json;
-use slmcode::backends::call::{
+use slmcode::call::{
     Answer, CallContext, ParsedToolCall, StructuredRequest, assistant_message, structured_call,
     tool_result_message,
 };
