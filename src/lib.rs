@@ -3,6 +3,36 @@
 //! The library is the core: it never prints and never exits. The `slmcode` binary is a thin
 //! command-line layer over it (see `src/cli/`).
 //!
+//! # Architecture
+//!
+//! One crate, in layers that import only downward: [`schema`] (contracts, validation, grammar
+//! derivation, projection) → [`repair`](mod@repair) (the repair ladder) → [`tools`] (tool sets as one
+//! constraint, calls read out of text) → [`config`] (settings and where each came from) →
+//! [`backends`] (talking to an endpoint: presets, transport, retries, probing, the capabilities
+//! cache, negotiation) → [`call`] (the structured call path) → [`serve`] (the proxy). The
+//! binary (`src/cli/`) prints and exits; the library does neither.
+//!
+//! A structured call ([`structured_call`]) is six named steps over one state, each a function
+//! in `call`: **plan** the request (schema, instructions, stops, budgets), **start** the walk
+//! down the mechanism chain, **ask** for one answer (sent and watched as it streams; a rejected
+//! form walks down the chain), **read** it (recorded, cut where the watcher ended it, counted
+//! toward the form's enforcement, judged once by the repair ladder against the original
+//! schema), decide the **next request** (a re-ask matched to the failure class, within the
+//! deadline), and **finish** (the value with its meta, or the failure with its evidence).
+//!
+//! Where each mechanism lives: finding the answer in a model's text (reasoning blocks, code
+//! fences, the first real opener) in `repair::{reasoning, fence, locate}`, used by repair, tool
+//! extraction and the probe alike; loop detection in `repair::repetition`; a schema's GBNF in
+//! `schema::gbnf`; the wire forms and what each engine takes in `backends::presets`; the probe
+//! in `backends::probe`; the chain and its walk in `call::{chain, walk}`; the re-ask table in
+//! `call::reask`; tool turns in `call::turn`.
+//!
+//! The items a harness needs are re-exported here: [`structured_call`] with
+//! [`StructuredRequest`], [`CallContext`], [`StructuredOutcome`], [`CallFailure`] and
+//! [`CallMeta`]; [`repair()`] with [`RepairOptions`], [`Repaired`], [`RepairFailure`],
+//! [`FailureClass`] and [`Rung`]; [`validate()`] and [`contract()`]; [`Settings`] and
+//! [`Environment`]; [`ToolSet`] and [`ToolChoice`].
+//!
 //! # Three entry points
 //!
 //! [`repair`](repair::repair) turns a model's unconstrained answer into a value that passes the
@@ -45,9 +75,9 @@
 //! assert_eq!(violations.0[0].pointer, "/n");
 //! ```
 //!
-//! [`structured_call`](call::structured_call) is the whole path `slmcode generate` runs:
+//! [`structured_call`] is the whole path `slmcode generate` runs:
 //! negotiate the strongest constraint the endpoint supports, ask, repair, validate, re-ask.
-//! Settings come from an [`Environment`](config::Environment) the harness builds (or
+//! Settings come from an [`Environment`] the harness builds (or
 //! `Environment::from_process()`), so nothing is read from the process unless it says so:
 //!
 //! ```
@@ -107,6 +137,17 @@
 //!   step is a **rung** ([`repair::Rung`]). "Ladder" and "rung" mean the repair ladder only.
 //! - **failure class**: why an answer gave no value (`prose`, `truncated`, `wrong_shape`, ...),
 //!   which decides the **re-ask** sent next ([`repair::FailureClass`]).
+//! - **re-ask**: a request for a new answer after a failed one, chosen by the failure class
+//!   from one table ([`ReaskAction`](call::ReaskAction)); never "evolve" or "retry". A
+//!   **retry** is the same request again after a transport failure (`transport_retries`);
+//!   `meta.retry_count` counts re-asks (the JSON name is older than the word).
+//! - **walk**: a call's way down its mechanism chain, form by form; one HTTP request and its
+//!   answer is an **exchange**. The **call plan** is what a call makes of its request before
+//!   the walk (never "plan", which is a contract).
+//! - **relay**: `slmcode serve` sending a request that needs nothing from the call path
+//!   upstream unchanged ([`Relayed`](backends::Relayed)).
+//! - **stream ending**: how an answer's stream ended, on its own or cut and why
+//!   ([`StreamEnding`](backends::StreamEnding)).
 //! - **source**: where something came from, always named with the thing: a setting's
 //!   [`SettingSource`](config::SettingSource) (flag, environment, file, default), the
 //!   capabilities' [`CapabilitySource`](backends::CapabilitySource) (probe, cache, prior), an
@@ -123,7 +164,7 @@
 //!   compiled validators, grammars and tool sets).
 //! - [`agents`]: role specs and `normalize_decoding` (contract, JSON-only, serial tools, stop
 //!   sequences per role; language-specialised ids fold to their generic role).
-//! - [`repair`]: the repair ladder (string-aware tolerant parsing, truncation detection, partial
+//! - [`repair`](mod@repair): the repair ladder (string-aware tolerant parsing, truncation detection, partial
 //!   recovery, schema-driven coercion) and its statistics (pure counting: `repair` and
 //!   `schema` do no I/O). Depends on `schema`.
 //! - [`tools`]: a request's tools compiled into one constraint (JSON Schema `oneOf` and its
@@ -135,15 +176,17 @@
 //! - [`config`]: settings, with their provenance (flags > environment > file > defaults).
 //! - [`backends`]: provider presets, transport, error classes and retry, probing, and the
 //!   capabilities cache: which constraint mechanism an endpoint really supports.
+//! - [`call`]: the structured call path every structured request takes: the call plan, the
+//!   mechanism chain and the walk down it, the watcher, the read of an answer, the re-asks and
+//!   tool turns. Depends on `backends` and everything below it.
 //! - [`serve`]: an OpenAI-compatible proxy that puts the structured call path in front of an
 //!   endpoint for any client of the chat API.
 
-// Where tests live. A file's unit tests sit at its bottom, in `#[cfg(test)] mod tests { .. }`;
-// when that would take the file past about 600 lines, they move to `<file>_tests.rs` beside it,
-// declared `#[cfg(test)] #[path = "<file>_tests.rs"] mod tests;`. Tests that exercise a whole
-// module through its public functions (corpora, end-to-end paths through the module) live in
-// `<module>/tests.rs` or `<module>/tests/`. Tests of the binary run it for real, from
-// `tests/cli/`; tests against real engines are in `tests/e2e/`.
+// Where tests live. A file's unit tests sit beside what they test, at the file's bottom in
+// `#[cfg(test)] mod tests { .. }`. Tests that exercise a whole module through its public
+// functions (corpora, end-to-end paths through the module) live in `<module>/tests.rs` or
+// `<module>/tests/`. Tests of the binary run it for real, from `tests/cli/`; tests against real
+// engines are in `tests/e2e/`.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![warn(missing_docs)]
@@ -160,6 +203,14 @@ pub mod tools;
 
 mod memo;
 mod text;
+
+pub use call::{
+    CallContext, CallFailure, CallMeta, StructuredOutcome, StructuredRequest, structured_call,
+};
+pub use config::{Environment, Settings};
+pub use repair::{FailureClass, RepairFailure, RepairOptions, Repaired, Rung, repair};
+pub use schema::{contract, validate};
+pub use tools::{ToolChoice, ToolSet};
 
 #[cfg(test)]
 mod naming_tests;

@@ -19,6 +19,7 @@ use crate::schema::Mechanism;
 /// `guided_json` keeps `structured_outputs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum WireForm {
     /// `response_format: {"type": "json_schema", "json_schema": {..., "strict": true}}`.
     JsonSchemaStrict,

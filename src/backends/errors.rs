@@ -17,6 +17,7 @@ use serde::Serialize;
 /// How a failed call is handled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ErrorClass {
     /// A connection failure or a 5xx: retried (a local server that is loading refuses
     /// connections for a few seconds).

@@ -6,8 +6,8 @@
 //! ([`ErrorClass`], [`RetryPolicy`]), whether anything listens at an endpoint ([`reachability`]),
 //! which server is running ([`Fingerprint`]) and so which engine requests follow ([`Engine`]),
 //! probing ([`probe`](fn@probe)) and what it found ([`Capabilities`]), and the capabilities
-//! cache ([`CapabilityCache`]), tied together by [`Negotiator`]; and the structured call path
-//! ([`call`]) that every structured request takes. Endpoints are normalised by
+//! cache ([`CapabilityCache`]), tied together by [`Negotiator`]. The structured call path
+//! ([`crate::call`]) is built on it. Endpoints are normalised by
 //! [`normalize_endpoint`]. It uses `config` (settings, secrets, the config directory), `schema`
 //! (mechanisms, constraints, validation), `repair` and `tools` (the repair ladder and tool
 //! sets), `agents` (roles) and `files` (the cache and the repair statistics on disk); it returns
@@ -20,11 +20,11 @@ pub(crate) mod engine;
 pub(crate) mod errors;
 pub(crate) mod events;
 pub(crate) mod fingerprint;
-pub(crate) mod forward;
 pub(crate) mod negotiate;
 pub(crate) mod presets;
 pub(crate) mod probe;
 pub mod reachability;
+pub(crate) mod relay;
 pub(crate) mod retry;
 pub(crate) mod stream;
 mod time;
@@ -56,10 +56,10 @@ pub use chat::{ChatMessage, ChatRequest, ChatResponse, ToolCall, Usage, build_bo
 pub use engine::{Engine, EngineSource};
 pub use errors::{CallError, ErrorClass, TlsFailure, TransportFailure, classify};
 pub use fingerprint::{Fingerprint, RecognisedEngine};
-pub use forward::Relayed;
 pub use negotiate::{CapabilitySource, NegotiateOptions, Negotiation, Negotiator, TargetError};
 pub use presets::{AuthHeader, FingerprintRoute, Preset, Prior, preset};
 pub use probe::{ProbeReport, Target, probe};
+pub use relay::Relayed;
 pub use retry::{Jitter, RetryPolicy};
 pub use stream::{Flow, Progress, StreamEnding, StreamLimits, Streamed, Timing};
 pub use transport::Client;

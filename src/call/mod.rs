@@ -23,7 +23,7 @@
 //!    calls, each against its tool), whatever the server claimed; a failure after a loop is a
 //!    loop's;
 //! 5. **next request** (`Call::next_request`): on a failure, at most `reask` re-asks matched to
-//!    the failure class ([`reask_action`]) within the call's deadline;
+//!    the failure class (the re-ask table, `reask`) within the call's deadline;
 //! 6. **finish** (`Call::finish`, in `finish`): the value with its [`CallMeta`], or a
 //!    [`CallFailure`]: an endpoint failure, or a [`SchemaViolation`] with the validation errors,
 //!    the bounded raw text, and for a truncated object the complete members and the required

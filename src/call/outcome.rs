@@ -117,7 +117,8 @@ pub struct CallMeta {
     pub attempts: u32,
     /// The re-asks, in order.
     pub reasks: Vec<Reask>,
-    /// Re-asks of the answer (the first answer not counted): `reasks.len()`.
+    /// Re-asks sent (the first answer not counted): `reasks.len()`. A re-ask, not a retry:
+    /// the JSON name is older than the glossary; transport retries are `transport_retries`.
     pub retry_count: u32,
     /// Transport retries, reported apart: the same request again after a transient failure,
     /// a rate limit or an idle stream.

@@ -31,7 +31,7 @@ use crate::backends::chat::{ChatMessage, ChatRequest};
 #[serde(rename_all = "snake_case")]
 pub enum ReaskAction {
     /// The original conversation again, with a fresh seed and a temperature of at least
-    /// [`REASK_TEMPERATURE`]: there is nothing to correct in an empty answer, but the same
+    /// `REASK_TEMPERATURE` (0.5): there is nothing to correct in an empty answer, but the same
     /// request would get the same one back.
     Resample,
     /// A hard reset: "output only one JSON object matching the schema", with what was wrong.
@@ -239,18 +239,7 @@ mod tests {
 
     #[test]
     fn every_failure_class_has_exactly_one_action() {
-        for class in [
-            FailureClass::Empty,
-            FailureClass::Prose,
-            FailureClass::Truncated,
-            FailureClass::Malformed,
-            FailureClass::WrongShape,
-            FailureClass::Repetition,
-            FailureClass::UnknownTool,
-            FailureClass::ToolNotChosen,
-            FailureClass::InvalidArguments,
-            FailureClass::RepeatedCall,
-        ] {
+        for class in FailureClass::ALL {
             assert_eq!(
                 REASK_ACTIONS
                     .iter()

@@ -85,6 +85,9 @@ impl Failure {
     }
 }
 
+/// What the row of a failure class this table does not know says happened.
+const UNKNOWN_CLASS: &str = "the answer failed a check";
+
 /// The row for `class`.
 pub const fn failure(class: FailureClass) -> Failure {
     const RESHAPE: &str =
@@ -143,6 +146,13 @@ pub const fn failure(class: FailureClass) -> Failure {
             "the model fell into a loop",
             "re-ask with anti-repetition sampling (penalties, a fresh seed, a small temperature), not a larger max_tokens",
             "try --reask 5 --call-timeout 120, keep anti_repetition = always, or a larger model; a larger --max-tokens only makes the loop longer",
+        ),
+        // A class the library added after this row table: a failed check all the same.
+        _ => (
+            Exit::SchemaViolation,
+            UNKNOWN_CLASS,
+            RESHAPE,
+            "try --reask 5 --call-timeout 120",
         ),
     };
     Failure {
@@ -231,6 +241,13 @@ mod tests {
         ];
         for (class, code) in classes {
             assert_eq!(Exit::for_failure(class) as u8, code, "{class:?}");
+        }
+        for class in FailureClass::ALL {
+            assert_ne!(
+                failure(class).what,
+                UNKNOWN_CLASS,
+                "{class}: a row of its own"
+            );
         }
     }
 

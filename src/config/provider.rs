@@ -7,6 +7,7 @@ use std::str::FromStr;
 /// The kind of server slmcode talks to. Each has a preset in the backends layer (default
 /// endpoint, key variable, auth header, which mechanisms are worth probing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum Provider {
     /// The OpenAI API.
     OpenAi,

@@ -37,6 +37,7 @@ pub struct Repaired {
 /// Why no trustworthy value came out; decides how a caller re-asks the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum FailureClass {
     /// Nothing but whitespace (or only a reasoning block).
     Empty,
@@ -68,6 +69,21 @@ pub enum FailureClass {
 }
 
 impl FailureClass {
+    /// Every class, in declaration order (the enum may grow: match with a fallback arm, and
+    /// iterate this to cover what a version knows).
+    pub const ALL: [FailureClass; 10] = [
+        FailureClass::Empty,
+        FailureClass::Prose,
+        FailureClass::Truncated,
+        FailureClass::Malformed,
+        FailureClass::WrongShape,
+        FailureClass::Repetition,
+        FailureClass::UnknownTool,
+        FailureClass::ToolNotChosen,
+        FailureClass::InvalidArguments,
+        FailureClass::RepeatedCall,
+    ];
+
     /// The class's stable name.
     pub const fn as_str(self) -> &'static str {
         match self {

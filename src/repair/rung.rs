@@ -11,6 +11,7 @@ use serde::Serialize;
 /// One stage of the repair ladder. The declaration order is the ladder's order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Rung {
     /// The text was valid JSON as it stood (a leading byte-order mark is ignored).
     None,

@@ -575,7 +575,7 @@ fn relay(
     let settings = shared.context.settings();
     let idle = Duration::from_secs(settings.timeout_s.max(1));
     let whole = Duration::from_secs(settings.call_timeout_s.max(1));
-    match shared.upstream.forward(path, body, idle, whole) {
+    match shared.upstream.relay(path, body, idle, whole) {
         Ok(relayed) => {
             let status = relayed.status;
             record.status = status;

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::backends::forward::Relayed;
+use crate::backends::relay::Relayed;
 use crate::backends::transport::MASK;
 
 /// The largest request head read.

@@ -40,7 +40,7 @@
 //!
 //! [`extract`] finds tool calls in free text (`<tool_call>` blocks, fenced or bare JSON, the
 //! common key spellings, arguments given as a JSON string), repairs each with the repair ladder
-//! ([`crate::repair`]) and validates its arguments against that tool's schema. Hosted APIs
+//! ([`crate::repair`](mod@crate::repair)) and validates its arguments against that tool's schema. Hosted APIs
 //! take no grammar, so extraction stays on everywhere; a constrained turn simply needs no
 //! repair.
 //!
@@ -50,7 +50,7 @@
 //! field, so the model reads them there); [`call_id`] gives a call written as text a stable id
 //! derived from its content.
 //!
-//! Uses [`crate::schema`] (validation, GBNF derivation) and [`crate::repair`]; no I/O.
+//! Uses [`crate::schema`] (validation, GBNF derivation) and [`crate::repair`](mod@crate::repair); no I/O.
 
 mod canonical;
 mod choice;

@@ -146,7 +146,7 @@ struct Generated<'a> {
 
 /// `--json` output of a failed `slmcode generate` (exit 3, 4, 5 or 6).
 #[derive(Debug, Serialize)]
-struct Failed<'a> {
+struct FailedOutput<'a> {
     /// The error, with its evidence.
     error: FailureDetail<'a>,
     /// What happened before it.
@@ -166,7 +166,7 @@ struct FellBack<'a> {
     meta: &'a CallMeta,
 }
 
-/// `error` in [`Failed`]: the fields every command's error has, plus the evidence.
+/// `error` in [`FailedOutput`]: the fields every command's error has, plus the evidence.
 #[derive(Debug, Serialize)]
 struct FailureDetail<'a> {
     /// `not_json`, `truncated`, `schema_violation`, `endpoint` or `repetition`; `text_fallback`
@@ -506,7 +506,7 @@ fn fail(
     if printer.json() {
         let message = detail.message.clone();
         let hint = detail.hint.clone();
-        printer.json_value(&Failed {
+        printer.json_value(&FailedOutput {
             error: detail,
             meta,
         })?;

@@ -38,7 +38,7 @@ impl Client {
     /// without one, with this client's key. `idle` bounds the wait for each piece of the
     /// answer and `whole` the whole exchange. Any status is an answer to relay; only a
     /// failure to get one is an error.
-    pub fn forward(
+    pub fn relay(
         &self,
         path: &str,
         body: Option<&[u8]>,
