@@ -21,7 +21,9 @@
 use memchr::memmem;
 
 use crate::backends::stream::StreamEnding;
-use crate::repair::{self, REASONING_TAGS, RepairOptions, Repetition, RepetitionDetector};
+use crate::repair::{
+    self, CLOSING_TAGS, REASONING_TAGS, RepairOptions, Repetition, RepetitionDetector,
+};
 
 /// Why the rest of an answer is not worth waiting for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -335,9 +337,6 @@ fn opening_tag(text: &str) -> Tag {
     }
     if undecided { Tag::Undecided } else { Tag::No }
 }
-
-/// The closing tag of each of [`REASONING_TAGS`], in the same order.
-const CLOSING_TAGS: [&str; 4] = ["</think>", "</thinking>", "</reasoning>", "</thought>"];
 
 #[cfg(test)]
 mod tests {

@@ -104,6 +104,7 @@ use crate::schema::{SchemaError, Validator};
 pub use coerce::{COERCE_DEPTH, Coercion, CoercionKind};
 pub use outcome::{FailureClass, RepairFailure, Repaired};
 pub use parse::MAX_DEPTH;
+pub(crate) use reasoning::CLOSING_TAGS;
 pub use reasoning::REASONING_TAGS;
 pub(crate) use reasoning::{Reasoning, leading_reasoning, reasoning};
 pub use repetition::{

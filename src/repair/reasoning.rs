@@ -13,6 +13,11 @@ use super::locate;
 /// The reasoning tags thinking models wrap their thoughts in (`<think>...</think>`).
 pub const REASONING_TAGS: [&str; 4] = ["think", "thinking", "reasoning", "thought"];
 
+/// The closing tag of each of [`REASONING_TAGS`], in the same order: for a reader that must
+/// match a tag in a stream before it has the whole answer (the call path's watcher).
+pub(crate) const CLOSING_TAGS: [&str; 4] =
+    ["</think>", "</thinking>", "</reasoning>", "</thought>"];
+
 /// What a reasoning block at the start of the answer means for the rest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Reasoning {
@@ -92,6 +97,13 @@ pub(crate) fn leading_reasoning(text: &str) -> Option<(&str, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_closing_tag_closes_its_reasoning_tag() {
+        for (tag, closing) in REASONING_TAGS.iter().zip(CLOSING_TAGS) {
+            assert_eq!(format!("</{tag}>"), closing);
+        }
+    }
 
     #[test]
     fn reasoning_blocks_are_found() {
