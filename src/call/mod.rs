@@ -86,12 +86,13 @@ pub fn structured_call(
     request: &StructuredRequest,
     context: &CallContext,
 ) -> Result<StructuredOutcome, CallFailure> {
+    let started = Instant::now();
     let plan = CallPlan::resolve(&context.settings, request)?;
     // The schema compiled while planning; this only borrows the cached validator.
     let options = RepairOptions::new()
         .schema(&plan.schema)
         .map_err(RequestError::from)?;
-    let mut call = Call::start(request, context, &plan, options);
+    let mut call = Call::start(request, context, &plan, options, started);
     let ending = loop {
         let reply = match call.ask() {
             Ok(reply) => reply,
@@ -142,16 +143,17 @@ struct Call<'a> {
 }
 
 impl<'a> Call<'a> {
-    /// The call before its first answer: the walk down the chain set up, the first request
-    /// shaped for the engine, the meta at its start.
+    /// The call before its first answer, which began at `started` (its deadline counts from
+    /// there): the walk down the chain set up, the first request shaped for the engine, the
+    /// meta at its start.
     fn start(
         request: &StructuredRequest,
         context: &'a CallContext,
         plan: &'a CallPlan,
         options: RepairOptions<'a>,
+        started: Instant,
     ) -> Call<'a> {
         let settings = &context.settings;
-        let started = Instant::now();
         context.recall_refusals();
         let deadline = started + plan.call_timeout;
         let limits = StreamLimits {
