@@ -31,9 +31,10 @@ use super::cache::{
 use super::capabilities::{Capabilities, FormOutcome, WireForm};
 use super::engine::Engine;
 use super::fingerprint::{self, Fingerprint};
-use super::probe::{ProbeReport, Target, probe};
+use super::probe::{ProbeReport, probe};
+use super::target::Target;
+pub(crate) use super::target::TargetError;
 use super::time::now_rfc3339;
-use crate::config::endpoint::{EndpointError, normalize_endpoint};
 
 /// Where the capabilities in a [`Negotiation`] came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -58,39 +59,6 @@ impl CapabilitySource {
             CapabilitySource::Prior => "prior",
             CapabilitySource::ForcedOff => "forced_off",
         }
-    }
-}
-
-/// The settings a target could not be made from.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum TargetError {
-    /// No endpoint configured, and the provider has no default.
-    #[error("no endpoint is set, and provider {0} has no default endpoint")]
-    NoEndpoint(crate::config::Provider),
-    /// The endpoint is not usable.
-    #[error(transparent)]
-    Endpoint(#[from] EndpointError),
-}
-
-impl Target {
-    /// The target the settings describe: the configured endpoint (or the preset's default),
-    /// normalised, and a note when normalisation changed what the user wrote.
-    pub fn from_settings(settings: &Settings) -> Result<(Target, Option<String>), TargetError> {
-        let preset = super::presets::preset(settings.provider);
-        let (text, configured) = match (&settings.endpoint, preset.default_endpoint) {
-            (Some(endpoint), _) => (endpoint.as_str(), true),
-            (None, Some(default)) => (default, false),
-            (None, None) => return Err(TargetError::NoEndpoint(settings.provider)),
-        };
-        let normalized = normalize_endpoint(settings.provider, text)?;
-        let target = Target {
-            provider: settings.provider,
-            endpoint: normalized.endpoint.with_default_api_version(),
-            model: settings.model.clone().filter(|model| !model.is_empty()),
-            api_key: settings.api_key.clone(),
-            thinking: settings.thinking,
-        };
-        Ok((target, normalized.changed.filter(|_| configured)))
     }
 }
 
