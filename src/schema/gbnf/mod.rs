@@ -36,13 +36,7 @@ mod shared;
 mod types;
 
 #[cfg(test)]
-mod exactness;
-#[cfg(test)]
-mod instances;
-#[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod texts;
 
 use std::sync::Arc;
 
