@@ -41,8 +41,6 @@ pub mod fuzzing {
 }
 
 #[cfg(test)]
-pub(crate) mod faults_tests;
-#[cfg(test)]
 pub(crate) mod tests;
 
 pub use crate::config::endpoint::{
