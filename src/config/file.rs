@@ -19,7 +19,6 @@
 //! a directory at the path (or at the end of the link) is an error that names it, because
 //! reading a FIFO blocks and renaming over a device replaces it.
 
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -401,21 +400,6 @@ fn first_table_mut(document: &mut DocumentMut) -> Option<&mut toml_edit::Table> 
         .min_by_key(|table| table.position().unwrap_or(isize::MAX))
 }
 
-/// The permission bits of `path` (unix), for warnings about a key in a readable file.
-#[cfg(unix)]
-pub(crate) fn mode(path: &Path) -> Option<u32> {
-    use std::os::unix::fs::PermissionsExt;
-    fs::metadata(path)
-        .ok()
-        .map(|metadata| metadata.permissions().mode() & 0o777)
-}
-
-/// The permission bits of `path`: not meaningful off unix.
-#[cfg(not(unix))]
-pub(crate) fn mode(_path: &Path) -> Option<u32> {
-    None
-}
-
 #[cfg(test)]
 mod tests {
     //! The settings file: edits that keep comments and other tools' tables, atomic writes, modes.
@@ -627,11 +611,6 @@ theme = \"dark\" # keep me
     }
 
     #[cfg(unix)]
-    fn mode_of(path: &Path) -> u32 {
-        super::mode(path).unwrap()
-    }
-
-    #[cfg(unix)]
     #[test]
     fn a_file_with_a_literal_key_is_written_0600() {
         use std::os::unix::fs::PermissionsExt;
@@ -646,7 +625,7 @@ theme = \"dark\" # keep me
             &SettingValue::Secret(Secret::new("sk-1")),
         );
         file.save().unwrap();
-        assert_eq!(mode_of(&path), 0o600);
+        assert_eq!(files::mode(&path).unwrap(), 0o600);
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
             "model = \"m\"\napi_key = \"sk-1\"\n"

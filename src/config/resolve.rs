@@ -336,7 +336,7 @@ pub fn resolve(environment: &Environment, overrides: &Overrides) -> Result<Resol
         warnings.push(ConfigWarning::LiteralKeyInFile {
             path: config_path.clone(),
         });
-        if let Some(mode) = file::mode(&config_path).filter(|mode| mode & 0o077 != 0) {
+        if let Some(mode) = crate::files::mode(&config_path).filter(|mode| mode & 0o077 != 0) {
             warnings.push(ConfigWarning::KeyFileReadable {
                 path: config_path.clone(),
                 mode,
