@@ -290,8 +290,8 @@ impl Assembler {
 
 #[cfg(test)]
 mod tests {
-    //! Unit tests of the event reader and the chunk assembler; the exchange that reads them is tested
-    //! against the emulator (`backends::tests`) and the real server (`tests/e2e`).
+    //! Unit tests of the event reader and the chunk assembler; the exchange that reads them is
+    //! tested against the emulator (`backends::tests`) and the real server (`tests/e2e`).
 
     use std::io::Cursor;
 
