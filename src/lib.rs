@@ -182,11 +182,13 @@
 //! - [`serve`]: an OpenAI-compatible proxy that puts the structured call path in front of an
 //!   endpoint for any client of the chat API.
 
-// Where tests live. A file's unit tests sit beside what they test, at the file's bottom in
-// `#[cfg(test)] mod tests { .. }`. Tests that exercise a whole module through its public
-// functions (corpora, end-to-end paths through the module) live in `<module>/tests.rs` or
-// `<module>/tests/`. Tests of the binary run it for real, from `tests/cli/`; tests against real
-// engines are in `tests/e2e/`.
+// Where tests live. A file's unit tests sit at its bottom, in `#[cfg(test)] mod tests { .. }`,
+// however long that makes the file. Tests that exercise a whole module through its public
+// functions (end-to-end paths through the module, against the engine emulator) live in
+// `<module>/tests.rs` or `<module>/tests/`, with the helpers they share; a suite that is a unit
+// of its own (a corpus, a property suite, a check over the whole source tree) has a file named
+// for it. Tests of the binary run it for real, from `tests/cli/`; tests against real engines are
+// in `tests/e2e/`.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![warn(missing_docs)]

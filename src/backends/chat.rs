@@ -313,3 +313,195 @@ pub(super) fn parse_usage(usage: &Value) -> Usage {
             .and_then(Value::as_u64),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The wire format: each constraint in its field, tools, answers, reasoning fields, and an
+    //! answer misfiled as reasoning.
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::backends::tests::request;
+
+    #[test]
+    fn each_constraint_goes_in_its_field() {
+        let schema = json!({"type": "object"});
+        let strict = build_body(
+            &request(),
+            &Constraint::JsonSchema {
+                name: "plan".to_owned(),
+                schema: schema.clone(),
+                strict: true,
+            },
+            GuidedField::StructuredOutputs,
+        );
+        assert_eq!(
+            strict["response_format"],
+            json!({"type": "json_schema", "json_schema": {"name": "plan", "schema": schema, "strict": true}})
+        );
+        let loose = build_body(
+            &request(),
+            &Constraint::JsonSchema {
+                name: "plan".to_owned(),
+                schema: schema.clone(),
+                strict: false,
+            },
+            GuidedField::StructuredOutputs,
+        );
+        assert!(
+            loose["response_format"]["json_schema"]
+                .get("strict")
+                .is_none()
+        );
+        let guided = Constraint::GuidedJson {
+            schema: schema.clone(),
+        };
+        assert_eq!(
+            build_body(&request(), &guided, GuidedField::StructuredOutputs)["structured_outputs"],
+            json!({"json": schema})
+        );
+        let legacy = build_body(&request(), &guided, GuidedField::GuidedJson);
+        assert_eq!(legacy["guided_json"], schema);
+        assert!(legacy.get("structured_outputs").is_none());
+        let grammar = build_body(
+            &request(),
+            &Constraint::Grammar {
+                gbnf: "root ::= \"x\"".to_owned(),
+            },
+            GuidedField::StructuredOutputs,
+        );
+        assert_eq!(grammar["grammar"], json!("root ::= \"x\""));
+        assert_eq!(
+            build_body(
+                &request(),
+                &Constraint::JsonObject,
+                GuidedField::StructuredOutputs
+            )["response_format"],
+            json!({"type": "json_object"})
+        );
+        let plain = build_body(
+            &request(),
+            &Constraint::None,
+            GuidedField::StructuredOutputs,
+        );
+        for field in [
+            "response_format",
+            "structured_outputs",
+            "guided_json",
+            "grammar",
+        ] {
+            assert!(plain.get(field).is_none(), "{field}");
+        }
+        assert_eq!(plain["model"], json!("m"));
+        assert_eq!(plain["max_tokens"], json!(64));
+        assert_eq!(plain["stop"], json!(["\n## "]));
+        assert_eq!(plain["seed"], json!(7));
+        assert_eq!(
+            plain["messages"],
+            json!([{"role": "user", "content": "hi"}])
+        );
+    }
+
+    #[test]
+    fn tools_pass_through_and_a_missing_model_is_omitted() {
+        let mut with_tools = request();
+        with_tools.model = None;
+        with_tools.tools = Some(json!([{"type": "function", "function": {"name": "read"}}]));
+        with_tools.tool_choice = Some(json!("required"));
+        with_tools.parallel_tool_calls = Some(false);
+        let body = build_body(
+            &with_tools,
+            &Constraint::None,
+            GuidedField::StructuredOutputs,
+        );
+        assert!(body.get("model").is_none());
+        assert_eq!(body["tools"][0]["function"]["name"], json!("read"));
+        assert_eq!(body["tool_choice"], json!("required"));
+        assert_eq!(body["parallel_tool_calls"], json!(false));
+    }
+
+    #[test]
+    fn answers_parse_content_finish_reason_usage_and_tool_calls() {
+        let body = json!({
+            "model": "tiny",
+            "choices": [{"finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": null,
+                "tool_calls": [{"id": "c1", "type": "function",
+                    "function": {"name": "read", "arguments": "{\"path\":\"a\"}"}}]}}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8}
+        });
+        let parsed = parse_chat_response(&body).unwrap();
+        assert_eq!(parsed.content, None);
+        assert_eq!(parsed.finish_reason.as_deref(), Some("tool_calls"));
+        assert_eq!(parsed.usage.total_tokens, Some(8));
+        assert_eq!(parsed.tool_calls[0].name, "read");
+        assert_eq!(parsed.tool_calls[0].arguments, "{\"path\":\"a\"}");
+        assert_eq!(parsed.model.as_deref(), Some("tiny"));
+        assert_eq!(
+            parsed.usage.cached_prompt_tokens, None,
+            "not said: not counted"
+        );
+        let cached = json!({"choices": [{"message": {"content": "{}"}}], "usage": {
+        "prompt_tokens": 458, "completion_tokens": 9, "total_tokens": 467,
+        "prompt_tokens_details": {"cached_tokens": 457}}});
+        assert_eq!(
+            parse_chat_response(&cached)
+                .unwrap()
+                .usage
+                .cached_prompt_tokens,
+            Some(457)
+        );
+        let cut =
+            json!({"choices": [{"finish_reason": "length", "message": {"content": "{\"a\":"}}]});
+        assert!(parse_chat_response(&cut).unwrap().is_truncated());
+        assert_eq!(
+            parse_chat_response(&json!({"hello": "world"})).unwrap_err(),
+            r#"the answer is not a chat completion (it has no choices): {"hello":"world"}"#
+        );
+    }
+
+    #[test]
+    fn reasoning_comes_from_whichever_field_the_engine_uses() {
+        for field in ["reasoning_content", "reasoning", "thinking"] {
+            let body = json!({"choices": [{"message": {"content": "{}", field: "hmm"},
+            "finish_reason": "stop"}]});
+            let response = parse_chat_response(&body).unwrap();
+            assert_eq!(response.reasoning.as_deref(), Some("hmm"), "{field}");
+            assert_eq!(response.content.as_deref(), Some("{}"));
+        }
+    }
+
+    #[test]
+    fn only_a_blank_answer_with_one_json_value_as_reasoning_is_a_misfiled_answer() {
+        let answer = |content: Option<&str>, reasoning: &str, tool_calls: bool| ChatResponse {
+            content: content.map(str::to_owned),
+            reasoning: Some(reasoning.to_owned()),
+            tool_calls: if tool_calls {
+                vec![ToolCall {
+                    id: None,
+                    name: "read".to_owned(),
+                    arguments: "{}".to_owned(),
+                }]
+            } else {
+                Vec::new()
+            },
+            ..ChatResponse::default()
+        };
+        assert_eq!(
+            answer(None, " {\"a\": 1}\n", false).misfiled_answer(),
+            Some("{\"a\": 1}")
+        );
+        assert_eq!(
+            answer(Some("  "), "[1]", false).misfiled_answer(),
+            Some("[1]")
+        );
+        assert_eq!(answer(Some("{}"), "[1]", false).misfiled_answer(), None);
+        assert_eq!(answer(None, "[1]", true).misfiled_answer(), None);
+        assert_eq!(
+            answer(None, "The user wants {\"a\": 1}.", false).misfiled_answer(),
+            None,
+            "a model that thinks about JSON is not taken at its word"
+        );
+    }
+}

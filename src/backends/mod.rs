@@ -27,6 +27,7 @@ pub mod reachability;
 pub(crate) mod relay;
 pub(crate) mod retry;
 pub(crate) mod stream;
+pub(crate) mod target;
 mod time;
 pub(crate) mod transport;
 
@@ -39,8 +40,6 @@ pub mod fuzzing {
     pub use super::events::{Assembler, Event, EventReader};
 }
 
-#[cfg(test)]
-pub(crate) mod faults_tests;
 #[cfg(test)]
 pub(crate) mod tests;
 
@@ -56,10 +55,11 @@ pub use chat::{ChatMessage, ChatRequest, ChatResponse, ToolCall, Usage, build_bo
 pub use engine::{Engine, EngineSource};
 pub use errors::{CallError, ErrorClass, TlsFailure, TransportFailure, classify};
 pub use fingerprint::{Fingerprint, RecognisedEngine};
-pub use negotiate::{CapabilitySource, NegotiateOptions, Negotiation, Negotiator, TargetError};
+pub use negotiate::{CapabilitySource, NegotiateOptions, Negotiation, Negotiator};
 pub use presets::{AuthHeader, FingerprintRoute, Preset, Prior, preset};
-pub use probe::{ProbeReport, Target, probe};
+pub use probe::{ProbeReport, probe};
 pub use relay::Relayed;
 pub use retry::{Jitter, RetryPolicy};
 pub use stream::{Flow, Progress, StreamEnding, StreamLimits, Streamed, Timing};
+pub use target::{Target, TargetError};
 pub use transport::Client;

@@ -21,19 +21,16 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::config::{Provider, Secret, Thinking};
 use crate::repair::{self, Reasoning};
 use crate::schema::{Constraint, Validator, validator};
 
-use super::cache::CacheKey;
 use super::capabilities::{FormOutcome, GuidedField, WireForm};
 use super::chat::{ChatMessage, ChatRequest, ChatResponse};
 use super::errors::{CallError, ErrorClass, excerpt_chars};
 use super::fingerprint::{self, Fingerprint};
-use super::presets::{Preset, preset};
 use super::retry::{Jitter, RetryPolicy};
+pub(crate) use super::target::Target;
 use super::transport::Client;
-use crate::config::endpoint::{AZURE_JSON_SCHEMA_API_VERSION, Endpoint};
 
 /// The improbable value the probe schema's second property must have.
 pub const PROBE_MARKER: &str = "slm-7qz";
@@ -123,58 +120,6 @@ pub fn probe_constraint(form: WireForm) -> (Constraint, GuidedField) {
             GuidedField::StructuredOutputs,
         ),
         WireForm::JsonObject => (Constraint::JsonObject, GuidedField::StructuredOutputs),
-    }
-}
-
-/// What to probe: an endpoint as one provider, one model, one key.
-#[derive(Clone, Debug)]
-pub struct Target {
-    /// The provider (decides the preset).
-    pub provider: Provider,
-    /// The normalised endpoint.
-    pub endpoint: Endpoint,
-    /// The model; `None` lets a single-model server choose.
-    pub model: Option<String>,
-    /// The key, if any (sent only in the auth header).
-    pub api_key: Option<Secret>,
-    /// The `thinking` setting: the probe asks with the switch the calls will send, so that a
-    /// thinking model is probed as it will answer.
-    pub thinking: Thinking,
-}
-
-impl Target {
-    /// The provider's preset.
-    pub fn preset(&self) -> &'static Preset {
-        preset(self.provider)
-    }
-
-    /// The cache key of this target.
-    pub fn key(&self) -> CacheKey {
-        CacheKey {
-            provider: self.provider,
-            endpoint: self.endpoint.to_string(),
-            model: self.model.clone().unwrap_or_default(),
-        }
-    }
-
-    /// A client for this target.
-    pub fn client(&self) -> Client {
-        Client::new(
-            self.endpoint.clone(),
-            self.preset().auth,
-            self.api_key.clone(),
-        )
-    }
-
-    /// Why json_schema cannot be probed here, if it cannot: Azure's dated API before
-    /// structured outputs.
-    fn json_schema_unavailable(&self) -> Option<String> {
-        let version = self.endpoint.api_version()?;
-        (self.provider == Provider::Azure && version < AZURE_JSON_SCHEMA_API_VERSION).then(|| {
-            format!(
-                "api-version {version} predates json_schema (needs {AZURE_JSON_SCHEMA_API_VERSION} or later)"
-            )
-        })
     }
 }
 

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::errors::CallError;
-use super::probe::Target;
+use super::target::Target;
 
 /// What the quick check found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -208,6 +208,21 @@ pub fn write_json_atomic(path: &Path, value: &impl serde::Serialize) -> Result<(
     write_atomic(path, &text, false)
 }
 
+/// The permission bits of `path` (unix), for warnings about a file others may read.
+#[cfg(unix)]
+pub(crate) fn mode(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path)
+        .ok()
+        .map(|metadata| metadata.permissions().mode() & 0o777)
+}
+
+/// The permission bits of `path`: not meaningful off unix.
+#[cfg(not(unix))]
+pub(crate) fn mode(_path: &Path) -> Option<u32> {
+    None
+}
+
 /// An advisory lock (`std::fs::File::lock`) on `<file>.lock` beside a file, held until it is
 /// dropped: take it before reading a file you will write back, and drop it after the write.
 /// Every process that edits the file takes the same lock, so none loses another's edit;

@@ -3,12 +3,6 @@
 use super::*;
 
 #[cfg(unix)]
-fn mode_of(path: &Path) -> u32 {
-    use std::os::unix::fs::PermissionsExt;
-    fs::metadata(path).unwrap().permissions().mode() & 0o777
-}
-
-#[cfg(unix)]
 fn make_fifo(path: &Path) {
     use std::os::unix::ffi::OsStrExt;
     let name = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
@@ -39,7 +33,7 @@ fn a_private_write_is_0600() {
     fs::write(&path, "a = 1\n").unwrap();
     fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
     write_atomic(&path, b"a = 2\n", true).unwrap();
-    assert_eq!(mode_of(&path), 0o600);
+    assert_eq!(mode(&path).unwrap(), 0o600);
 }
 
 #[cfg(unix)]
@@ -51,7 +45,7 @@ fn a_write_keeps_the_mode() {
     fs::write(&path, "model = \"m\"\n").unwrap();
     fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
     write_atomic(&path, b"model = \"n\"\n", false).unwrap();
-    assert_eq!(mode_of(&path), 0o640);
+    assert_eq!(mode(&path).unwrap(), 0o640);
 }
 
 #[cfg(unix)]
@@ -63,10 +57,10 @@ fn a_new_file_gets_the_mode_any_new_file_gets() {
     let path = dir.path().join("repair-stats.json");
     write_atomic(&path, b"{}\n", false).unwrap();
     // What the umask leaves of 0666, as for a file created the ordinary way.
-    assert_eq!(mode_of(&path), mode_of(&plain));
+    assert_eq!(mode(&path).unwrap(), mode(&plain).unwrap());
     let private = dir.path().join("private");
     write_atomic(&private, b"", true).unwrap();
-    assert_eq!(mode_of(&private), 0o600);
+    assert_eq!(mode(&private).unwrap(), 0o600);
 }
 
 #[test]
@@ -113,7 +107,7 @@ fn a_symlinked_file_is_written_through_the_link() {
             .is_symlink()
     );
     assert_eq!(fs::read_to_string(&real).unwrap(), "a = 2\n");
-    assert_eq!(mode_of(&real), 0o640);
+    assert_eq!(mode(&real).unwrap(), 0o640);
     assert_eq!(read_regular(&link).unwrap().unwrap(), b"a = 2\n");
 }
 

@@ -1,6 +1,6 @@
 //! Containers: opening, attaching a complete value to its container, and closing, with the
 //! closers that are missing or mismatched supplied (`close_braces`) and tuples closed by `)`.
-//! Split from `parse.rs`, which decides when each is called.
+//! These are methods of the tolerant parser in `parse.rs`, which decides when each is called.
 
 use serde_json::Value;
 

@@ -1,6 +1,7 @@
 //! Placeholders and missing separators inside a document: an ellipsis standing for more
 //! elements or members (`[1, 2, ...]`), and a missing `:` between a quoted key and its value on
-//! its line (`"b" 2`). Split from `parse.rs`, whose structure decides when they are tried.
+//! its line (`"b" 2`). These are methods of the tolerant parser in `parse.rs`, whose structure
+//! decides when they are tried.
 
 use super::parse::{Cut, Expect, Parser, Stop};
 use super::rung::Rung;

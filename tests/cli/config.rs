@@ -1,30 +1,14 @@
 //! `slmcode config get|set|unset|list|path`: exact messages, `--json` decoded back, the file
 //! untouched on every error, comments and other tables kept, keys never printed.
 
-use std::path::PathBuf;
-
 use serde_json::{Value, json};
 
-use crate::util::{Run, Slm};
+use crate::util::{Run, Slm, config_file, read_config, write_config};
 
 const KEY_LIST: &str = "provider, endpoint, model, api_key_env, api_key, structured_decoding, \
                         max_tokens, temperature, anti_repetition, thinking, grammar_whitespace, \
                         schema_in_prompt, brief_instructions, timeout_s, call_timeout_s, probe_timeout_s, \
                         reask, text_fallback, record_stats, serve_listen, serve_key_env, serve_max_connections";
-
-fn config_file(slm: &Slm) -> PathBuf {
-    slm.config_dir().join("config.toml")
-}
-
-fn write_config(slm: &Slm, contents: &str) -> PathBuf {
-    let path = config_file(slm);
-    std::fs::write(&path, contents).unwrap();
-    path
-}
-
-fn read_config(slm: &Slm) -> String {
-    std::fs::read_to_string(config_file(slm)).unwrap()
-}
 
 /// Every byte a run printed, to scan for secrets.
 fn everything(run: &Run) -> String {

@@ -7,15 +7,7 @@ use std::process::Stdio;
 
 use serde_json::json;
 
-use crate::util::Slm;
-
-fn config_file(slm: &Slm) -> PathBuf {
-    slm.config_dir().join("config.toml")
-}
-
-fn read_config(slm: &Slm) -> String {
-    std::fs::read_to_string(config_file(slm)).unwrap()
-}
+use crate::util::{Slm, config_file, read_config};
 
 #[cfg(unix)]
 fn c_path(path: &Path) -> std::ffi::CString {

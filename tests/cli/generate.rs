@@ -5,28 +5,9 @@
 use serde_json::{Value, json};
 
 use crate::emulator::{Emulator, Fault, Profile};
-use crate::util::Slm;
+use crate::util::{Slm, scope, slm_for};
 
 /// A scratch world pointed at `emulator` as an OpenAI-compatible server.
-fn slm_for(emulator: &Emulator, provider: &str) -> Slm {
-    let mut slm = Slm::new();
-    slm.env("SLMCODE_PROVIDER", provider)
-        .env("SLMCODE_ENDPOINT", &emulator.base_url());
-    slm
-}
-
-fn scope(extra: &[&str]) -> Vec<String> {
-    let mut args = vec![
-        "generate".to_owned(),
-        "--schema".to_owned(),
-        "scope_judge".to_owned(),
-        "--prompt".to_owned(),
-        "Is a README in scope?".to_owned(),
-    ];
-    args.extend(extra.iter().map(|arg| (*arg).to_owned()));
-    args
-}
-
 fn stats(slm: &Slm) -> Value {
     let text = std::fs::read_to_string(slm.config_dir().join("repair-stats.json"))
         .expect("repair-stats.json written");

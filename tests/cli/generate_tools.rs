@@ -5,14 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::emulator::{Emulator, Profile};
-use crate::util::{Slm, repo_root};
-
-fn slm_for(emulator: &Emulator, provider: &str) -> Slm {
-    let mut slm = Slm::new();
-    slm.env("SLMCODE_PROVIDER", provider)
-        .env("SLMCODE_ENDPOINT", &emulator.base_url());
-    slm
-}
+use crate::util::{Slm, repo_root, slm_for};
 
 fn tools_file() -> String {
     repo_root()

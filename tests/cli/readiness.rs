@@ -1,21 +1,9 @@
 //! `slmcode readiness [--fix]`: the table and score, `--fix` writing only what it can and
 //! saying what changed, `--json` decoded back, exit 0 unless the settings cannot be read.
 
-use std::path::PathBuf;
-
 use serde_json::json;
 
-use crate::util::Slm;
-
-fn write_config(slm: &Slm, contents: &str) -> PathBuf {
-    let path = slm.config_dir().join("config.toml");
-    std::fs::write(&path, contents).unwrap();
-    path
-}
-
-fn read_config(slm: &Slm) -> String {
-    std::fs::read_to_string(slm.config_dir().join("config.toml")).unwrap()
-}
+use crate::util::{Slm, read_config, write_config};
 
 #[test]
 fn the_defaults_score_80_with_advice_for_what_is_missing() {

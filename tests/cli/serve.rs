@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::emulator::{Emulator, Profile};
 use crate::serve_structured::structured_body;
-use crate::util::Slm;
+use crate::util::{Slm, slm_for};
 
 /// A running `slmcode serve`: its address, and its stderr lines as they come.
 pub struct Served {
@@ -106,13 +106,6 @@ impl Drop for Served {
 }
 
 /// A scratch world pointed at `emulator` as a llama.cpp server.
-pub fn slm_for(emulator: &Emulator) -> Slm {
-    let mut slm = Slm::new();
-    slm.env("SLMCODE_PROVIDER", "llamacpp")
-        .env("SLMCODE_ENDPOINT", &emulator.base_url());
-    slm
-}
-
 pub fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
@@ -177,7 +170,7 @@ pub fn streamed_answer(text: &str) -> (Vec<Value>, String) {
 #[test]
 fn a_plain_request_is_relayed_unchanged_with_the_upstream_key_and_never_the_clients() {
     let emulator = Emulator::start(Profile::llama_server());
-    let mut slm = slm_for(&emulator);
+    let mut slm = slm_for(&emulator, "llamacpp");
     slm.env("SLMCODE_API_KEY_ENV", "UPSTREAM_KEY")
         .env("UPSTREAM_KEY", "sk-upstream-secret");
     let served = Served::start(&slm, &[]);
@@ -219,7 +212,7 @@ fn a_plain_request_is_relayed_unchanged_with_the_upstream_key_and_never_the_clie
 fn a_plain_stream_is_relayed_chunk_by_chunk_as_it_arrives() {
     let emulator = Emulator::start(Profile::llama_server());
     emulator.token_delay(Duration::from_millis(30));
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let served = Served::start(&slm, &[]);
     let body = json!({"stream": true, "messages": [{"role": "user", "content": "hi"}]});
     let response = agent()
@@ -259,7 +252,7 @@ fn a_plain_stream_is_relayed_chunk_by_chunk_as_it_arrives() {
 #[test]
 fn the_proxy_key_is_asked_for_when_one_is_set() {
     let emulator = Emulator::start(Profile::llama_server());
-    let mut slm = slm_for(&emulator);
+    let mut slm = slm_for(&emulator, "llamacpp");
     slm.env("PROXY_KEY", "proxy-secret-1");
     let served = Served::start(&slm, &["--key-env", "PROXY_KEY"]);
     // The probe at start-up asked its own questions.
@@ -304,7 +297,7 @@ fn the_proxy_key_is_asked_for_when_one_is_set() {
 #[test]
 fn requests_the_proxy_cannot_take_are_refused_in_openai_shape() {
     let emulator = Emulator::start(Profile::llama_server());
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let served = Served::start(&slm, &[]);
     let probed = emulator.chat_count();
     let url = served.url("/v1/chat/completions");
@@ -342,7 +335,7 @@ fn requests_the_proxy_cannot_take_are_refused_in_openai_shape() {
 #[test]
 fn an_upstream_that_fails_is_a_502_for_a_relayed_request_and_its_status_for_an_error() {
     let emulator = Emulator::start(Profile::llama_server());
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let served = Served::start(&slm, &[]);
     emulator.faults([crate::emulator::Fault::Status(
         400,
@@ -369,7 +362,7 @@ fn an_upstream_that_fails_is_a_502_for_a_relayed_request_and_its_status_for_an_e
 #[test]
 fn sigterm_and_sigint_stop_it_cleanly_and_remove_the_state_file() {
     let emulator = Emulator::start(Profile::llama_server());
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     for signal in [libc::SIGTERM, libc::SIGINT] {
         let served = Served::start(&slm, &[]);
         let state = slm.config_dir().join("serve.json");
@@ -392,7 +385,7 @@ fn sigterm_and_sigint_stop_it_cleanly_and_remove_the_state_file() {
 #[test]
 fn a_stop_lets_the_request_in_flight_finish() {
     let emulator = Emulator::start(Profile::llama_server());
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let served = Served::start(&slm, &["--json"]);
     emulator.always_delay(Duration::from_millis(1500));
     let before = emulator.requests().len();
@@ -425,7 +418,7 @@ fn a_stop_lets_the_request_in_flight_finish() {
 #[test]
 fn status_shows_a_running_proxys_counters_and_calls_a_dead_one_stale() {
     let emulator = Emulator::start(Profile::llama_server());
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let served = Served::start(&slm, &[]);
     let body = json!({"messages": [{"role": "user", "content": "hi"}]});
     post(&served.url("/v1/chat/completions"), &body, None);
@@ -472,7 +465,7 @@ fn status_shows_a_running_proxys_counters_and_calls_a_dead_one_stale() {
     assert!(run.stdout.contains("proxy:      stale"), "{}", run.stdout);
 
     // No proxy ever started: null, and a line that says so.
-    let fresh = slm_for(&emulator);
+    let fresh = slm_for(&emulator, "llamacpp");
     let run = fresh.run(["status", "--json", "--offline"], "");
     assert_eq!(run.json()["proxy"], Value::Null);
 }
@@ -481,7 +474,7 @@ fn status_shows_a_running_proxys_counters_and_calls_a_dead_one_stale() {
 fn an_upstream_that_echoes_its_key_never_shows_it_to_the_client() {
     let emulator = Emulator::start(Profile::llama_server());
     emulator.echo_key();
-    let mut slm = slm_for(&emulator);
+    let mut slm = slm_for(&emulator, "llamacpp");
     slm.env("SLMCODE_API_KEY_ENV", "UPSTREAM_KEY")
         .env("UPSTREAM_KEY", "sk-upstream-secret");
     let served = Served::start(&slm, &[]);
@@ -510,7 +503,7 @@ fn an_upstream_that_echoes_its_key_never_shows_it_to_the_client() {
 #[test]
 fn a_relayed_request_past_the_call_deadline_says_so_not_that_the_server_was_idle() {
     let emulator = Emulator::start(Profile::llama_server());
-    let mut slm = slm_for(&emulator);
+    let mut slm = slm_for(&emulator, "llamacpp");
     slm.env("SLMCODE_TIMEOUT_S", "30")
         .env("SLMCODE_CALL_TIMEOUT_S", "1");
     let served = Served::start(&slm, &[]);

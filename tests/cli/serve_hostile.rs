@@ -10,7 +10,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::emulator::{Emulator, Fault, Profile};
-use crate::serve::{Served, agent, post, slm_for};
+use crate::serve::{Served, agent, post};
+use crate::util::slm_for;
 
 fn plain() -> Value {
     json!({"messages": [{"role": "user", "content": "hi"}]})
@@ -50,7 +51,7 @@ fn status_of(stream: &mut TcpStream) -> u16 {
 #[test]
 fn a_huge_body_is_refused_with_413_before_it_is_read() {
     let emulator = Emulator::start(Profile::llama_server());
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let served = Served::start(&slm, &[]);
     let probed = emulator.chat_count();
     // A declared length past the limit: refused at once, the body never sent.
@@ -102,7 +103,7 @@ fn a_huge_body_is_refused_with_413_before_it_is_read() {
 #[test]
 fn a_slow_client_does_not_hold_up_the_others() {
     let emulator = Emulator::start(Profile::llama_server());
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let served = Served::start(&slm, &[]);
     // Half a request line, then nothing; and a body promised and never sent.
     let mut half_line = connect(&served);
@@ -127,7 +128,7 @@ fn a_slow_client_does_not_hold_up_the_others() {
 fn a_client_that_closes_mid_stream_stops_the_upstream_stream_and_not_the_proxy() {
     let emulator = Emulator::start(Profile::llama_server());
     emulator.token_delay(Duration::from_millis(30));
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let served = Served::start(&slm, &[]);
     let body = json!({"stream": true, "messages": [{"role": "user", "content": "hi"}]}).to_string();
     let mut stream = connect(&served);
@@ -157,7 +158,7 @@ fn a_client_that_closes_mid_stream_stops_the_upstream_stream_and_not_the_proxy()
 #[test]
 fn a_client_that_leaves_while_a_streamed_answer_is_made_does_not_stop_the_proxy() {
     let emulator = Emulator::start(Profile::llama_server());
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let served = Served::start(&slm, &[]);
     emulator.faults([Fault::Delay(Duration::from_secs(3))]);
     let body = crate::serve_structured::structured_body(true).to_string();
@@ -188,7 +189,7 @@ fn a_client_that_leaves_while_a_streamed_answer_is_made_does_not_stop_the_proxy(
 #[test]
 fn fifty_requests_at_once_are_all_answered() {
     let emulator = Emulator::start(Profile::llama_server());
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let served = Served::start(&slm, &[]);
     let url = served.url("/v1/chat/completions");
     let schema =
@@ -229,7 +230,7 @@ fn fifty_requests_at_once_are_all_answered() {
 #[test]
 fn one_request_past_the_limit_is_answered_503_at_once() {
     let emulator = Emulator::start(Profile::llama_server());
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let served = Served::start(&slm, &["--max-connections", "1"]);
     emulator.always_delay(Duration::from_secs(2));
     let before = emulator.requests().len();
@@ -254,7 +255,7 @@ fn one_request_past_the_limit_is_answered_503_at_once() {
 #[test]
 fn the_counters_are_answered_while_every_slot_is_taken() {
     let emulator = Emulator::start(Profile::llama_server());
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let served = Served::start(&slm, &["--max-connections", "1"]);
     emulator.always_delay(Duration::from_secs(4));
     let before = emulator.requests().len();
@@ -284,7 +285,7 @@ fn the_counters_are_answered_while_every_slot_is_taken() {
 fn an_upstream_that_stalls_mid_stream_is_an_upstream_error_not_a_client_that_left() {
     let emulator = Emulator::start(Profile::llama_server());
     emulator.faults([Fault::Stall(2, Duration::from_secs(4))]);
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let served = Served::start(&slm, &["--timeout", "1"]);
     let body = json!({"stream": true, "messages": [{"role": "user", "content": "hi"}]});
     let (status, _, text) = post(&served.url("/v1/chat/completions"), &body, None);

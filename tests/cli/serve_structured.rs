@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::emulator::{Emulator, Fault, Profile, Scripted};
-use crate::serve::{Served, events, header, post, slm_for, streamed_answer};
-use crate::util::Slm;
+use crate::serve::{Served, events, header, post, streamed_answer};
+use crate::util::{Slm, slm_for};
 
 fn schema() -> Value {
     json!({"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
@@ -49,7 +49,7 @@ fn valid(value: &Value) -> bool {
 #[test]
 fn a_json_schema_request_gets_the_validated_value_with_meta_headers_and_summed_usage() {
     let emulator = Emulator::start(Profile::llama_server());
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let served = Served::start(&slm, &[]);
     let (status, headers, text) = post(
         &served.url("/v1/chat/completions"),
@@ -84,7 +84,7 @@ fn a_json_schema_request_gets_the_validated_value_with_meta_headers_and_summed_u
 #[test]
 fn content_is_logged_only_when_asked_for() {
     let emulator = Emulator::start(Profile::llama_server());
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let quiet = Served::start(&slm, &[]);
     post(
         &quiet.url("/v1/chat/completions"),
@@ -146,7 +146,7 @@ fn a_wrong_answer_is_reasked_and_the_usage_is_summed_over_both_attempts() {
 #[test]
 fn a_streaming_client_gets_the_validated_answer_as_chunks() {
     let emulator = Emulator::start(Profile::llama_server());
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let served = Served::start(&slm, &[]);
     let (status, headers, text) = post(
         &served.url("/v1/chat/completions"),
@@ -241,7 +241,7 @@ fn an_exhausted_call_is_an_openai_error_with_the_class_the_errors_and_partial() 
 #[test]
 fn a_tools_request_answers_tool_calls_with_ids_validated_against_the_parameters() {
     let emulator = Emulator::start(Profile::llama_server());
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let served = Served::start(&slm, &[]);
     let (status, headers, text) = post(
         &served.url("/v1/chat/completions"),
@@ -281,7 +281,7 @@ fn a_tools_request_answers_tool_calls_with_ids_validated_against_the_parameters(
 fn tools_without_a_tool_choice_are_auto_and_a_text_answer_comes_back_as_content() {
     // OpenAI's default, which frameworks rely on by leaving the field out.
     let emulator = Emulator::start(Profile::llama_server());
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let served = Served::start(&slm, &[]);
     let mut body = tools_body(false);
     body.as_object_mut().unwrap().remove("tool_choice");
@@ -361,7 +361,7 @@ fn a_bad_tool_call_is_reasked_and_an_answer_after_the_tool_result_goes_on() {
 #[test]
 fn a_conversation_too_long_for_the_context_is_a_400() {
     let emulator = Emulator::start(Profile::llama_server());
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let served = Served::start(&slm, &[]);
     emulator.faults([Fault::ContextOverflow]);
     let (status, _, text) = post(
@@ -411,7 +411,7 @@ fn read_with_timeout(address: &str, body: &Value, timeout: Duration) -> (String,
 #[test]
 fn a_client_with_a_short_read_timeout_gets_a_slow_streamed_answer() {
     let emulator = Emulator::start(Profile::llama_server());
-    let slm = slm_for(&emulator);
+    let slm = slm_for(&emulator, "llamacpp");
     let served = Served::start(&slm, &[]);
     // The engine answers after 5 s; the client gives up on any read that waits 3 s.
     emulator.faults([Fault::Delay(Duration::from_secs(5))]);
@@ -515,7 +515,7 @@ fn sent_conversation(emulator: &Emulator) -> Vec<Value> {
 fn earlier_tool_calls_reach_a_local_model_as_text_and_a_hosted_api_as_they_came() {
     // A local engine: its chat template may render only `content` (SmolLM2's does).
     let emulator = Emulator::start(Profile::llama_server());
-    let served = Served::start(&slm_for(&emulator), &[]);
+    let served = Served::start(&slm_for(&emulator, "llamacpp"), &[]);
     let (status, _, text) = post(&served.url("/v1/chat/completions"), &two_rounds(), None);
     assert_eq!(status, 200, "{text}");
     let sent = sent_conversation(&emulator);

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::emulator::{Emulator, Profile};
 use crate::serve::{Served, header, post, streamed_answer};
 use crate::serve_structured::structured_body;
-use crate::util::Slm;
+use crate::util::{Slm, scope};
 
 /// A scratch world in front of `emulator` (llama.cpp) with structured decoding off: the answers
 /// are what its script says; one re-ask.
@@ -19,20 +19,6 @@ fn unconstrained(emulator: &Emulator) -> Slm {
         .env("SLMCODE_STRUCTURED_DECODING", "off")
         .env("SLMCODE_REASK", "1");
     slm
-}
-
-fn scope(extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = [
-        "generate",
-        "--schema",
-        "scope_judge",
-        "--prompt",
-        "Is a README in scope?",
-    ]
-    .map(str::to_owned)
-    .to_vec();
-    args.extend(extra.iter().map(|arg| (*arg).to_owned()));
-    args
 }
 
 /// The text fallbacks capabilities.json counts, over every entry.

@@ -5,14 +5,13 @@
 use serde_json::{Value, json};
 
 use crate::emulator::{Emulator, Profile};
-use crate::util::Slm;
+use crate::util::{Slm, slm_for};
 
 /// A prompt-only world (the scripted answers are what the model writes) on `emulator`.
-fn slm_for(emulator: &Emulator, provider: &str) -> Slm {
-    let mut slm = Slm::new();
-    slm.env("SLMCODE_PROVIDER", provider)
-        .env("SLMCODE_ENDPOINT", &emulator.base_url())
-        .env("SLMCODE_STRUCTURED_DECODING", "off");
+/// [`slm_for`] with structured decoding off: the answer is whatever the model writes.
+fn unconstrained(emulator: &Emulator, provider: &str) -> Slm {
+    let mut slm = slm_for(emulator, provider);
+    slm.env("SLMCODE_STRUCTURED_DECODING", "off");
     slm
 }
 
@@ -40,7 +39,7 @@ fn json_output_reports_the_reasoning_apart_from_the_value() {
     ] {
         let emulator = Emulator::start(profile);
         emulator.answers([JUDGED]);
-        let slm = slm_for(&emulator, "llamacpp");
+        let slm = unconstrained(&emulator, "llamacpp");
         let json = generate(&slm, &[]);
         assert_eq!(
             json["value"],
@@ -62,7 +61,7 @@ fn json_output_reports_the_reasoning_apart_from_the_value() {
 fn thinking_off_from_the_flag_or_the_file_reaches_the_engine() {
     let emulator = Emulator::start(Profile::thinking_llama_server());
     emulator.answers([JUDGED, JUDGED]);
-    let slm = slm_for(&emulator, "llamacpp");
+    let slm = unconstrained(&emulator, "llamacpp");
     let json = generate(&slm, &["--thinking", "off"]);
     assert_eq!(json["meta"]["reasoning"], Value::Null);
     let body = emulator.chat_bodies().pop().unwrap();

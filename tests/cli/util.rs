@@ -11,6 +11,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+use crate::emulator::Emulator;
+
 /// A scratch world for one test: its own config directory and working directory.
 pub struct Slm {
     root: tempfile::TempDir,
@@ -160,4 +162,42 @@ impl Slm {
 /// The repository's root, for fixtures and shipped examples.
 pub fn repo_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A scratch world whose runs go to `emulator` as `provider`.
+pub fn slm_for(emulator: &Emulator, provider: &str) -> Slm {
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", provider)
+        .env("SLMCODE_ENDPOINT", &emulator.base_url());
+    slm
+}
+
+/// The config file the binary reads (`config.toml` in the config directory).
+pub fn config_file(slm: &Slm) -> PathBuf {
+    slm.config_dir().join("config.toml")
+}
+
+/// Writes the config file; returns its path.
+pub fn write_config(slm: &Slm, contents: &str) -> PathBuf {
+    let path = config_file(slm);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+/// The config file as it is now.
+pub fn read_config(slm: &Slm) -> String {
+    std::fs::read_to_string(config_file(slm)).unwrap()
+}
+
+/// `generate` asking the `scope_judge` contract whether a README is in scope, then `extra`.
+pub fn scope(extra: &[&str]) -> Vec<String> {
+    let mut args = vec![
+        "generate".to_owned(),
+        "--schema".to_owned(),
+        "scope_judge".to_owned(),
+        "--prompt".to_owned(),
+        "Is a README in scope?".to_owned(),
+    ];
+    args.extend(extra.iter().map(|arg| (*arg).to_owned()));
+    args
 }

@@ -13,8 +13,8 @@
 use serde_json::Value;
 use slmcode::schema;
 
-use crate::real_engine;
 use crate::util::{Run, Slm};
+use crate::{real_engine, slm};
 
 /// Small enough that an unconstrained ramble ends quickly.
 const BUDGET: &str = "256";
@@ -25,14 +25,6 @@ const CONSTRAINED_BUDGET: &str = "1536";
 
 /// The seeds of the sampled runs.
 const SEEDS: [&str; 2] = ["1", "2"];
-
-fn slm(endpoint: &str, model: &str) -> Slm {
-    let mut slm = Slm::new();
-    slm.env("SLMCODE_PROVIDER", "llamacpp")
-        .env("SLMCODE_ENDPOINT", endpoint)
-        .env("SLMCODE_MODEL", model);
-    slm
-}
 
 fn generate(slm: &Slm, contract: &str, extra: &[&str]) -> Run {
     let mut args = vec![

@@ -50,6 +50,16 @@ use std::time::Duration;
 use serde_json::Value;
 
 pub use skip::skip;
+use util::Slm;
+
+/// A scratch world whose runs go to the llama.cpp server at `endpoint`, asking for `model`.
+pub fn slm(endpoint: &str, model: &str) -> Slm {
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", "llamacpp")
+        .env("SLMCODE_ENDPOINT", endpoint)
+        .env("SLMCODE_MODEL", model);
+    slm
+}
 
 /// The real server's endpoint and model, or `None` (and a note) when the variable is unset.
 pub fn real_engine(test: &str) -> Option<(String, String)> {

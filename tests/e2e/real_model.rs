@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use slmcode::schema;
 
+use crate::slm;
 use crate::util::{Run, Slm};
 
 /// The server has one slot: the tests take turns, so that one test's answer does not wait
@@ -74,14 +75,6 @@ fn served(
             None
         }
     }
-}
-
-fn slm(endpoint: &str, model: &str) -> Slm {
-    let mut slm = Slm::new();
-    slm.env("SLMCODE_PROVIDER", "llamacpp")
-        .env("SLMCODE_ENDPOINT", endpoint)
-        .env("SLMCODE_MODEL", model);
-    slm
 }
 
 fn generate(slm: &Slm, args: &[&str]) -> Run {

@@ -12,17 +12,9 @@
 
 use serde_json::Value;
 
-use crate::model;
 use crate::think_endpoint;
 use crate::util::{Run, Slm};
-
-fn slm(endpoint: &str) -> Slm {
-    let mut slm = Slm::new();
-    slm.env("SLMCODE_PROVIDER", "llamacpp")
-        .env("SLMCODE_ENDPOINT", endpoint)
-        .env("SLMCODE_MODEL", &model());
-    slm
-}
+use crate::{model, slm};
 
 fn generate(slm: &Slm, extra: &[&str]) -> Run {
     let mut args = vec![
@@ -50,7 +42,7 @@ fn thinking_off_reaches_the_template_and_the_answer_comes_as_content() {
     let Some(endpoint) = think_endpoint("thinking_off_reaches_the_template") else {
         return;
     };
-    let slm = slm(&endpoint);
+    let slm = slm(&endpoint, &model());
     for mechanism in ["json_schema", "gbnf_grammar"] {
         let run = generate(&slm, &["--thinking", "off", "--mechanism", mechanism]);
         let json = run.code(0).json();
@@ -70,7 +62,7 @@ fn the_reasoning_is_reported_apart_and_never_taken_for_the_answer() {
     let Some(endpoint) = think_endpoint("the_reasoning_is_reported_apart") else {
         return;
     };
-    let slm = slm(&endpoint);
+    let slm = slm(&endpoint, &model());
     let run = generate(&slm, &["--thinking", "on", "--mechanism", "json_schema"]);
     assert_ne!(
         run.code, 0,
@@ -93,7 +85,7 @@ fn a_constrained_answer_the_server_files_as_reasoning_is_read_with_a_warning() {
     let Some(endpoint) = think_endpoint("a_constrained_answer_filed_as_reasoning") else {
         return;
     };
-    let slm = slm(&endpoint);
+    let slm = slm(&endpoint, &model());
     let run = generate(&slm, &["--mechanism", "gbnf_grammar"]);
     let json = run.code(0).json();
     assert!(json["value"]["in_scope"].is_boolean(), "{json}");

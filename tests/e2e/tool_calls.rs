@@ -7,19 +7,11 @@ use serde_json::Value;
 use slmcode::schema::validator;
 use slmcode::tools::ToolSet;
 
-use crate::real_engine;
-use crate::util::{Slm, repo_root};
+use crate::util::repo_root;
+use crate::{real_engine, slm};
 
 /// Sampled (temperature 1) with these seeds, besides the README's own greedy command.
 const SEEDS: [&str; 4] = ["1", "2", "3", "4"];
-
-fn slm(endpoint: &str, model: &str) -> Slm {
-    let mut slm = Slm::new();
-    slm.env("SLMCODE_PROVIDER", "llamacpp")
-        .env("SLMCODE_ENDPOINT", endpoint)
-        .env("SLMCODE_MODEL", model);
-    slm
-}
 
 fn shipped_tools() -> (String, ToolSet) {
     let path = repo_root().join("examples/tools.json");

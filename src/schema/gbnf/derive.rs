@@ -1,6 +1,7 @@
 //! Walking a JSON Schema and building its grammar: dispatch on `$ref`, `allOf`, `anyOf` /
 //! `oneOf`, `enum` / `const` and `type`; the per-type rules live in [`super::types`], the
-//! combination of subschemas in [`super::merge`].
+//! combination of subschemas in [`super::merge`], `enum` / `const` in [`super::literals`], and
+//! the check that `oneOf` branches cannot overlap in [`super::overlap`].
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -10,8 +11,8 @@ use serde_json::{Map, Value};
 use super::GbnfError;
 use super::builder::Builder;
 use super::expr::Expr;
-use super::merge;
 use super::shared::{RESERVED, Shared, Whitespace};
+use super::{literals, merge, overlap};
 use crate::schema::distinct::Distinct;
 use crate::schema::pointer::ref_pointer;
 use crate::schema::walk::without;
@@ -295,7 +296,7 @@ impl<'schema> Deriver<'schema> {
         }
         self.audit(map, pointer);
         if map.contains_key("enum") || map.contains_key("const") {
-            return merge::literals(self, map, pointer);
+            return literals::literals(self, map, pointer);
         }
         super::types::typed(self, map, pointer, hint, depth)
     }
@@ -427,7 +428,7 @@ impl<'schema> Deriver<'schema> {
         };
         let rest = without(map, &[keyword]);
         let combine = rest.keys().any(|key| !ANNOTATIONS.contains(&key.as_str()));
-        if keyword == "oneOf" && !merge::pairwise_disjoint(self, branches) {
+        if keyword == "oneOf" && !overlap::pairwise_disjoint(self, branches) {
             self.note(
                 pointer,
                 Some("oneOf"),

@@ -26,21 +26,17 @@ mod expr;
 mod formats;
 mod grammar;
 mod legalize;
+mod literals;
 mod merge;
 mod numbers;
+mod overlap;
 mod parse;
 mod recognize;
 mod shared;
 mod types;
 
 #[cfg(test)]
-mod exactness;
-#[cfg(test)]
-mod instances;
-#[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod texts;
 
 use std::sync::Arc;
 

@@ -494,6 +494,39 @@ fn tighter_high(candidate: super::numbers::Bound, current: super::numbers::Bound
         || (candidate.value == current.value && candidate.exclusive && !current.exclusive)
 }
 
+/// The type names a `type` keyword lists (a name or an array of names).
+pub(crate) fn type_names(value: &Value) -> Vec<String> {
+    match value {
+        Value::String(name) => vec![name.clone()],
+        Value::Array(names) => names
+            .iter()
+            .filter_map(|name| name.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The JSON types a value has, `integer` included for integral numbers.
+pub(crate) fn value_types(value: &Value) -> &'static [&'static str] {
+    match value {
+        Value::Null => &["null"],
+        Value::Bool(_) => &["boolean"],
+        Value::Number(number) => {
+            let integral = number.is_i64()
+                || number.is_u64()
+                || number.as_f64().is_some_and(|float| float.fract() == 0.0);
+            if integral {
+                &["number", "integer"]
+            } else {
+                &["number"]
+            }
+        }
+        Value::String(_) => &["string"],
+        Value::Array(_) => &["array"],
+        Value::Object(_) => &["object"],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::{Map, Value, json};

@@ -1,14 +1,17 @@
 //! Probing, negotiation and transport against the engine emulator (a real HTTP server on
-//! 127.0.0.1, one per test). Time bounds use generous margins: they catch a probe that ignores
-//! its deadline, not a slow machine.
+//! 127.0.0.1, one per test), and negotiation under faults (`faults`). Time bounds use generous
+//! margins: they catch a probe that ignores its deadline, not a slow machine. The helpers here
+//! are shared by the layer's unit tests.
 
 // Shared with the structured call path's tests (`call::tests`): a file is loaded once.
-#[path = "../../tests/support/emulator.rs"]
+#[path = "../../../tests/support/emulator.rs"]
 pub(crate) mod emulator;
+
+mod faults;
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Map, json};
 
 use emulator::{Emulator, Fault, Field, Profile, RefusingPort};
 
@@ -16,15 +19,50 @@ use super::*;
 use crate::config::{Provider, Secret, StructuredDecoding};
 use crate::schema::{Constraint, Mechanism};
 
-fn target(emulator: &Emulator, provider: Provider, model: Option<&str>) -> Target {
+/// A chat request with every plain field set, as the wire-format and transport tests send it.
+pub(super) fn request() -> ChatRequest {
+    ChatRequest {
+        messages: vec![ChatMessage::user("hi")],
+        model: Some("m".to_owned()),
+        max_tokens: Some(64),
+        temperature: Some(0.0),
+        stop: vec!["\n## ".to_owned()],
+        seed: Some(7),
+        tools: None,
+        tool_choice: None,
+        parallel_tool_calls: None,
+        sampling: Map::new(),
+        thinking: Map::new(),
+    }
+}
+
+/// `provider` at `base_url`, no model, no key, thinking as the server decides.
+fn target_at(provider: Provider, base_url: &str) -> Target {
     Target {
         provider,
-        endpoint: normalize_endpoint(provider, &emulator.base_url())
-            .unwrap()
-            .endpoint,
-        model: model.map(str::to_owned),
+        endpoint: normalize_endpoint(provider, base_url).unwrap().endpoint,
+        model: None,
         api_key: None,
         thinking: crate::config::Thinking::Auto,
+    }
+}
+
+fn target(emulator: &Emulator, provider: Provider, model: Option<&str>) -> Target {
+    Target {
+        model: model.map(str::to_owned),
+        ..target_at(provider, &emulator.base_url())
+    }
+}
+
+/// Probe when needed and check the fingerprint, under `probe_timeout`, with `cache`.
+fn options(cache: Option<CapabilityCache>, probe_timeout: Duration) -> NegotiateOptions {
+    NegotiateOptions {
+        structured_decoding: StructuredDecoding::Auto,
+        refresh: false,
+        allow_probe: true,
+        check_fingerprint: true,
+        probe_timeout,
+        cache,
     }
 }
 
@@ -201,15 +239,7 @@ fn an_unreachable_endpoint_degrades_to_prompt_only_within_the_deadline() {
     // Held dead for the whole test: no parallel test can take the port.
     let dead = RefusingPort::new();
     let port = dead.port();
-    let dead = Target {
-        provider: Provider::LlamaCpp,
-        endpoint: normalize_endpoint(Provider::LlamaCpp, &format!("http://127.0.0.1:{port}/v1"))
-            .unwrap()
-            .endpoint,
-        model: None,
-        api_key: None,
-        thinking: crate::config::Thinking::Auto,
-    };
+    let dead = target_at(Provider::LlamaCpp, &format!("http://127.0.0.1:{port}/v1"));
     let report = probe(&dead, Duration::from_secs(2));
     assert!(!report.probed && !report.reachable);
     assert_eq!(
@@ -298,14 +328,7 @@ fn concurrent_callers_collapse_onto_one_probe() {
     let emulator = Emulator::start(Profile::llama_server());
     let target = target(&emulator, Provider::LlamaCpp, None);
     let negotiator = Negotiator::new();
-    let options = NegotiateOptions {
-        structured_decoding: StructuredDecoding::Auto,
-        refresh: false,
-        allow_probe: true,
-        check_fingerprint: true,
-        probe_timeout: Duration::from_secs(20),
-        cache: None,
-    };
+    let options = options(None, Duration::from_secs(20));
     let results: Vec<Negotiation> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..8)
             .map(|_| scope.spawn(|| negotiator.negotiate(&target, &options)))
@@ -331,14 +354,10 @@ fn the_cache_is_used_until_the_server_changes() {
     let dir = tempfile::tempdir().unwrap();
     let emulator = Emulator::start(Profile::llama_server());
     let target = target(&emulator, Provider::LlamaCpp, None);
-    let options = NegotiateOptions {
-        structured_decoding: StructuredDecoding::Auto,
-        refresh: false,
-        allow_probe: true,
-        check_fingerprint: true,
-        probe_timeout: Duration::from_secs(20),
-        cache: Some(CapabilityCache::in_dir(dir.path())),
-    };
+    let options = options(
+        Some(CapabilityCache::in_dir(dir.path())),
+        Duration::from_secs(20),
+    );
     let first = Negotiator::new().negotiate(&target, &options);
     assert_eq!(first.source, CapabilitySource::Probe);
     assert!(first.probed_at.is_some());
@@ -387,12 +406,11 @@ fn a_failed_refresh_keeps_the_cached_result() {
     let emulator = Emulator::start(Profile::llama_server());
     let target = target(&emulator, Provider::LlamaCpp, None);
     let mut options = NegotiateOptions {
-        structured_decoding: StructuredDecoding::Auto,
-        refresh: false,
-        allow_probe: true,
         check_fingerprint: false,
-        probe_timeout: Duration::from_secs(20),
-        cache: Some(CapabilityCache::in_dir(dir.path())),
+        ..options(
+            Some(CapabilityCache::in_dir(dir.path())),
+            Duration::from_secs(20),
+        )
     };
     Negotiator::new().negotiate(&target, &options);
     drop(emulator);

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::instances::{Generator, MAX_AFFORDABLE_ITEMS, Rng};
 use super::texts::{Miss, Style, excess_whitespace, leading_zero, misses, trailing_comma, write};
-use super::{Grammar, derive_uncached, parse};
+use crate::schema::gbnf::{Grammar, derive_uncached, parse};
 use crate::schema::{contracts, pointer_push, validator};
 
 /// What one schema's run produced.
@@ -396,7 +396,7 @@ fn many_optional_properties_are_exact() {
 /// instances (serde_json's own writing), nothing with whitespace between tokens.
 #[test]
 fn compact_grammars_hold_exactly_the_compact_texts() {
-    use super::{Whitespace, derive_uncached_with};
+    use crate::schema::gbnf::{Whitespace, derive_uncached_with};
     let mut schemas: Vec<(String, Value)> = contracts()
         .iter()
         .map(|contract| (contract.name.to_owned(), contract.schema().clone()))

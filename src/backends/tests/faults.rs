@@ -7,32 +7,12 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::tests::emulator::{Emulator, Profile, RefusingPort};
-use super::*;
+use super::emulator::{Emulator, Profile, RefusingPort};
+use super::{options, target_at};
+use crate::backends::*;
 use crate::call::{CallContext, CallFailure, StructuredRequest, structured_call};
-use crate::config::{Provider, Settings, StructuredDecoding};
+use crate::config::{Provider, Settings};
 use crate::schema::Mechanism;
-
-fn target_at(provider: Provider, base_url: &str) -> Target {
-    Target {
-        provider,
-        endpoint: normalize_endpoint(provider, base_url).unwrap().endpoint,
-        model: None,
-        api_key: None,
-        thinking: crate::config::Thinking::Auto,
-    }
-}
-
-fn options(cache: Option<CapabilityCache>, probe_timeout: Duration) -> NegotiateOptions {
-    NegotiateOptions {
-        structured_decoding: StructuredDecoding::Auto,
-        refresh: false,
-        allow_probe: true,
-        check_fingerprint: true,
-        probe_timeout,
-        cache,
-    }
-}
 
 #[test]
 fn a_refused_port_fails_the_probe_after_the_grace_not_at_the_deadline() {

@@ -1,23 +1,20 @@
-//! Negotiation: from settings to the capabilities a request uses, through the in-process memo,
-//! the capabilities cache, the server's fingerprint, a probe, or the preset's prior.
+//! Negotiation: from settings to the capabilities a request uses, through the capabilities
+//! cache, the server's fingerprint, a probe, or the preset's prior. [`Negotiator`] keeps what
+//! it found for the life of the process (see [`memo`]).
 //!
-//! [`Negotiator::negotiate`] never fails. Concurrent callers for the same (provider, endpoint,
-//! model) collapse onto one probe (a `OnceLock` per key); a cached entry is trusted until the
-//! server's fingerprint changes or the user asks for `refresh`; only a successful probe is
-//! written to the cache as capabilities; an unsuccessful one keeps an earlier successful entry
-//! and otherwise degrades to `prompt_only`. A failed probe is not sticky:
+//! A cached entry is trusted until the server's fingerprint changes or the user asks for
+//! `refresh`; only a successful probe is written to the cache as capabilities; an unsuccessful
+//! one keeps an earlier successful entry and otherwise degrades to `prompt_only`. A failed
+//! probe is not sticky:
 //! - across processes, a probe that got no answer (no connection, nothing in time, a server
-//!   still loading) is recorded in the cache and reused for [`FAILED_PROBE_LIFETIME`], so
-//!   repeated runs against a dead server do not each pay the probe's deadline; `refresh`
-//!   ignores it;
-//! - in a process, the memo keeps a failed result only for a backoff ([`FAILED_PROBE_BACKOFF`],
-//!   doubling after every failure up to [`FAILED_PROBE_BACKOFF_CAP`]); the next caller after
-//!   it probes again, so a long-lived process climbs back up once the server is up.
+//!   still loading) is recorded in the cache and reused for
+//!   [`FAILED_PROBE_LIFETIME`](super::cache::FAILED_PROBE_LIFETIME), so repeated runs against
+//!   a dead server do not each pay the probe's deadline; `refresh` ignores it;
+//! - in a process, the memo keeps a failed result only for a backoff (see [`memo`]), so a
+//!   long-lived process climbs back up once the server is up.
 //!
 //! With `structured_decoding = off` nothing is probed at all.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -25,15 +22,18 @@ use serde::Serialize;
 use crate::config::{Settings, StructuredDecoding};
 use crate::schema::Mechanism;
 
-use super::cache::{
-    CacheEntry, CacheKey, CapabilityCache, Demotion, FAILED_PROBE_LIFETIME, FailedProbe,
-};
+use super::cache::{CacheEntry, CacheKey, CapabilityCache, Demotion, FailedProbe};
 use super::capabilities::{Capabilities, FormOutcome, WireForm};
 use super::engine::Engine;
 use super::fingerprint::{self, Fingerprint};
-use super::probe::{ProbeReport, Target, probe};
+use super::probe::{ProbeReport, probe};
+use super::target::Target;
+pub(crate) use super::target::TargetError;
 use super::time::now_rfc3339;
-use crate::config::endpoint::{EndpointError, normalize_endpoint};
+
+mod memo;
+
+pub use memo::Negotiator;
 
 /// Where the capabilities in a [`Negotiation`] came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -58,39 +58,6 @@ impl CapabilitySource {
             CapabilitySource::Prior => "prior",
             CapabilitySource::ForcedOff => "forced_off",
         }
-    }
-}
-
-/// The settings a target could not be made from.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum TargetError {
-    /// No endpoint configured, and the provider has no default.
-    #[error("no endpoint is set, and provider {0} has no default endpoint")]
-    NoEndpoint(crate::config::Provider),
-    /// The endpoint is not usable.
-    #[error(transparent)]
-    Endpoint(#[from] EndpointError),
-}
-
-impl Target {
-    /// The target the settings describe: the configured endpoint (or the preset's default),
-    /// normalised, and a note when normalisation changed what the user wrote.
-    pub fn from_settings(settings: &Settings) -> Result<(Target, Option<String>), TargetError> {
-        let preset = super::presets::preset(settings.provider);
-        let (text, configured) = match (&settings.endpoint, preset.default_endpoint) {
-            (Some(endpoint), _) => (endpoint.as_str(), true),
-            (None, Some(default)) => (default, false),
-            (None, None) => return Err(TargetError::NoEndpoint(settings.provider)),
-        };
-        let normalized = normalize_endpoint(settings.provider, text)?;
-        let target = Target {
-            provider: settings.provider,
-            endpoint: normalized.endpoint.with_default_api_version(),
-            model: settings.model.clone().filter(|model| !model.is_empty()),
-            api_key: settings.api_key.clone(),
-            thinking: settings.thinking,
-        };
-        Ok((target, normalized.changed.filter(|_| configured)))
     }
 }
 
@@ -219,138 +186,6 @@ impl Negotiation {
                 }
             }
         }
-    }
-}
-
-/// How long a process keeps a failed probe's result before the next caller probes again; it
-/// doubles after every failure in a row, up to [`FAILED_PROBE_BACKOFF_CAP`].
-pub const FAILED_PROBE_BACKOFF: Duration = Duration::from_secs(5);
-
-/// The longest in-process backoff after failed probes: the cross-process lifetime.
-pub const FAILED_PROBE_BACKOFF_CAP: Duration = FAILED_PROBE_LIFETIME;
-
-type Cell = Arc<OnceLock<Negotiation>>;
-
-/// One key's memo: the negotiation, and after a failed probe when to probe again.
-#[derive(Debug, Default)]
-struct Memo {
-    cell: Cell,
-    /// Failed probes in a row.
-    failures: u32,
-    /// When the failed result stops being used (`None`: it is kept, or nothing failed).
-    retry_at: Option<Instant>,
-    /// Whether the cell replaced a failed result: whoever resolves it probes, whatever failure
-    /// the cache holds.
-    reprobe: bool,
-}
-
-/// Negotiates capabilities, memoised per (provider, endpoint, model) for the life of the value,
-/// except a failed probe's result, which is kept only for a backoff (see the module docs).
-/// [`Negotiator::global`] is the process-wide one the structured call path uses.
-#[derive(Debug)]
-pub struct Negotiator {
-    memo: Mutex<HashMap<CacheKey, Memo>>,
-    backoff: Duration,
-}
-
-impl Default for Negotiator {
-    fn default() -> Negotiator {
-        Negotiator {
-            memo: Mutex::default(),
-            backoff: FAILED_PROBE_BACKOFF,
-        }
-    }
-}
-
-impl Negotiator {
-    /// A negotiator with an empty memo.
-    pub fn new() -> Negotiator {
-        Negotiator::default()
-    }
-
-    /// Keeps a failed probe's result for `backoff` (doubling per failure) instead of
-    /// `FAILED_PROBE_BACKOFF`.
-    pub fn with_failure_backoff(mut self, backoff: Duration) -> Negotiator {
-        self.backoff = backoff;
-        self
-    }
-
-    /// The process-wide negotiator.
-    pub fn global() -> &'static Negotiator {
-        static GLOBAL: OnceLock<Negotiator> = OnceLock::new();
-        GLOBAL.get_or_init(Negotiator::new)
-    }
-
-    fn memo(&self) -> std::sync::MutexGuard<'_, HashMap<CacheKey, Memo>> {
-        self.memo
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// The key's cell, and whether it replaced a failed result whose backoff ran out (then a
-    /// recent failure in the cache must not be reused either: this process probes again; every
-    /// caller that shares the cell is told so, whichever of them resolves it).
-    fn cell(&self, key: &CacheKey, fresh: bool) -> (Cell, bool) {
-        let mut memo = self.memo();
-        let entry = memo.entry(key.clone()).or_default();
-        let expired = entry
-            .retry_at
-            .is_some_and(|retry_at| Instant::now() >= retry_at);
-        if fresh || expired {
-            entry.cell = Cell::default();
-            entry.retry_at = None;
-            entry.reprobe = expired;
-        }
-        (entry.cell.clone(), entry.reprobe)
-    }
-
-    /// Notes how `cell` was resolved: a failed probe starts (or lengthens) the backoff; a
-    /// success clears the count of failures.
-    fn settle(&self, key: &CacheKey, cell: &Cell, negotiation: &Negotiation) {
-        let mut memo = self.memo();
-        let Some(entry) = memo
-            .get_mut(key)
-            .filter(|entry| Arc::ptr_eq(&entry.cell, cell))
-        else {
-            return;
-        };
-        if !negotiation.probe_failed() {
-            entry.failures = 0;
-            return;
-        }
-        if entry.retry_at.is_none() {
-            let factor = 1_u32.checked_shl(entry.failures).unwrap_or(u32::MAX);
-            let backoff = self
-                .backoff
-                .saturating_mul(factor)
-                .min(FAILED_PROBE_BACKOFF_CAP);
-            entry.failures = entry.failures.saturating_add(1);
-            entry.retry_at = Some(Instant::now() + backoff);
-        }
-    }
-
-    /// The capabilities for `target` (see the module docs). Never fails.
-    pub fn negotiate(&self, target: &Target, options: &NegotiateOptions) -> Negotiation {
-        if options.structured_decoding == StructuredDecoding::Off {
-            return forced_off(target, options);
-        }
-        if !options.allow_probe {
-            return resolve(target, options, true);
-        }
-        let key = target.key();
-        if options.refresh {
-            let negotiation = resolve(target, options, false);
-            let (cell, _) = self.cell(&key, true);
-            let _ = cell.set(negotiation.clone());
-            self.settle(&key, &cell, &negotiation);
-            return negotiation;
-        }
-        let (cell, reprobe) = self.cell(&key, false);
-        let negotiation = cell
-            .get_or_init(|| resolve(target, options, !reprobe))
-            .clone();
-        self.settle(&key, &cell, &negotiation);
-        negotiation
     }
 }
 

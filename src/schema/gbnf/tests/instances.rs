@@ -12,7 +12,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde_json::{Map, Number, Value, json};
 
-use super::types::integer_bounds;
+use crate::schema::gbnf::types::integer_bounds;
 use crate::schema::pointer::ref_pointer;
 use crate::schema::pointer_push;
 

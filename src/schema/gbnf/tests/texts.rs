@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::instances::{Node, Rng};
-use super::shared::MAX_INDENT;
+use crate::schema::gbnf::MAX_INDENT;
 
 /// How an instance is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
