@@ -53,13 +53,13 @@ pub use cache::{
 pub use capabilities::{Capabilities, FormOutcome, GuidedField, WireForm};
 pub use chat::{ChatMessage, ChatRequest, ChatResponse, ToolCall, Usage, build_body};
 pub use engine::{Engine, EngineSource};
-pub use errors::{CallError, ErrorClass, TlsFailure, TransportFailure, classify};
+pub use errors::{CallError, ErrorClass, TlsFailure, TransportFailure};
 pub use fingerprint::{Fingerprint, RecognisedEngine};
 pub use negotiate::{CapabilitySource, NegotiateOptions, Negotiation, Negotiator};
 pub use presets::{AuthHeader, FingerprintRoute, Preset, Prior, preset};
 pub use probe::{ProbeReport, probe};
 pub use relay::Relayed;
-pub use retry::{Jitter, RetryPolicy};
-pub use stream::{Flow, Progress, StreamEnding, StreamLimits, Streamed, Timing};
+pub use retry::RetryPolicy;
+pub use stream::{Progress, StreamEnding, StreamLimits, Streamed, Timing};
 pub use target::{Target, TargetError};
 pub use transport::Client;

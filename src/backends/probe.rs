@@ -29,7 +29,7 @@ use super::chat::{ChatMessage, ChatRequest, ChatResponse};
 use super::errors::{CallError, ErrorClass, excerpt_chars};
 use super::fingerprint::{self, Fingerprint};
 use super::retry::{Jitter, RetryPolicy};
-pub(crate) use super::target::Target;
+use super::target::Target;
 use super::transport::Client;
 
 /// The improbable value the probe schema's second property must have.

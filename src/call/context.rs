@@ -20,9 +20,10 @@ use crate::repair::FailureClass;
 use crate::backends::cache::{CacheEntry, CapabilityCache, Demotion};
 use crate::backends::capabilities::WireForm;
 use crate::backends::engine::Engine;
-use crate::backends::negotiate::{NegotiateOptions, Negotiation, Negotiator, TargetError};
-use crate::backends::probe::Target;
+use crate::backends::negotiate::{NegotiateOptions, Negotiation, Negotiator};
 use crate::backends::retry::RetryPolicy;
+use crate::backends::target::Target;
+use crate::backends::target::TargetError;
 use crate::backends::transport::Client;
 
 /// A function that waits (the retry policy's backoff); injectable so tests need not sleep.

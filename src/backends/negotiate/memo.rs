@@ -25,7 +25,7 @@ type Cell = Arc<OnceLock<Negotiation>>;
 
 /// One key's memo: the negotiation, and after a failed probe when to probe again.
 #[derive(Debug, Default)]
-struct Memo {
+struct KeyMemo {
     cell: Cell,
     /// Failed probes in a row.
     failures: u32,
@@ -41,7 +41,7 @@ struct Memo {
 /// [`Negotiator::global`] is the process-wide one the structured call path uses.
 #[derive(Debug)]
 pub struct Negotiator {
-    memo: Mutex<HashMap<CacheKey, Memo>>,
+    memo: Mutex<HashMap<CacheKey, KeyMemo>>,
     backoff: Duration,
 }
 
@@ -73,7 +73,7 @@ impl Negotiator {
         GLOBAL.get_or_init(Negotiator::new)
     }
 
-    fn memo(&self) -> std::sync::MutexGuard<'_, HashMap<CacheKey, Memo>> {
+    fn memo(&self) -> std::sync::MutexGuard<'_, HashMap<CacheKey, KeyMemo>> {
         self.memo
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())

@@ -28,7 +28,6 @@ use super::engine::Engine;
 use super::fingerprint::{self, Fingerprint};
 use super::probe::{ProbeReport, probe};
 use super::target::Target;
-pub(crate) use super::target::TargetError;
 use super::time::now_rfc3339;
 
 mod memo;

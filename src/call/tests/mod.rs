@@ -26,7 +26,7 @@ use crate::backends::cache::{CacheEntry, CapabilityCache};
 use crate::backends::capabilities::{Capabilities, FormOutcome, WireForm};
 use crate::backends::negotiate::{NegotiateOptions, Negotiator};
 use crate::backends::normalize_endpoint;
-use crate::backends::probe::Target;
+use crate::backends::target::Target;
 use crate::call::reask::{MIN_REASK_TOKENS, REASK_TEMPERATURE};
 use crate::config::{Provider, Settings, StructuredDecoding};
 use crate::repair::Rung;
