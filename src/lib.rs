@@ -23,9 +23,11 @@
 //! Where each mechanism lives: finding the answer in a model's text (reasoning blocks, code
 //! fences, the first real opener) in `repair::{reasoning, fence, locate}`, used by repair, tool
 //! extraction and the probe alike; loop detection in `repair::repetition`; a schema's GBNF in
-//! `schema::gbnf`; the wire forms and what each engine takes in `backends::presets`; the probe
-//! in `backends::probe`; the chain and its walk in `call::{chain, walk}`; the re-ask table in
-//! `call::reask`; tool turns in `call::turn`.
+//! `schema::gbnf` (the oneOf overlap check in `schema::gbnf::overlap`); the wire forms and what
+//! each engine takes in `backends::presets`; the probe in `backends::probe`, what it probes in
+//! `backends::target`, the capabilities cache in `backends::cache` and the negotiation policy
+//! and its process memo in `backends::negotiate`; the chain and its walk in `call::{chain,
+//! walk}`; the re-ask table in `call::reask`; tool turns in `call::turn`.
 //!
 //! The items a harness needs are re-exported here: [`structured_call`] with
 //! [`StructuredRequest`], [`CallContext`], [`StructuredOutcome`], [`CallFailure`] and
