@@ -57,7 +57,7 @@ pub struct Progress<'a> {
 }
 
 /// How an answer's stream ended: on its own, or cut, and why. The transport knows the first and
-/// the deadline; why a watcher cut it, the watcher says ([`Flow::Stop`]).
+/// the deadline; why a watcher cut it, the watcher says (`Flow::Stop`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StreamEnding {
