@@ -2,7 +2,7 @@
 //! reason, its rate, its reasoning), where it ends, whether a form that claims to enforce did,
 //! and what it holds: a value, or a failure in the class the next request is matched to.
 
-use crate::repair::{self, FailureClass};
+use crate::repair::{self, FailureClass, Rung};
 
 use super::outcome::{ReasoningMeta, ReasoningSource, add_usage, bounded};
 use super::turn::read::TurnFailure;
@@ -82,6 +82,7 @@ impl Call<'_> {
         let Some(truncated) = self.cut(&mut text, end, verdict) else {
             return Read::Deadline(text);
         };
+        let judged = self.judge(&text, &native_calls, form.is_some(), truncated);
         if let Some(form) = form
             && !truncated
             && native_calls.is_empty()
@@ -92,12 +93,18 @@ impl Call<'_> {
                 .is_none_or(|turn| turn.checks_enforcement(&received))
         {
             // The text as it came, prose after a value included: under a form that claims to
-            // enforce, that is the sign it does not.
-            self.walk
-                .count_enforcement(form, parses(&received), &received);
+            // enforce, that is the sign it does not. The judgement carries over when it read
+            // the whole text as JSON as it stood; only otherwise is the text parsed again.
+            let as_it_stood = judged.is_ok()
+                && self.plan.turn.is_none()
+                && self.meta.repair_rung == Some(Rung::None)
+                && text.len() == received.len()
+                && !received.starts_with('\u{feff}');
+            let parsed = as_it_stood || parses(&received);
+            self.walk.count_enforcement(form, parsed, &received);
             self.learn();
         }
-        match self.judge(&text, &native_calls, form.is_some(), truncated) {
+        match judged {
             Ok(answer) => Read::Value(answer),
             Err(mut failed) => {
                 self.reclass(&mut failed, truncated);
