@@ -12,7 +12,8 @@
 # bench/real-model/runs/<UTC time>-<model>-<half>.jsonl.
 #
 #   MODEL=smollm2 bench/real-model/run.sh --half tuning       # choosing defaults (SPLIT.md)
-#   MODEL=qwen bench/real-model/run.sh --half test            # the headline only
+#   MODEL=qwen bench/real-model/run.sh --half test --only slmcode --only expert   # the headline only:
+#     two arms whose prompts share nothing, so neither takes the other's prompt from the server's cache
 #   bench/real-model/run.sh --half tuning --variant 'greedy:ANTI_REPETITION=reask:'   # one more slmcode arm
 #   bench/real-model/run.sh --half tuning --limit 2 --only slmcode --only expert
 #   bench/real-model/run.sh --requests bench/real-model/requests.json --only json_repair
