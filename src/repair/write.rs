@@ -14,16 +14,37 @@ use serde_json::{Map, Number, Value};
 /// How many levels pretty output indents; a container nested deeper is written compactly.
 pub const PRETTY_DEPTH: usize = 64;
 
-/// Drops `value` without recursion: every container's children are moved onto a heap stack
-/// before the container itself is freed. Use it for values that may be deeply nested.
+/// Drops `value` without recursion: every container's children that hold children of their own
+/// are moved onto a heap stack before the container itself is freed; the others (scalars,
+/// strings, empty containers) are freed where they are. Use it for values that may be deeply
+/// nested.
 pub fn drop_deep(value: Value) {
     let mut pending = vec![value];
     while let Some(value) = pending.pop() {
         match value {
-            Value::Array(items) => pending.extend(items),
-            Value::Object(members) => pending.extend(members.into_iter().map(|(_, member)| member)),
+            Value::Array(items) => {
+                for item in items {
+                    keep_if_nested(item, &mut pending);
+                }
+            }
+            Value::Object(members) => {
+                for (_, member) in members {
+                    keep_if_nested(member, &mut pending);
+                }
+            }
             _ => {}
         }
+    }
+}
+
+fn keep_if_nested(value: Value, pending: &mut Vec<Value>) {
+    let nested = match &value {
+        Value::Array(items) => !items.is_empty(),
+        Value::Object(members) => !members.is_empty(),
+        _ => false,
+    };
+    if nested {
+        pending.push(value);
     }
 }
 
