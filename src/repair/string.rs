@@ -348,9 +348,9 @@ impl Parser<'_> {
                 end -= 1;
             }
             let closer = match frame {
-                Frame::Array(_) if self.tuples.contains(&(depth + 1)) => b')',
-                Frame::Array(_) => b']',
-                Frame::Object(..) => b'}',
+                Frame::Array { .. } if self.tuples.contains(&(depth + 1)) => b')',
+                Frame::Array { .. } => b']',
+                Frame::Object { .. } => b'}',
             };
             if end == content || bytes[end - 1] != closer {
                 return None;
