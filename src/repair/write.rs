@@ -11,6 +11,8 @@
 
 use serde_json::{Map, Number, Value};
 
+use super::scan::find_in_string;
+
 /// How many levels pretty output indents; a container nested deeper is written compactly.
 pub const PRETTY_DEPTH: usize = 64;
 
@@ -208,14 +210,16 @@ fn digits_to(mut magnitude: u64, out: &mut String) {
 /// `text` as a JSON string, escaped exactly as `serde_json` escapes one: `"` and `\`, the short
 /// escapes `\b \t \n \f \r`, every other control character as `\u00xx`, nothing else.
 /// Written straight into the `String` (the output is text by construction, so it needs no UTF-8
-/// check afterwards), the runs between escapes copied whole.
+/// check afterwards), the runs between escapes found by the parser's string search and copied
+/// whole.
 fn string_to(text: &str, out: &mut String) {
     out.reserve(text.len() + 2);
     out.push('"');
     let bytes = text.as_bytes();
     let mut copied = 0;
     loop {
-        let at = next_escape(bytes, copied);
+        // The bytes a JSON string escapes: control characters, `"` and `\`.
+        let at = find_in_string(bytes, copied, b'"');
         // `at` holds an ASCII byte (or is the end), so the run ends on a character boundary.
         out.push_str(&text[copied..at]);
         let Some(&byte) = bytes.get(at) else {
@@ -240,66 +244,6 @@ fn string_to(text: &str, out: &mut String) {
         copied = at + 1;
     }
     out.push('"');
-}
-
-/// Where the next byte at or after `at` that needs escaping is (a control character, `"` or
-/// `\`), or the end: eight bytes at a time, the last few of a long string in one more word that
-/// overlaps the ones already read, a short string byte by byte.
-fn next_escape(bytes: &[u8], mut at: usize) -> usize {
-    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"));
-    while at + 8 <= bytes.len() {
-        let found = escape_bits(word(at));
-        if found != 0 {
-            return at + (found.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    if at == bytes.len() {
-        return at;
-    }
-    if bytes.len() >= 8 {
-        // The bytes of the last word before `at` were read already (one may be the escape just
-        // written): they are taken for letters, so that no mark, and no borrow, comes from them.
-        const LETTERS: u64 = 0x6161_6161_6161_6161;
-        let last = bytes.len() - 8;
-        let read = (1u64 << (8 * (at - last))) - 1;
-        let found = escape_bits((word(last) & !read) | (LETTERS & read));
-        return match found {
-            0 => bytes.len(),
-            _ => last + (found.trailing_zeros() / 8) as usize,
-        };
-    }
-    while at < bytes.len() && !ESCAPED[usize::from(bytes[at])] {
-        at += 1;
-    }
-    at
-}
-
-/// The bytes a JSON string escapes: control characters, `"` and `\`.
-const ESCAPED: [bool; 256] = {
-    let mut escaped = [false; 256];
-    let mut byte = 0;
-    while byte < 0x20 {
-        escaped[byte] = true;
-        byte += 1;
-    }
-    escaped[b'"' as usize] = true;
-    escaped[b'\\' as usize] = true;
-    escaped
-};
-
-/// The high bit of each byte of `word` (read little-endian: the first byte lowest) that is a
-/// control character, `"` or `\`, by the usual bit tricks; a byte above one of those may be
-/// marked too (a borrow runs upwards), so only the lowest mark is certain, and it is the one
-/// [`next_escape`] reads.
-fn escape_bits(word: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let below = |word: u64, limit: u64| word.wrapping_sub(ONES * limit) & !word & HIGH;
-    let control = below(word, 0x20);
-    let quote = below(word ^ (ONES * u64::from(b'"')), 1);
-    let backslash = below(word ^ (ONES * u64::from(b'\\')), 1);
-    control | quote | backslash
 }
 
 /// Compares two values without recursion (for tests and for checking a deep value against an
@@ -396,26 +340,6 @@ mod tests {
         }
         let all = Value::String(specials.iter().cycle().take(500).collect());
         assert_eq!(to_compact(&all), serde_json::to_string(&all).unwrap());
-        for byte in 0..=u8::MAX {
-            for position in 0..8 {
-                let mut word = [b'a'; 8];
-                word[position] = byte;
-                let expected = if ESCAPED[usize::from(byte)] {
-                    position
-                } else {
-                    8
-                };
-                assert_eq!(next_escape(&word, 0), expected, "{byte} at {position}");
-                // A second one further on does not hide the first.
-                word[7] = b'"';
-                let expected = if ESCAPED[usize::from(byte)] {
-                    position
-                } else {
-                    7
-                };
-                assert_eq!(next_escape(&word, 0), expected, "{byte} at {position}");
-            }
-        }
     }
 
     #[test]
