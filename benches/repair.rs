@@ -1,6 +1,11 @@
 //! The repair ladder's speed, each figure next to `serde_json::from_str::<Value>` on the same
 //! (or the twin valid) bytes in the same run. Figures and commands: `bench/README.md`.
 //!
+//! The paired table (`-- paired`) gives CPU time and, when valgrind is installed, instructions
+//! per call: time swings between runs on a shared machine, the count does not. `-- dump` writes
+//! the inputs for other tools, `-- reference FILE` is serde_json's parse-and-print of a file,
+//! the whole-process reference of `bench/instructions.sh`.
+//!
 //! - `valid`: already-valid input (rung `none`) against a plain parse of the same bytes.
 //! - `malformed_1kb`: a corpus of ~1 KB small-model answers, each broken one typical way
 //!   (fence, prose, trailing commas, single quotes, Python literals, unquoted keys, comments,
@@ -291,71 +296,193 @@ fn paired(reference: &mut dyn FnMut(), subject: &mut dyn FnMut()) -> (f64, f64, 
     )
 }
 
-/// The table in bench/README.md: every figure next to its reference, as CPU time per call and
-/// as the median ratio of neighbouring batches.
-fn paired_table() {
-    println!("paired CPU-time ratios (median of 41 alternating batches)");
-    println!(
-        "| case | bytes in | reference: serde_json | repair | time ratio | throughput ratio |"
-    );
-    println!("|---|---|---|---|---|---|");
-    let row = |name: &str, twin: &str, input: &str| {
-        let (reference, subject, ratio) = paired(
-            &mut || {
-                black_box(serde_json::from_str::<Value>(black_box(twin)).unwrap());
-            },
-            &mut || {
-                black_box(repair(black_box(input), &RepairOptions::new()).unwrap());
-            },
-        );
-        let throughput = (input.len() as f64 / twin.len() as f64) / ratio;
-        println!(
-            "| {name} | {} | {:.2} µs | {:.2} µs | {ratio:.2} | {throughput:.2} |",
-            input.len(),
-            reference * 1e6,
-            subject * 1e6
-        );
-    };
-    let small = plan(3);
-    let large = plan(300);
-    row("valid 1 KB (rung none)", &small, &small);
-    row("valid 100 KB (rung none)", &large, &large);
-    for (name, text, _) in corpus(&small) {
-        row(&format!("malformed 1 KB: {name}"), &small, &text);
+/// A row of the paired table: one input (or the whole malformed corpus) and its valid twin.
+#[derive(Clone, Copy)]
+enum Case {
+    /// An already-valid plan of this many steps, against parsing the same bytes.
+    Valid(u64),
+    /// The 1 KB plan broken the corpus's way number `index`.
+    Malformed(usize),
+    /// Every way of the 1 KB corpus, one after the other.
+    Corpus,
+    /// A plan of this many steps with a trailing comma in every array and object.
+    TrailingCommas(u64),
+}
+
+impl Case {
+    fn all() -> Vec<Case> {
+        let mut cases = vec![Case::Valid(3), Case::Valid(300)];
+        cases.extend((0..corpus(&plan(3)).len()).map(Case::Malformed));
+        cases.push(Case::Corpus);
+        cases.extend([3, 300, 30_000].map(Case::TrailingCommas));
+        cases
     }
-    let corpus = corpus(&small);
-    let (reference, subject, ratio) = paired(
-        &mut || {
-            for _ in 0..corpus.len() {
-                black_box(serde_json::from_str::<Value>(black_box(&small)).unwrap());
-            }
-        },
-        &mut || {
-            for (_, text, _) in &corpus {
-                black_box(repair(black_box(text), &RepairOptions::new()).unwrap());
-            }
-        },
-    );
-    let corpus_bytes: usize = corpus.iter().map(|(_, text, _)| text.len()).sum();
-    let twin_bytes = small.len() * corpus.len();
-    println!(
-        "| malformed 1 KB: the whole corpus | {corpus_bytes} | {:.2} µs | {:.2} µs | {ratio:.2} | {:.2} |",
-        reference * 1e6,
-        subject * 1e6,
-        (corpus_bytes as f64 / twin_bytes as f64) / ratio
-    );
-    for steps in [3u64, 300, 30_000] {
-        let valid = plan(steps);
-        let broken = trailing_commas(&valid);
-        row(
-            &format!(
+
+    fn name(self) -> String {
+        match self {
+            Case::Valid(3) => "valid 1 KB (rung none)".to_owned(),
+            Case::Valid(_) => "valid 100 KB (rung none)".to_owned(),
+            Case::Malformed(index) => format!("malformed 1 KB: {}", corpus(&plan(3))[index].0),
+            Case::Corpus => "malformed 1 KB: the whole corpus".to_owned(),
+            Case::TrailingCommas(steps) => format!(
                 "trailing comma in every array and object, {} bytes",
-                valid.len()
+                plan(steps).len()
             ),
-            &valid,
-            &broken,
+        }
+    }
+
+    /// The valid twin, and the inputs repaired in one call of the subject (the reference
+    /// parses the twin as many times).
+    fn inputs(self) -> (String, Vec<String>) {
+        match self {
+            Case::Valid(steps) => {
+                let text = plan(steps);
+                (text.clone(), vec![text])
+            }
+            Case::Malformed(index) => {
+                let twin = plan(3);
+                let input = corpus(&twin).swap_remove(index).1;
+                (twin, vec![input])
+            }
+            Case::Corpus => {
+                let twin = plan(3);
+                let inputs = corpus(&twin).into_iter().map(|(_, text, _)| text).collect();
+                (twin, inputs)
+            }
+            Case::TrailingCommas(steps) => {
+                let twin = plan(steps);
+                let input = trailing_commas(&twin);
+                (twin, vec![input])
+            }
+        }
+    }
+}
+
+fn parse_twin(twin: &str, times: usize) {
+    for _ in 0..times {
+        black_box(serde_json::from_str::<Value>(black_box(twin)).unwrap());
+    }
+}
+
+fn repair_all(inputs: &[String]) {
+    for input in inputs {
+        black_box(repair(black_box(input), &RepairOptions::new()).unwrap());
+    }
+}
+
+/// The table in bench/README.md: every figure next to its reference, as CPU time per call, as
+/// the median ratio of neighbouring batches, and as instructions per call when valgrind is
+/// installed (see [`instructions`]).
+fn paired_table() {
+    let counted = valgrind_found();
+    println!("paired CPU-time ratios (median of 41 alternating batches), instructions per call");
+    println!(
+        "| case | bytes in | reference: serde_json | repair | time ratio | throughput ratio | instructions: serde_json | repair | ratio |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for (index, case) in Case::all().into_iter().enumerate() {
+        let (twin, inputs) = case.inputs();
+        let (reference, subject, ratio) =
+            paired(&mut || parse_twin(&twin, inputs.len()), &mut || {
+                repair_all(&inputs)
+            });
+        let input_bytes: usize = inputs.iter().map(String::len).sum();
+        let twin_bytes = twin.len() * inputs.len();
+        let throughput = (input_bytes as f64 / twin_bytes as f64) / ratio;
+        let counts = if counted {
+            match (
+                instructions(index, "reference"),
+                instructions(index, "repair"),
+            ) {
+                (Some(reference), Some(subject)) => format!(
+                    "{reference} | {subject} | {:.2}",
+                    subject as f64 / reference as f64
+                ),
+                _ => "(failed) | | ".to_owned(),
+            }
+        } else {
+            "| | ".to_owned()
+        };
+        println!(
+            "| {} | {input_bytes} | {:.2} µs | {:.2} µs | {ratio:.2} | {throughput:.2} | {counts} |",
+            case.name(),
+            reference * 1e6,
+            subject * 1e6,
         );
     }
+    if !counted {
+        println!("(valgrind is not installed: no instruction counts)");
+    }
+}
+
+fn valgrind_found() -> bool {
+    std::process::Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success())
+}
+
+/// The instructions one call of `side` (`reference` or `repair`) of case number `case` executes:
+/// this benchmark runs itself once more under callgrind (`count CASE SIDE`), which counts only
+/// inside [`measured`]. Unlike time, the count is the same from run to run and does not depend
+/// on what else the machine is doing, so a change of a few percent shows in one run.
+fn instructions(case: usize, side: &str) -> Option<u64> {
+    let out = std::env::temp_dir().join(format!(
+        "slmcode-repair-bench-{}-{case}-{side}.callgrind",
+        std::process::id()
+    ));
+    let status = std::process::Command::new("valgrind")
+        .arg("--tool=callgrind")
+        .arg("--collect-atstart=no")
+        .arg("--toggle-collect=*measured*")
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .arg(std::env::current_exe().ok()?)
+        .args(["count", &case.to_string(), side])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .ok()?;
+    let report = std::fs::read_to_string(&out).ok();
+    let _ = std::fs::remove_file(&out);
+    if !status.success() {
+        return None;
+    }
+    report?
+        .lines()
+        .find_map(|line| line.strip_prefix("summary:"))
+        .and_then(|count| count.trim().parse().ok())
+}
+
+/// `count CASE SIDE`: one call of one side of one case, inside [`measured`].
+fn count_one(case: &str, side: &str) {
+    let case = Case::all()[case.parse::<usize>().expect("a case number")];
+    let (twin, inputs) = case.inputs();
+    match side {
+        "reference" => measured(&mut || parse_twin(&twin, inputs.len())),
+        "repair" => measured(&mut || repair_all(&inputs)),
+        _ => panic!("count CASE reference|repair"),
+    }
+}
+
+/// The one function callgrind counts in (`--toggle-collect`): everything `work` runs.
+#[inline(never)]
+fn measured(work: &mut dyn FnMut()) {
+    work();
+}
+
+/// `reference FILE`: serde_json's parse-and-print of a file, the whole-process reference of
+/// `bench/instructions.sh`: read it as UTF-8, parse it into a `Value`, write it compact with a
+/// newline to stdout, drop the value.
+fn parse_and_print(path: &str) {
+    use std::io::Write;
+    let text = std::fs::read_to_string(path).expect("a readable UTF-8 file");
+    let value: Value = serde_json::from_str(&text).expect("valid JSON");
+    let mut out = serde_json::to_string(&value).expect("serialises");
+    out.push('\n');
+    std::io::stdout()
+        .lock()
+        .write_all(out.as_bytes())
+        .expect("stdout");
 }
 
 criterion_group! {
@@ -390,15 +517,31 @@ fn dump_corpus() {
         )
         .unwrap();
     }
+    // The 10 MB plan broken every way at once, as the 1 KB `everything.txt` is.
+    let valid = plan(30_000);
+    let everything = corpus(&valid)
+        .pop()
+        .expect("the corpus ends with everything")
+        .1;
+    std::fs::write(
+        directory.join(format!("everything-{}.txt", valid.len())),
+        everything,
+    )
+    .unwrap();
     println!("wrote {}", directory.display());
 }
 
 fn main() {
     // `cargo bench --bench repair -- paired` prints only the paired table; no filter runs both.
-    let filter = std::env::args().skip(1).find(|arg| !arg.starts_with('-'));
-    match filter.as_deref() {
+    let words: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|arg| !arg.starts_with('-'))
+        .collect();
+    match words.first().map(String::as_str) {
         Some("paired") => paired_table(),
         Some("dump") => dump_corpus(),
+        Some("count") if words.len() == 3 => return count_one(&words[1], &words[2]),
+        Some("reference") if words.len() == 2 => return parse_and_print(&words[1]),
         None => {
             paired_table();
             benches();

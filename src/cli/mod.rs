@@ -127,7 +127,7 @@ enum Command {
 
 /// Runs the command line and maps the outcome to the process's exit code.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match parse() {
         Ok(cli) => cli,
         Err(error) => {
             // Help and version are successes; clap knows how to print both kinds.
@@ -143,6 +143,23 @@ pub fn main() -> ExitCode {
     let printer = Printer::new(cli.json, cli.quiet, cli.color);
     let outcome = run(cli.command, &printer);
     finish(outcome, &printer)
+}
+
+/// The command line, parsed as `Cli::try_parse` parses it, except that the definition of every
+/// command and flag (a tree of a few thousand small allocations) is left for the end of the
+/// process to take back: freeing it here cost more than a 1 KB repair itself (bench/README.md,
+/// "Instructions").
+fn parse() -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let mut definition = Cli::command();
+    let parsed = definition
+        .try_get_matches_from_mut(std::env::args_os())
+        .and_then(|mut matches| {
+            Cli::from_arg_matches_mut(&mut matches)
+                .map_err(|error| error.format(&mut Cli::command()))
+        });
+    std::mem::forget(definition);
+    parsed
 }
 
 fn run(command: Command, printer: &Printer) -> CommandResult {

@@ -9,13 +9,28 @@ use super::rung::Rung;
 
 impl Parser<'_> {
     #[inline]
-    pub(super) fn open(&mut self, frame: Frame) -> Result<(), Stop> {
+    pub(super) fn open_array(&mut self) -> Result<(), Stop> {
+        let start = self.items.len();
+        self.open(Frame::Array { start })
+    }
+
+    #[inline]
+    pub(super) fn open_object(&mut self) -> Result<(), Stop> {
+        let start = self.members.len();
+        self.open(Frame::Object {
+            start,
+            pending: None,
+        })
+    }
+
+    #[inline]
+    fn open(&mut self, frame: Frame) -> Result<(), Stop> {
         if self.stack.len() >= MAX_DEPTH {
             return Err(Stop::TooDeep(self.pos));
         }
         match frame {
-            Frame::Array(_) => self.open_arrays += 1,
-            Frame::Object(..) => self.open_objects += 1,
+            Frame::Array { .. } => self.open_arrays += 1,
+            Frame::Object { .. } => self.open_objects += 1,
         }
         self.stack.push(frame);
         self.max_depth = self.max_depth.max(self.stack.len());
@@ -30,13 +45,15 @@ impl Parser<'_> {
             self.tuples.pop();
         }
         match self.stack.pop() {
-            Some(Frame::Array(items)) => {
+            Some(Frame::Array { start }) => {
                 self.open_arrays -= 1;
-                Value::Array(items)
+                Value::Array(self.items.split_off(start))
             }
-            Some(Frame::Object(members, _)) => {
+            Some(Frame::Object { start, .. }) => {
                 self.open_objects -= 1;
-                Value::Object(members)
+                // Inserted one by one, as they came: a key written twice keeps its first place
+                // and its last value, as it did when the map grew member by member.
+                Value::Object(self.members.drain(start..).collect())
             }
             None => unreachable!("pop is only called with an open container"),
         }
@@ -53,13 +70,13 @@ impl Parser<'_> {
                 self.finished = Some(value);
                 true
             }
-            Some(Frame::Array(items)) => {
-                items.push(value);
+            Some(Frame::Array { .. }) => {
+                self.items.push(value);
                 false
             }
-            Some(Frame::Object(members, pending)) => {
+            Some(Frame::Object { pending, .. }) => {
                 let key = pending.take().unwrap_or_default();
-                members.insert(key, value);
+                self.members.push((key, value));
                 false
             }
         }

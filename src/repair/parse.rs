@@ -101,9 +101,20 @@ pub(super) enum Expect {
     Next,
 }
 
+/// An open container. Its values so far are not in the frame but at the end of the parser's
+/// `items` (an array's) or `members` (an object's), from `start` to where the next open
+/// container of the same kind starts: one buffer for every open container, so a container
+/// is built once, at its closer, at its final size (an object's table never grows and
+/// rehashes on the way).
 pub(super) enum Frame {
-    Array(Vec<Value>),
-    Object(Map<String, Value>, Option<String>),
+    Array {
+        start: usize,
+    },
+    Object {
+        start: usize,
+        /// The key of the member whose value comes next.
+        pending: Option<String>,
+    },
 }
 
 /// What the scan found after whitespace and comments.
@@ -133,6 +144,10 @@ pub(super) struct Parser<'a> {
     allowed: RungSet,
     pub(super) changed: RungSet,
     pub(super) stack: Vec<Frame>,
+    /// The elements of the open arrays, outermost first (see [`Frame`]).
+    pub(super) items: Vec<Value>,
+    /// The members of the open objects, outermost first (see [`Frame`]).
+    pub(super) members: Vec<(String, Value)>,
     pub(super) open_arrays: usize,
     pub(super) open_objects: usize,
     /// The depths (stack lengths) at which the open arrays written as tuples (`(1, 2)`) sit.
@@ -158,11 +173,9 @@ pub(super) struct Parser<'a> {
 impl Drop for Parser<'_> {
     fn drop(&mut self) {
         if self.max_depth > SHALLOW {
-            for frame in self.stack.drain(..) {
-                match frame {
-                    Frame::Array(items) => drop_deep(Value::Array(items)),
-                    Frame::Object(members, _) => drop_deep(Value::Object(members)),
-                }
+            drop_deep(Value::Array(std::mem::take(&mut self.items)));
+            for (_, member) in self.members.drain(..) {
+                drop_deep(member);
             }
         }
     }
@@ -178,6 +191,8 @@ impl<'a> Parser<'a> {
             allowed,
             changed: RungSet::EMPTY,
             stack: Vec::new(),
+            items: Vec::new(),
+            members: Vec::new(),
             open_arrays: 0,
             open_objects: 0,
             tuples: Vec::new(),
@@ -211,10 +226,31 @@ impl<'a> Parser<'a> {
 
     /// The members of the top-level object that were complete when the parser stopped.
     pub(super) fn take_partial(&mut self) -> Option<Map<String, Value>> {
-        match self.stack.first_mut()? {
-            Frame::Object(members, _) => Some(std::mem::take(members)),
-            Frame::Array(_) => None,
+        match self.stack.first()? {
+            Frame::Object { start, .. } => {
+                let end = self.frame_end(0);
+                Some(self.members.drain(*start..end).collect())
+            }
+            Frame::Array { .. } => None,
         }
+    }
+
+    /// Where the values of the open container at `depth` end in its buffer: where the next open
+    /// container of the same kind starts, or the buffer's end.
+    pub(super) fn frame_end(&self, depth: usize) -> usize {
+        let array = matches!(self.stack[depth], Frame::Array { .. });
+        self.stack[depth + 1..]
+            .iter()
+            .find_map(|frame| match frame {
+                Frame::Array { start } if array => Some(*start),
+                Frame::Object { start, .. } if !array => Some(*start),
+                _ => None,
+            })
+            .unwrap_or(if array {
+                self.items.len()
+            } else {
+                self.members.len()
+            })
     }
 
     /// Parses the top-level value; on success `self.pos` is just past it.
@@ -262,7 +298,7 @@ impl<'a> Parser<'a> {
 
     #[inline]
     pub(super) fn in_array(&self) -> bool {
-        matches!(self.stack.last(), Some(Frame::Array(_)))
+        matches!(self.stack.last(), Some(Frame::Array { .. }))
     }
 
     /// Whether the innermost container is an array written as a tuple.
@@ -286,7 +322,7 @@ impl<'a> Parser<'a> {
             At::End | At::Marker => {
                 let cut = match (*expect, self.stack.last()) {
                     (Expect::FirstValue, _) => Cut::AfterOpenBracket,
-                    (_, Some(Frame::Object(..))) => Cut::AfterColon,
+                    (_, Some(Frame::Object { .. })) => Cut::AfterColon,
                     _ => Cut::AfterComma,
                 };
                 return Err(Stop::Cut(cut, self.pos));
@@ -294,12 +330,12 @@ impl<'a> Parser<'a> {
         };
         match byte {
             b'{' => {
-                self.open(Frame::Object(Map::new(), None))?;
+                self.open_object()?;
                 *expect = Expect::FirstKey;
                 Ok(false)
             }
             b'[' => {
-                self.open(Frame::Array(Vec::new()))?;
+                self.open_array()?;
                 *expect = Expect::FirstValue;
                 Ok(false)
             }
@@ -314,7 +350,7 @@ impl<'a> Parser<'a> {
             b'(' if !self.stack.is_empty() => {
                 // A tuple, as Python writes one: an array.
                 self.fix(Rung::Tuples, self.pos)?;
-                self.open(Frame::Array(Vec::new()))?;
+                self.open_array()?;
                 self.tuples.push(self.stack.len());
                 *expect = Expect::FirstValue;
                 Ok(false)
@@ -335,7 +371,7 @@ impl<'a> Parser<'a> {
                 // A key with no value (`{"a": , "b": 1}`, `{"a": }`): the member is dropped
                 // like an empty one; nothing is invented for it.
                 self.fix(Rung::EmptyElements, self.pos)?;
-                if let Some(Frame::Object(_, pending)) = self.stack.last_mut() {
+                if let Some(Frame::Object { pending, .. }) = self.stack.last_mut() {
                     *pending = None;
                 }
                 if byte == b',' {
@@ -396,7 +432,7 @@ impl<'a> Parser<'a> {
             _ if is_key_byte(byte) => self.unquoted_key()?,
             _ => return Err(self.broken(self.pos, "a key")),
         };
-        if let Some(Frame::Object(_, pending)) = self.stack.last_mut() {
+        if let Some(Frame::Object { pending, .. }) = self.stack.last_mut() {
             *pending = Some(key);
         }
         *expect = Expect::Colon;

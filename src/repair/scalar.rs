@@ -338,11 +338,14 @@ impl Parser<'_> {
             return;
         }
         let mut pointer = String::new();
-        for frame in &self.stack {
+        for (depth, frame) in self.stack.iter().enumerate() {
             match frame {
-                Frame::Array(items) => push_token(&mut pointer, &items.len().to_string()),
-                Frame::Object(_, key) => {
-                    push_token(&mut pointer, key.as_deref().unwrap_or_default())
+                Frame::Array { start } => {
+                    let index = self.frame_end(depth) - start;
+                    push_token(&mut pointer, &index.to_string());
+                }
+                Frame::Object { pending, .. } => {
+                    push_token(&mut pointer, pending.as_deref().unwrap_or_default())
                 }
             }
         }

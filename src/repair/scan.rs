@@ -191,22 +191,44 @@ const fn zero_bytes(word: u64) -> u64 {
     word.wrapping_sub(ONES) & !word & HIGHS
 }
 
-/// The first index at or after `at` holding `quote`, a backslash or a control character, or
-/// `bytes.len()`. Eight bytes at a time: strings are most of a document's bytes.
+/// The eight bytes at `at`, the first lowest.
+#[inline]
+fn word_at_offset(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"))
+}
+
+/// The first index at or after `at` holding `quote` (a punctuation mark, never a letter), a
+/// backslash or a control character, or `bytes.len()`. Eight bytes at a time: strings are most
+/// of a document's bytes.
+#[inline]
 pub(super) fn find_in_string(bytes: &[u8], mut at: usize, quote: u8) -> usize {
     let quotes = ONES * quote as u64;
     let backslashes = ONES * b'\\' as u64;
-    while at + 8 <= bytes.len() {
-        let mut chunk = [0u8; 8];
-        chunk.copy_from_slice(&bytes[at..at + 8]);
-        let word = u64::from_le_bytes(chunk);
-        let mask = zero_bytes(word ^ quotes)
+    let special = |word: u64| {
+        zero_bytes(word ^ quotes)
             | zero_bytes(word ^ backslashes)
-            | (word.wrapping_sub(ONES * 0x20) & !word & HIGHS);
+            | (word.wrapping_sub(ONES * 0x20) & !word & HIGHS)
+    };
+    while at + 8 <= bytes.len() {
+        let mask = special(word_at_offset(bytes, at));
         if mask != 0 {
             return at + (mask.trailing_zeros() / 8) as usize;
         }
         at += 8;
+    }
+    if at < bytes.len() && bytes.len() >= 8 {
+        // The last few bytes, in the word that ends with them. The bytes of it before `at` were
+        // read already (one of them may be the special byte a caller just passed): they are
+        // read as letters, no quote, so that no mark comes from them and none runs up from a
+        // borrow of theirs.
+        const LETTERS: u64 = ONES * b'a' as u64;
+        let last = bytes.len() - 8;
+        let read = (1u64 << (8 * (at - last))) - 1;
+        let mask = special((word_at_offset(bytes, last) & !read) | (LETTERS & read));
+        return match mask {
+            0 => bytes.len(),
+            _ => last + (mask.trailing_zeros() / 8) as usize,
+        };
     }
     while at < bytes.len() {
         let byte = bytes[at];
@@ -267,6 +289,29 @@ mod tests {
             }
             let plain = vec![b'x'; length];
             assert_eq!(find_in_string(&plain, 0, b'"'), length);
+        }
+        // The last bytes of a long text, after a special byte just passed: nothing before `at`
+        // counts, nor marks a byte after it.
+        for length in 8..24 {
+            for special in 0..length {
+                for (first, second) in [(b'"', b'#'), (b'\\', b']'), (0x01, b' '), (b'\n', b'"')] {
+                    let mut text = vec![b'a'; length];
+                    text[special] = first;
+                    let next = (special + 1 < length).then(|| {
+                        text[special + 1] = second;
+                        special + 1
+                    });
+                    let expected = match next {
+                        Some(next) if matches!(second, b'"' | b'\\') || second < 0x20 => next,
+                        _ => length,
+                    };
+                    assert_eq!(
+                        find_in_string(&text, special + 1, b'"'),
+                        expected,
+                        "{text:?}"
+                    );
+                }
+            }
         }
         let text = "héllo ‘x’ \"".as_bytes();
         assert_eq!(find_in_string(text, 0, b'"'), text.len() - 1);

@@ -68,6 +68,12 @@ impl Parser<'_> {
                 return Err(Stop::Cut(cut, open));
             };
             if byte == b'\\' {
+                if out.capacity() == 0 {
+                    // Room for the string up to the next quote, which usually ends it: the
+                    // string is built in one allocation, not grown escape by escape.
+                    let rest = memchr::memchr(quote, &bytes[at..limit]).unwrap_or(limit - at);
+                    out.reserve(at - chunk + rest);
+                }
                 out.push_str(&self.text[chunk..at]);
                 at = self.escape(at, quote, &mut out)?;
                 chunk = at;
@@ -348,9 +354,9 @@ impl Parser<'_> {
                 end -= 1;
             }
             let closer = match frame {
-                Frame::Array(_) if self.tuples.contains(&(depth + 1)) => b')',
-                Frame::Array(_) => b']',
-                Frame::Object(..) => b'}',
+                Frame::Array { .. } if self.tuples.contains(&(depth + 1)) => b')',
+                Frame::Array { .. } => b']',
+                Frame::Object { .. } => b'}',
             };
             if end == content || bytes[end - 1] != closer {
                 return None;
