@@ -71,7 +71,7 @@ fn no_public_type_has_an_ambiguous_bare_name() {
 
 /// Words the glossary retired, each for the word that now means it: a retired word must not
 /// come back as a name (a comment may still tell its history in other words).
-const RETIRED: [(&str, &str); 6] = [
+const RETIRED: [(&str, &str); 7] = [
     ("evolve", "re-ask (`call::reask`, `ReaskAction`)"),
     ("EVOLVE", "REASK_ACTIONS"),
     (
@@ -83,6 +83,10 @@ const RETIRED: [(&str, &str); 6] = [
     (
         "StreamEnd ",
         "StreamEnding, the one enum of how an answer's stream ended",
+    ),
+    (
+        "struct Failed",
+        "what failed (`ParseFailure`, `FailedOutput`; the call's `Ending`)",
     ),
 ];
 

@@ -117,7 +117,7 @@ pub use write::{
     PRETTY_DEPTH, depth_beyond, drop_deep, equal_deep, to_compact, to_compact_bounded, to_pretty,
 };
 
-use outcome::Failed;
+use outcome::ParseFailure;
 use parse::Stop;
 
 /// How to repair: against which schema, knowing what about how the answer ended, with which
@@ -198,7 +198,8 @@ pub fn repair(text: &str, options: &RepairOptions<'_>) -> Result<Repaired, Repai
                     Ok(found) => {
                         let changed = found.changed.with(Rung::Fullwidth);
                         let stop = Stop::Needs(Rung::Fullwidth, at);
-                        Err(Failed::from_stop(stop, changed, None).into_failure(&ascii, options))
+                        Err(ParseFailure::from_stop(stop, changed, None)
+                            .into_failure(&ascii, options))
                     }
                     Err(mut failed) => {
                         failed.changed.insert(Rung::Fullwidth);
@@ -243,18 +244,22 @@ pub(crate) struct Found {
 }
 
 /// Runs the rungs from `think` to `close_braces` over `text`.
-fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
+fn ladder(text: &str, allowed: RungSet) -> Result<Found, ParseFailure> {
     let bytes = text.as_bytes();
     let mut changed = RungSet::EMPTY;
     let gate = |changed: &mut RungSet, rung: Rung, at: usize| {
         if !allowed.contains(rung) {
-            return Err(Failed::from_stop(Stop::Needs(rung, at), *changed, None));
+            return Err(ParseFailure::from_stop(
+                Stop::Needs(rung, at),
+                *changed,
+                None,
+            ));
         }
         changed.insert(rung);
         Ok(())
     };
     if text.trim().is_empty() || locate::gap(bytes, 0, bytes.len()) != locate::Gap::Text {
-        return Err(Failed::empty("the input is empty"));
+        return Err(ParseFailure::empty("the input is empty"));
     }
     let mut start = 0;
     match reasoning(text) {
@@ -263,10 +268,12 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
             gate(&mut changed, Rung::Think, 0)?;
             start = end;
         }
-        Reasoning::Unclosed { at, .. } => return Err(Failed::unclosed_reasoning(at)),
+        Reasoning::Unclosed { at, .. } => return Err(ParseFailure::unclosed_reasoning(at)),
     }
     if locate::gap(bytes, start, bytes.len()) != locate::Gap::Text {
-        return Err(Failed::empty("the input holds only a reasoning block"));
+        return Err(ParseFailure::empty(
+            "the input holds only a reasoning block",
+        ));
     }
     // What every further top-level value needs before its own rungs: the reasoning block.
     let base = changed;
@@ -281,7 +288,7 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
         let mut changed = changed.union(attempt.changed);
         let value = match attempt.result {
             Ok(value) => value,
-            Err(stop) => return Err(Failed::from_stop(stop, changed, attempt.partial)),
+            Err(stop) => return Err(ParseFailure::from_stop(stop, changed, attempt.partial)),
         };
         match attempt.after_in_fence {
             locate::Gap::Text => gate(&mut changed, Rung::Extract, fence.content)?,
@@ -301,7 +308,7 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
         });
     }
     let mut from = start;
-    let mut first_failure: Option<Failed> = None;
+    let mut first_failure: Option<ParseFailure> = None;
     let mut unescaped_once = false;
     while let Some(candidate) = locate::candidate(bytes, from) {
         // Unescaping reads the rest of the text: one escaped reading per answer keeps the
@@ -326,7 +333,7 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
                     if scan::mostly_binary(&bytes[start..candidate])
                         || scan::mostly_binary(&bytes[tail..])
                     {
-                        return Err(Failed::binary());
+                        return Err(ParseFailure::binary());
                     }
                     gate(&mut changed, rung, candidate)?;
                 }
@@ -346,7 +353,7 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
             }
             Err(Stop::Broken { at, expected }) => {
                 if first_failure.is_none() {
-                    first_failure = Some(Failed::from_stop(
+                    first_failure = Some(ParseFailure::from_stop(
                         Stop::Broken { at, expected },
                         changed,
                         attempt.partial,
@@ -356,14 +363,14 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, Failed> {
                 }
                 from = at.max(candidate + 1);
             }
-            Err(_) if scan::mostly_binary(bytes) => return Err(Failed::binary()),
-            Err(stop) => return Err(Failed::from_stop(stop, changed, attempt.partial)),
+            Err(_) if scan::mostly_binary(bytes) => return Err(ParseFailure::binary()),
+            Err(stop) => return Err(ParseFailure::from_stop(stop, changed, attempt.partial)),
         }
     }
     if scan::mostly_binary(bytes) {
-        return Err(Failed::binary());
+        return Err(ParseFailure::binary());
     }
-    Err(first_failure.unwrap_or_else(Failed::prose))
+    Err(first_failure.unwrap_or_else(ParseFailure::prose))
 }
 
 /// How many of the text's last bytes the binary check reads when a value was found.

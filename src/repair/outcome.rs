@@ -155,7 +155,7 @@ impl RepairFailure {
 }
 
 /// A failure found before the schema and the finish reason have had their say.
-pub(super) struct Failed {
+pub(super) struct ParseFailure {
     class: FailureClass,
     what: String,
     offset: Option<usize>,
@@ -165,13 +165,13 @@ pub(super) struct Failed {
     pub(super) needs_rung: bool,
 }
 
-impl Failed {
-    pub(super) fn empty(what: &str) -> Failed {
-        Failed::new(FailureClass::Empty, what.to_owned(), None)
+impl ParseFailure {
+    pub(super) fn empty(what: &str) -> ParseFailure {
+        ParseFailure::new(FailureClass::Empty, what.to_owned(), None)
     }
 
-    pub(super) fn binary() -> Failed {
-        Failed::new(
+    pub(super) fn binary() -> ParseFailure {
+        ParseFailure::new(
             FailureClass::Malformed,
             "the input is mostly not text (control bytes or invalid UTF-8): no answer to repair"
                 .to_owned(),
@@ -179,24 +179,24 @@ impl Failed {
         )
     }
 
-    pub(super) fn prose() -> Failed {
-        Failed::new(
+    pub(super) fn prose() -> ParseFailure {
+        ParseFailure::new(
             FailureClass::Prose,
             "the input holds no JSON object or array".to_owned(),
             None,
         )
     }
 
-    pub(super) fn unclosed_reasoning(at: usize) -> Failed {
-        Failed::new(
+    pub(super) fn unclosed_reasoning(at: usize) -> ParseFailure {
+        ParseFailure::new(
             FailureClass::Truncated,
             "the answer is cut off inside its reasoning block".to_owned(),
             Some(at),
         )
     }
 
-    fn new(class: FailureClass, what: String, offset: Option<usize>) -> Failed {
-        Failed {
+    fn new(class: FailureClass, what: String, offset: Option<usize>) -> ParseFailure {
+        ParseFailure {
             class,
             what,
             offset,
@@ -210,7 +210,7 @@ impl Failed {
         stop: Stop,
         changed: RungSet,
         partial: Option<Map<String, Value>>,
-    ) -> Failed {
+    ) -> ParseFailure {
         let (class, what, at) = match stop {
             Stop::Cut(cut, at) => (
                 FailureClass::Truncated,
@@ -241,7 +241,7 @@ impl Failed {
             }
             None
         };
-        Failed {
+        ParseFailure {
             class,
             what,
             offset: Some(at),
