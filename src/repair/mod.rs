@@ -101,21 +101,16 @@ use serde_json::Value;
 
 use crate::schema::{SchemaError, Validator};
 
-pub use coerce::{COERCE_DEPTH, Coercion, CoercionKind};
+pub use coerce::{Coercion, CoercionKind};
 pub use outcome::{FailureClass, RepairFailure, Repaired};
 pub use parse::MAX_DEPTH;
 pub(crate) use reasoning::CLOSING_TAGS;
 pub use reasoning::REASONING_TAGS;
 pub(crate) use reasoning::{Reasoning, leading_reasoning, reasoning};
-pub use repetition::{
-    LoopKind, MIN_REPEATS, MIN_SPAN, NUMBER_DIGITS, Repetition, RepetitionDetector, WHITESPACE_RUN,
-    find_repetition,
-};
+pub use repetition::{LoopKind, Repetition, RepetitionDetector, find_repetition};
 pub use rung::{Rung, RungSet};
 pub use stats::{CallEnding, Stats};
-pub use write::{
-    PRETTY_DEPTH, depth_beyond, drop_deep, equal_deep, to_compact, to_compact_bounded, to_pretty,
-};
+pub use write::{drop_deep, equal_deep, to_compact, to_pretty};
 
 use outcome::ParseFailure;
 use parse::Stop;

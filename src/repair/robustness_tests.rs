@@ -88,7 +88,7 @@ fn ten_thousand_levels_are_repaired_printed_and_dropped_on_a_test_thread() {
     // stays linear in the depth.
     let result = repair(&nested_arrays(depth, "1"), &RepairOptions::new()).unwrap();
     let pretty = to_pretty(&result.value);
-    assert_eq!(pretty.lines().count(), 2 * super::PRETTY_DEPTH + 1);
+    assert_eq!(pretty.lines().count(), 2 * super::write::PRETTY_DEPTH + 1);
     assert!(pretty.len() < 3 * depth + 20_000, "{} bytes", pretty.len());
     assert!(pretty.contains(&format!("{}1{}", "[".repeat(100), "]".repeat(100))));
     drop_deep(result.value);

@@ -25,10 +25,11 @@ pub use constraint::Constraint;
 pub use contracts::{Contract, JSON_ONLY, UnknownContract, contract, contracts};
 pub use lint::{is_strict_ready, strict_problems, subset_problems};
 pub use mechanism::{Mechanism, UnknownMechanism};
-pub use pointer::{REF_HOPS, display_pointer, pointer_push};
 pub(crate) use pointer::{decode_fragment, follow_refs, push_token, resolve_ref, unescape_token};
-pub use problem::{Problem, json_kind};
-pub use projection::{Projection, WIRE_BOUND_LIMIT, project, project_with};
+pub(crate) use pointer::{display_pointer, pointer_push};
+pub use problem::Problem;
+pub(crate) use problem::json_kind;
+pub use projection::{Projection, project, project_with};
 pub use validate::{
     SchemaError, ValidateError, ValidationError, Validator, Violations, validate, validator,
 };
