@@ -78,7 +78,7 @@ pub fn to_compact(value: &Value) -> String {
 }
 
 /// `value` as indented JSON, exactly as `serde_json::to_string_pretty` writes it up to
-/// [`PRETTY_DEPTH`] levels (deeper containers compactly), at any depth.
+/// 64 levels (`PRETTY_DEPTH`; deeper containers compactly), at any depth.
 pub fn to_pretty(value: &Value) -> String {
     let mut out = String::new();
     write(value, Some(2), usize::MAX, &mut out);
