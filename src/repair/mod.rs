@@ -85,15 +85,7 @@ mod string;
 mod write;
 
 #[cfg(test)]
-mod corpus_tests;
-#[cfg(test)]
-mod ladder_tests;
-#[cfg(test)]
-mod property_tests;
-#[cfg(test)]
-mod ref_tests;
-#[cfg(test)]
-mod robustness_tests;
+pub(crate) mod tests;
 
 use std::sync::Arc;
 

@@ -3,7 +3,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::*;
-use crate::repair::corpus_tests::{Expect, every_row};
+use crate::repair::tests::corpus::{Expect, every_row};
 
 fn fixtures(folder: &str) -> Vec<(String, String)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use super::{
+use crate::repair::{
     FailureClass, MAX_DEPTH, RepairOptions, Rung, drop_deep, equal_deep, repair, to_compact,
     to_pretty,
 };
@@ -88,7 +88,10 @@ fn ten_thousand_levels_are_repaired_printed_and_dropped_on_a_test_thread() {
     // stays linear in the depth.
     let result = repair(&nested_arrays(depth, "1"), &RepairOptions::new()).unwrap();
     let pretty = to_pretty(&result.value);
-    assert_eq!(pretty.lines().count(), 2 * super::write::PRETTY_DEPTH + 1);
+    assert_eq!(
+        pretty.lines().count(),
+        2 * crate::repair::write::PRETTY_DEPTH + 1
+    );
     assert!(pretty.len() < 3 * depth + 20_000, "{} bytes", pretty.len());
     assert!(pretty.contains(&format!("{}1{}", "[".repeat(100), "]".repeat(100))));
     drop_deep(result.value);

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::{CoercionKind, FailureClass, RepairOptions, Rung, repair};
+use crate::repair::{CoercionKind, FailureClass, RepairOptions, Rung, repair};
 
 fn schema() -> Value {
     json!({

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{CoercionKind, FailureClass, RepairOptions, repair};
+use crate::repair::{CoercionKind, FailureClass, RepairOptions, repair};
 use crate::schema::{gbnf, validate};
 
 fn schema() -> Value {

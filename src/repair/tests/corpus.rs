@@ -6,7 +6,7 @@
 //! To add a row, append an object to the file of its kind (or start a new file with the same
 //! shape): `input`, then either `value` (the expected JSON value) with `rungs` (the rungs that
 //! change something, in ladder order; the last is the reported rung, `none` when empty) or
-//! `fails` (the failure class), and optionally `why`. `cargo test --lib repair::corpus_tests`
+//! `fails` (the failure class), and optionally `why`. `cargo test --lib repair::tests::corpus`
 //! checks them all.
 //!
 //! Every successful row is also run through the ladder-honesty check: with exactly the rungs
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{RepairOptions, Rung, RungSet, repair};
+use crate::repair::{RepairOptions, Rung, RungSet, repair};
 
 /// The folder of the corpus files, read at test time: `tests/fixtures` is not in the package.
 fn folder() -> PathBuf {
@@ -46,15 +46,15 @@ struct Row {
 }
 
 /// One corpus row, named by its file and index for the messages.
-pub(super) struct Case {
-    pub(super) file: String,
-    pub(super) index: usize,
-    pub(super) input: String,
-    pub(super) expect: Expect,
+pub(crate) struct Case {
+    pub(crate) file: String,
+    pub(crate) index: usize,
+    pub(crate) input: String,
+    pub(crate) expect: Expect,
 }
 
 #[derive(Debug, PartialEq)]
-pub(super) enum Expect {
+pub(crate) enum Expect {
     /// The value and the rungs that changed something, in ladder order; the last one is the
     /// reported rung (`none` when the list is empty).
     Value(Value, Vec<Rung>),
@@ -70,7 +70,7 @@ impl Case {
 
 /// Every row of every corpus file, in file-name order; a file or row that does not have the
 /// shape above fails here, naming it.
-pub(super) fn every_row() -> Vec<Case> {
+pub(crate) fn every_row() -> Vec<Case> {
     let dir = folder();
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|error| panic!("{}: {error}", dir.display()))

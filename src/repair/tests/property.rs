@@ -9,7 +9,7 @@
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
 
-use super::{FailureClass, RepairOptions, Rung, RungSet, repair};
+use crate::repair::{FailureClass, RepairOptions, Rung, RungSet, repair};
 
 fn scalar() -> impl Strategy<Value = Value> {
     prop_oneof![
