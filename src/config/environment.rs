@@ -2,6 +2,7 @@
 //! function of its inputs, and tests pass their own), and the one registry of every
 //! environment variable slmcode reads for its settings.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -13,6 +14,11 @@ use super::{CONFIG_DIR_ENV, Provider};
 #[derive(Clone, Default)]
 pub struct Environment {
     variables: BTreeMap<String, String>,
+    /// Taken from the process: `variables` holds only slmcode's own variables, and any other
+    /// name (the one `api_key_env` or `serve_key_env` names) is read from the process when
+    /// asked. A shell holds dozens of variables slmcode never reads; copying each into the
+    /// snapshot cost more than a whole 1 KB repair's parsing.
+    others_from_process: bool,
 }
 
 impl Environment {
@@ -20,9 +26,16 @@ impl Environment {
     /// out: none of slmcode's variables can be like that and still be meaningful.
     pub fn from_process() -> Environment {
         let variables = std::env::vars_os()
-            .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+            .filter_map(|(name, value)| {
+                let name = name.into_string().ok()?;
+                is_own(&name).then_some(())?;
+                Some((name, value.into_string().ok()?))
+            })
             .collect();
-        Environment { variables }
+        Environment {
+            variables,
+            others_from_process: true,
+        }
     }
 
     /// An environment holding exactly `pairs` (for tests and for programs that manage their own).
@@ -36,15 +49,20 @@ impl Environment {
             .into_iter()
             .map(|(name, value)| (name.into(), value.into()))
             .collect();
-        Environment { variables }
+        Environment {
+            variables,
+            others_from_process: false,
+        }
     }
 
     /// The value of `name`, or `None` when it is unset or empty.
-    pub fn get(&self, name: &str) -> Option<&str> {
-        self.variables
-            .get(name)
-            .map(String::as_str)
-            .filter(|value| !value.is_empty())
+    pub fn get(&self, name: &str) -> Option<Cow<'_, str>> {
+        let value = if self.others_from_process && !is_own(name) {
+            Cow::Owned(std::env::var(name).ok()?)
+        } else {
+            Cow::Borrowed(self.variables.get(name)?.as_str())
+        };
+        (!value.is_empty()).then_some(value)
     }
 
     /// Where `config.toml` lives under this environment: `$SLMCODE_CONFIG_DIR` when set and not
@@ -53,7 +71,7 @@ impl Environment {
     /// directory). `None` only when there is no home directory.
     pub fn config_dir(&self) -> Option<PathBuf> {
         match self.get(CONFIG_DIR_ENV) {
-            Some(dir) => Some(PathBuf::from(dir)),
+            Some(dir) => Some(PathBuf::from(dir.as_ref())),
             None => super::platform_config_dir(),
         }
     }
@@ -87,8 +105,18 @@ impl std::fmt::Debug for Environment {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Environment")
             .field("variables", &self.variables.len())
+            .field("others_from_process", &self.others_from_process)
             .finish()
     }
+}
+
+/// Whether `name` is one of slmcode's own variables (`SLMCODE_*`, a provider's key variable),
+/// which a snapshot of the process keeps.
+fn is_own(name: &str) -> bool {
+    name.starts_with("SLMCODE_")
+        || Provider::ALL
+            .iter()
+            .any(|provider| provider.key_env() == Some(name))
 }
 
 /// One environment variable slmcode reads, for the README and `--help` texts.
@@ -147,7 +175,7 @@ mod tests {
     #[test]
     fn empty_values_count_as_unset() {
         let environment = Environment::from_pairs([("A", "1"), ("B", "")]);
-        assert_eq!(environment.get("A"), Some("1"));
+        assert_eq!(environment.get("A").as_deref(), Some("1"));
         assert_eq!(environment.get("B"), None);
         assert_eq!(environment.get("C"), None);
     }
@@ -168,6 +196,30 @@ mod tests {
         let unset = Environment::from_pairs([("HOME", "/home/me")]);
         assert_eq!(unset.config_dir(), super::super::platform_config_dir());
         assert_eq!(unset.config_dir_source(), ConfigDirSource::Platform);
+    }
+
+    #[test]
+    fn every_variable_slmcode_reads_for_its_settings_is_its_own() {
+        for variable in environment_variables() {
+            assert!(is_own(variable.name), "{}", variable.name);
+        }
+        assert!(!is_own("HOME"));
+        assert!(!is_own("MY_TEAM_KEY"));
+    }
+
+    #[test]
+    fn the_process_snapshot_keeps_its_own_variables_and_reads_any_other_when_asked() {
+        // Variables every test process has: PATH is not slmcode's, so it is read on demand.
+        let environment = Environment::from_process();
+        assert!(!environment.variables.contains_key("PATH"));
+        assert_eq!(
+            environment.get("PATH").as_deref(),
+            std::env::var("PATH")
+                .ok()
+                .filter(|path| !path.is_empty())
+                .as_deref()
+        );
+        assert!(environment.variables.keys().all(|name| is_own(name)));
     }
 
     #[test]

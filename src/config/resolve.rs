@@ -293,7 +293,7 @@ pub fn resolve(environment: &Environment, overrides: &Overrides) -> Result<Resol
 
     for spec in KEYS.iter().filter(|spec| spec.key != Key::ApiKey) {
         if let Some(text) = environment.get(spec.environment) {
-            spec.key.apply(&mut settings, text).map_err(|error| {
+            spec.key.apply(&mut settings, &text).map_err(|error| {
                 ConfigError::InvalidInEnvironment {
                     variable: spec.environment.to_owned(),
                     error,
@@ -305,7 +305,7 @@ pub fn resolve(environment: &Environment, overrides: &Overrides) -> Result<Resol
                     name: spec.environment.to_owned(),
                 },
             );
-            given.push((spec.key, text.to_owned()));
+            given.push((spec.key, text.into_owned()));
         }
     }
 
@@ -380,14 +380,15 @@ fn resolve_api_key(
     ];
     for variable in chain.into_iter().flatten() {
         if let Some(text) = environment.get(variable) {
-            let key = parse::api_key(text).map_err(|reason| ConfigError::InvalidInEnvironment {
-                variable: variable.to_owned(),
-                error: super::InvalidValue {
-                    key: Key::ApiKey,
-                    given: None,
-                    reason,
-                },
-            })?;
+            let key =
+                parse::api_key(&text).map_err(|reason| ConfigError::InvalidInEnvironment {
+                    variable: variable.to_owned(),
+                    error: super::InvalidValue {
+                        key: Key::ApiKey,
+                        given: None,
+                        reason,
+                    },
+                })?;
             let source = SettingSource::Environment {
                 name: variable.to_owned(),
             };
