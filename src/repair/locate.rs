@@ -59,7 +59,10 @@ fn opens_value(bytes: &[u8], at: usize, budget: u32) -> bool {
                     end += 1;
                 }
                 let after = skip_blank(bytes, end);
-                after == bytes.len() || bytes[after] == b':'
+                // `{a": 1}`: the key lost its opening quote.
+                let closed = bytes.get(end) == Some(&b'"')
+                    && bytes.get(skip_blank(bytes, end + 1)) == Some(&b':');
+                after == bytes.len() || bytes[after] == b':' || closed
             }
             _ => false,
         };
