@@ -475,7 +475,7 @@ impl<'a> Parser<'a> {
             b')' if self.in_tuple() => self.close(byte, expect),
             _ => {
                 let value_follows = if self.in_array() {
-                    self.starts_value(self.pos)
+                    self.starts_value(self.pos) || self.word_element(self.pos)
                 } else {
                     self.starts_key(self.pos)
                 };

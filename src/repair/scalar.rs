@@ -182,8 +182,13 @@ impl Parser<'_> {
             return Err(Stop::Cut(Cut::InLiteral, start));
         }
         self.fix(Rung::Unquoted, start)?;
-        // `{"a": foo", "b": 1}`: a value that lost its opening quote ends at the closing one.
-        let closed = bytes[end] == b'"' && self.closes_at(end + 1, self.role());
+        // `{"a": foo", "b": 1}`, `[a", b"]`: a value that lost its opening quote ends at the
+        // closing one, before a separator or closer (a bare value holds no quote).
+        let closed = bytes[end] == b'"'
+            && matches!(
+                bytes.get(scan::skip_blank(bytes, end + 1)),
+                None | Some(b',' | b'}' | b']')
+            );
         self.pos = end + usize::from(closed);
         Ok(Value::String(self.text[start..end].to_owned()))
     }

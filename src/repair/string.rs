@@ -285,7 +285,8 @@ impl Parser<'_> {
     }
 
     /// Whether a key plainly starts at `at` (after a member, without a comma): a quote, or an
-    /// identifier followed by `:`.
+    /// identifier followed by `:` (or by the closing quote of a key that lost its opening one,
+    /// and `:`).
     pub(super) fn starts_key(&self, at: usize) -> bool {
         let bytes = self.bytes;
         match bytes[at] {
@@ -296,6 +297,9 @@ impl Parser<'_> {
                 while end < bytes.len() && is_key_byte(bytes[end]) {
                     end += 1;
                 }
+                if bytes.get(end) == Some(&b'"') {
+                    end += 1;
+                }
                 let after = skip_blank(bytes, end);
                 after < bytes.len() && bytes[after] == b':'
             }
@@ -303,12 +307,43 @@ impl Parser<'_> {
         }
     }
 
-    /// Whether a member plainly starts at `at`: a key, quoted on one line or bare, then `:`.
+    /// In an array, after an element and a line break: whether the word at `at` is the next
+    /// element, written bare and without its comma (`[` newline `a` newline `b` newline `]`):
+    /// the word is followed by `,` or `]`, across whitespace. A word followed by more words is a
+    /// sentence: prose after an array that lacks its closer.
+    pub(super) fn word_element(&self, at: usize) -> bool {
+        let bytes = self.bytes;
+        let mut before = at;
+        while before > 0 && scan::is_space(bytes[before - 1]) && bytes[before - 1] != b'\n' {
+            before -= 1;
+        }
+        let on_a_new_line = before > 0 && bytes[before - 1] == b'\n';
+        if !on_a_new_line || !is_word_start(bytes[at]) || self.in_tuple() {
+            return false;
+        }
+        let mut end = at;
+        while end < bytes.len() && scan::is_bare_byte(bytes[end]) {
+            end += 1;
+        }
+        matches!(bytes.get(skip_blank(bytes, end)), Some(b',' | b']'))
+    }
+
+    /// Whether a member plainly starts at `at`: a key, quoted on one line or bare, then `:` (or,
+    /// after a quoted key, a value on its line).
     pub(super) fn member_at(&self, at: usize) -> bool {
         let bytes = self.bytes;
         match bytes.get(at) {
-            Some(&quote @ (b'"' | b'\'')) => same_line_quote(bytes, at + 1, quote)
-                .is_some_and(|close| bytes.get(skip_blank(bytes, close + 1)) == Some(&b':')),
+            Some(&quote @ (b'"' | b'\'')) => {
+                same_line_quote(bytes, at + 1, quote).is_some_and(|close| {
+                    let mut next = close + 1;
+                    while matches!(bytes.get(next), Some(b' ' | b'\t')) {
+                        next += 1;
+                    }
+                    // `"b": 2`, or `"b" "x"` with its `:` missing.
+                    bytes.get(next) == Some(&b':')
+                        || (next > close + 1 && next < bytes.len() && self.starts_value(next))
+                })
+            }
             Some(_) => self.starts_key(at),
             None => false,
         }
