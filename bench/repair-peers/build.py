@@ -25,6 +25,18 @@ def commit(checkout):
         return None
 
 
+def license(checkout):
+    """The license name and copyright line, recorded with the cases taken from the suite."""
+    for name in ("LICENSE", "LICENSE.md", "LICENSE.txt"):
+        try:
+            lines = [line.strip() for line in read(checkout, name).splitlines() if line.strip()]
+        except (OSError, subprocess.CalledProcessError):
+            continue
+        copyright = next((line for line in lines if line.startswith("Copyright")), None)
+        return {"license": lines[0], "copyright": copyright}
+    return None
+
+
 def read(checkout, path):
     """A file of the checkout: its work tree, or HEAD when it is a bare mirror."""
     file = Path(checkout) / path
@@ -368,8 +380,10 @@ def main():
             entry["why"] = why
         corpus.append(entry)
     document = {
-        "sources": {"json_repair": {"repo": "mangiucugna/json_repair", "commit": commit(json_repair)},
-                    "jsonrepair": {"repo": "josdejong/jsonrepair", "commit": commit(jsonrepair)}},
+        "sources": {"json_repair": {"repo": "mangiucugna/json_repair", "commit": commit(json_repair),
+                                    **(license(json_repair) or {})},
+                    "jsonrepair": {"repo": "josdejong/jsonrepair", "commit": commit(jsonrepair),
+                                   **(license(jsonrepair) or {})}},
         "rule": "right = the output parses to `value`; for `truncated`, the tool refused the input "
                 "as cut off; for `refuse`, the tool gave no value",
         "cases": corpus,
