@@ -22,8 +22,7 @@ use serde_json::{Map, Value};
 use super::placeholders::ellipsis;
 use super::rung::{Rung, RungSet};
 use super::scan::{
-    self, is_end_marker, is_key_byte, is_word_start, skip_blank, skip_space, smart_quote,
-    unicode_space,
+    self, is_end_marker, is_key_byte, skip_blank, skip_space, smart_quote, unicode_space,
 };
 use super::write::drop_deep;
 
@@ -358,19 +357,6 @@ impl<'a> Parser<'a> {
                 *expect = Expect::FirstValue;
                 Ok(false)
             }
-            _ if is_word_start(byte)
-                && !self.stack.is_empty()
-                && let Some(paren) = self.type_name(self.pos) =>
-            {
-                // `ObjectId("1")`, `NumberLong(2)`: a type name, as MongoDB's shell prints
-                // values, before the parenthesized value it wraps.
-                self.fix(Rung::Tuples, self.pos)?;
-                self.pos = paren;
-                self.open_array()?;
-                self.tuples.push(self.stack.len());
-                *expect = Expect::FirstValue;
-                Ok(false)
-            }
             b']' | b'}' if self.in_array() => {
                 if *expect == Expect::Value {
                     self.fix(Rung::TrailingComma, self.pos)?;
@@ -399,6 +385,16 @@ impl<'a> Parser<'a> {
                 Ok(false)
             }
             _ if self.stack.is_empty() => Err(self.broken(self.pos, "'{' or '['")),
+            b'A'..=b'Z' if let Some(paren) = self.type_name(self.pos) => {
+                // `ObjectId("1")`, `NumberLong(2)`: a type name, as MongoDB's shell prints
+                // values, before the parenthesized value it wraps.
+                self.fix(Rung::Tuples, self.pos)?;
+                self.pos = paren;
+                self.open_array()?;
+                self.tuples.push(self.stack.len());
+                *expect = Expect::FirstValue;
+                Ok(false)
+            }
             _ => {
                 let value = self.scalar(byte)?;
                 Ok(self.attach(value, expect))
@@ -501,14 +497,16 @@ impl<'a> Parser<'a> {
     }
 
     /// Where the `(` is when a type name starts at `at` (`ObjectId("1")`, `NumberInt(3)`): a
-    /// word that is no literal, right before `(` and a string or number.
+    /// capitalized word that is no literal, right before `(` and a string or number.
     fn type_name(&self, at: usize) -> Option<usize> {
         let bytes = self.bytes;
         let word = scan::word_at(bytes, at);
         let paren = at + word.len();
+        if bytes.get(paren) != Some(&b'(') {
+            return None;
+        }
         let inside = *bytes.get(skip_blank(bytes, paren + 1))?;
-        (bytes.get(paren) == Some(&b'(')
-            && matches!(inside, b'"' | b'\'' | b'-' | b'0'..=b'9')
+        (matches!(inside, b'"' | b'\'' | b'-' | b'0'..=b'9')
             && super::scalar::literal(word).is_none())
         .then_some(paren)
     }

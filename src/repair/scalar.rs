@@ -75,7 +75,11 @@ impl Parser<'_> {
     fn concatenation(&mut self, mut joined: String, role: Role) -> Result<Value, Stop> {
         let bytes = self.bytes;
         loop {
-            let (plus, comment_before) = scan::skip_blank_and_comments(bytes, self.pos);
+            let mut plus = scan::skip_blank(bytes, self.pos);
+            let mut comment_before = false;
+            if bytes.get(plus) == Some(&b'/') {
+                (plus, comment_before) = scan::skip_blank_and_comments(bytes, plus);
+            }
             if bytes.get(plus) != Some(&b'+') {
                 return Ok(Value::String(joined));
             }

@@ -102,7 +102,7 @@ impl Parser<'_> {
             if self.closes_at(at + length, role) {
                 if role == Role::ObjectValue
                     && limit == bytes.len()
-                    && bytes.get(skip_blank(bytes, at + length)) == Some(&b':')
+                    && self.colon_after(at + length)
                     && let Some(comma) = key_after_comma(&bytes[first..at], quote)
                 {
                     // `{"a": "b, "c": "d"}`: a value's quote closes a key, so the value lost its
@@ -267,6 +267,18 @@ impl Parser<'_> {
                             || super::scalar::literal(scan::word_at(bytes, next)).is_some()))
             }
             _ if next > after => self.continues_list(next, role),
+            _ => false,
+        }
+    }
+
+    /// Whether `:` comes next after `after`, across whitespace.
+    #[inline]
+    fn colon_after(&self, after: usize) -> bool {
+        match self.bytes.get(after) {
+            Some(b':') => true,
+            Some(&byte) if byte >= 0x80 || scan::is_space(byte) => {
+                self.bytes.get(skip_blank(self.bytes, after)) == Some(&b':')
+            }
             _ => false,
         }
     }
