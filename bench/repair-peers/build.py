@@ -25,6 +25,18 @@ def commit(checkout):
         return None
 
 
+def license(checkout):
+    """The license name and copyright line, recorded with the cases taken from the suite."""
+    for name in ("LICENSE", "LICENSE.md", "LICENSE.txt"):
+        try:
+            lines = [line.strip() for line in read(checkout, name).splitlines() if line.strip()]
+        except (OSError, subprocess.CalledProcessError):
+            continue
+        copyright = next((line for line in lines if line.startswith("Copyright")), None)
+        return {"license": lines[0], "copyright": copyright}
+    return None
+
+
 def read(checkout, path):
     """A file of the checkout: its work tree, or HEAD when it is a bare mirror."""
     file = Path(checkout) / path
@@ -149,6 +161,23 @@ def js_literals(source, at):
         return "".join(parts), at
 
 
+def js_constant(source, at):
+    """Reads a name at `at` that a `const NAME = 'a' + 'b'` earlier in the same test defines (the
+    test's own text or expectation); returns (text, end of the name) or None."""
+    name = ""
+    while source[at + len(name)].isalnum() or source[at + len(name)] == "_":
+        name += source[at + len(name)]
+    if not name or name[0].isdigit():
+        return None
+    definition = source.rfind(f"const {name} =", 0, at)
+    if definition < 0 or "test(" in source[definition:at] or "function " in source[definition:at]:
+        return None
+    value = js_literals(source, definition + len(f"const {name} ="))
+    if value is None:
+        return None
+    return value[0], at + len(name)
+
+
 def typescript_cases(checkout, path="src/index.test.ts"):
     source = read(checkout, path)
     test_titles(source)
@@ -169,7 +198,7 @@ def typescript_cases(checkout, path="src/index.test.ts"):
         at = start
         if word == "jsonrepair(" and source[index - 1] in "(.r":
             continue  # part of `expect(jsonrepair(` or a definition
-        read_input = js_literals(source, start)
+        read_input = js_literals(source, start) or js_constant(source, start)
         if read_input is None:
             continue
         text, end = read_input
@@ -192,7 +221,7 @@ def typescript_cases(checkout, path="src/index.test.ts"):
         for method in (").toBe(", ").toEqual("):
             if tail.startswith(method):
                 offset = len(source) - len(tail) + len(method)
-                expected = js_literals(source, offset)
+                expected = js_literals(source, offset) or js_constant(source, offset)
                 if expected is not None:
                     cases.append(case_js(text, json_or_skip(expected[0]), path, line(index)))
                 break
@@ -303,6 +332,10 @@ OVERRIDES = {
     '[{"key":"value"}][{"key":"value_after"}]': ([{"key": "value"}], FIRST),
     '{"key": "value"}, ["abc"]': ({"key": "value"}, FIRST),
     '{"a":2}{}': ({"a": 2}, FIRST),
+    '/* 1 */\n{}\n\n/* 2 */\n{}\n\n/* 3 */\n{}\n': ({}, FIRST),
+    '/* 1 */\n{},\n\n/* 2 */\n{},\n\n/* 3 */\n{}\n': ({}, FIRST),
+    '/* 1 */\n{},\n\n/* 2 */\n{},\n\n/* 3 */\n{},\n': ({}, FIRST),
+    '{"key": "value"}, "key2": }': ({"key": "value"}, DROPPED),
     '{"a":2}foo': ({"a": 2}, "text after the document is dropped (extract)"),
     'callback {}': ({}, "prose around the document is dropped (extract)"),
     '{"key": true, "key2": false, "key3": }': ({"key": True, "key2": False}, DROPPED),
@@ -347,8 +380,10 @@ def main():
             entry["why"] = why
         corpus.append(entry)
     document = {
-        "sources": {"json_repair": {"repo": "mangiucugna/json_repair", "commit": commit(json_repair)},
-                    "jsonrepair": {"repo": "josdejong/jsonrepair", "commit": commit(jsonrepair)}},
+        "sources": {"json_repair": {"repo": "mangiucugna/json_repair", "commit": commit(json_repair),
+                                    **(license(json_repair) or {})},
+                    "jsonrepair": {"repo": "josdejong/jsonrepair", "commit": commit(jsonrepair),
+                                   **(license(jsonrepair) or {})}},
         "rule": "right = the output parses to `value`; for `truncated`, the tool refused the input "
                 "as cut off; for `refuse`, the tool gave no value",
         "cases": corpus,

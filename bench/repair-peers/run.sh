@@ -3,6 +3,7 @@
 # jsonrepair (npm) on corpus.json. The peers are installed into a cache directory, never into
 # the repository, at the versions whose test suites the corpus was built from.
 #   bench/repair-peers/run.sh [results.json]     (CARGO_TARGET_DIR is honoured)
+# Then reasons.py groups the cases slmcode does not get right by the rule that decides each.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -21,7 +22,11 @@ if [ ! -f "$cache/npm/node_modules/jsonrepair/package.json" ] ||
 fi
 (cd "$root" && cargo build --release --quiet)
 target=${CARGO_TARGET_DIR:-$root/target}
-details=${1:-}
+details=${1:-$cache/results.json}
 python3 "$here/score.py" --slmcode "$target/release/slmcode" \
     --python "$cache/venv/bin/python" --jsonrepair "$cache/npm/node_modules/jsonrepair" \
-    ${details:+--details "$details"} "$here/corpus.json"
+    --details "$details" "$here/corpus.json"
+echo
+echo "Where slmcode disagrees with our expectation, by reason:"
+echo
+python3 "$here/reasons.py" "$details"

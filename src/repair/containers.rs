@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::parse::{Expect, Frame, MAX_DEPTH, Parser, Stop};
 use super::rung::Rung;
+use super::scan::skip_blank;
 
 impl Parser<'_> {
     #[inline]
@@ -106,6 +107,13 @@ impl Parser<'_> {
         let wants_array = closer == b']';
         loop {
             if self.in_array() == wants_array {
+                if !wants_array && self.stack.len() == 1 && self.continues_after(self.pos + 1) {
+                    // `{"a": 1}, "b": 2}`: the object was closed early and goes on.
+                    self.fix(Rung::CloseBraces, self.pos)?;
+                    self.pos += 1;
+                    *expect = Expect::Next;
+                    return Ok(false);
+                }
                 self.pos += 1;
                 let value = self.pop();
                 return Ok(self.attach(value, expect));
@@ -118,6 +126,11 @@ impl Parser<'_> {
             };
             if !outer_matches {
                 self.pos += 1;
+                if self.bytes.get(skip_blank(self.bytes, self.pos)) == Some(&b',') {
+                    // `[{"a": 1}}, {"a": 2}]`: a closer too many, and the list goes on.
+                    *expect = Expect::Next;
+                    return Ok(false);
+                }
                 let value = self.pop();
                 return Ok(self.attach(value, expect));
             }
@@ -125,6 +138,17 @@ impl Parser<'_> {
             // The matching container is further out, so this is never the top level.
             self.attach(value, expect);
         }
+    }
+
+    /// After the closer of the top-level object, at `at`: whether `,` and another member follow,
+    /// and the text ends with a `}` that can close them. Without that `}`, what follows is more
+    /// likely prose that quotes a key, and the object ends where it was closed.
+    fn continues_after(&self, at: usize) -> bool {
+        let bytes = self.bytes;
+        let comma = skip_blank(bytes, at);
+        bytes.get(comma) == Some(&b',')
+            && bytes.trim_ascii_end().last() == Some(&b'}')
+            && self.member_at(skip_blank(bytes, comma + 1))
     }
 
     /// At the end of the text after a complete value: supplies every missing closer.

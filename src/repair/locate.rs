@@ -59,7 +59,10 @@ fn opens_value(bytes: &[u8], at: usize, budget: u32) -> bool {
                     end += 1;
                 }
                 let after = skip_blank(bytes, end);
-                after == bytes.len() || bytes[after] == b':'
+                // `{a": 1}`: the key lost its opening quote.
+                let closed = bytes.get(end) == Some(&b'"')
+                    && bytes.get(skip_blank(bytes, end + 1)) == Some(&b':');
+                after == bytes.len() || bytes[after] == b':' || closed
             }
             _ => false,
         };
@@ -180,5 +183,10 @@ mod tests {
         assert_eq!(find("{'it is' no}"), None);
         assert_eq!(find("{\"line\nbreak\": 1}"), Some("{\"line\nbreak\": 1}"));
         assert_eq!(find("use {\" to open\nand \"key\": 1"), None);
+        // A key that lost its opening quote still opens an object.
+        assert_eq!(find("so {name\": \"Ada\"}"), Some("{name\": \"Ada\"}"));
+        // Without the `:` or a value the look-ahead knows, an opener inside prose is skipped
+        // (an answer that is only such a bracket is read whole by the ladder instead).
+        assert_eq!(find("see {\"a\" 1} and [a, b]"), None);
     }
 }

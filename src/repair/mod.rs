@@ -297,7 +297,11 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, ParseFailure> {
     let mut from = start;
     let mut first_failure: Option<ParseFailure> = None;
     let mut unescaped_once = false;
+    // The opener the answer starts with, if any, and whether the search tried it.
+    let opener = scan::skip_blank(bytes, start);
+    let mut opener_tried = false;
     while let Some(candidate) = locate::candidate(bytes, from) {
+        opener_tried |= candidate == opener;
         // Unescaping reads the rest of the text: one escaped reading per answer keeps the
         // search linear.
         if escaped::opens(bytes, candidate) {
@@ -357,7 +361,65 @@ fn ladder(text: &str, allowed: RungSet) -> Result<Found, ParseFailure> {
     if scan::mostly_binary(bytes) {
         return Err(ParseFailure::binary());
     }
+    if !opener_tried && let Some(found) = whole(text, start, opener, changed, allowed) {
+        return found;
+    }
     Err(first_failure.unwrap_or_else(ParseFailure::prose))
+}
+
+/// An answer that is one bracketed value and nothing else, whose opener the locator's
+/// look-ahead did not take (`[a, b]`, `{"a" 1}`, `{a": 1}`): with no prose around it, the
+/// opener can only open the document. Read only when it parses to the end of the text;
+/// otherwise the answer stays what the search found (prose, most often).
+#[cold]
+fn whole(
+    text: &str,
+    start: usize,
+    opener: usize,
+    mut changed: RungSet,
+    allowed: RungSet,
+) -> Option<Result<Found, ParseFailure>> {
+    if !matches!(text.as_bytes().get(opener), Some(b'{' | b'[')) {
+        return None;
+    }
+    let attempt = document::attempt(text, opener, allowed);
+    let value = match attempt.result {
+        Ok(value) if attempt.after != locate::Gap::Text => value,
+        Ok(value) => {
+            drop_deep(value);
+            return None;
+        }
+        Err(stop @ Stop::Needs(..)) => {
+            let changed = changed.union(attempt.changed);
+            return Some(Err(ParseFailure::from_stop(stop, changed, attempt.partial)));
+        }
+        Err(_) => {
+            if let Some(members) = attempt.partial {
+                drop_deep(Value::Object(members));
+            }
+            return None;
+        }
+    };
+    changed = changed.union(attempt.changed);
+    let before = locate::gap(text.as_bytes(), start, opener);
+    if let Some(rung) = locate::Gap::rung(before, attempt.after) {
+        if !allowed.contains(rung) {
+            drop_deep(value);
+            return Some(Err(ParseFailure::from_stop(
+                Stop::Needs(rung, opener),
+                changed,
+                None,
+            )));
+        }
+        changed.insert(rung);
+    }
+    Some(Ok(Found {
+        value,
+        changed,
+        depth: attempt.depth,
+        numbers: Some(attempt.numbers),
+        others: Vec::new(),
+    }))
 }
 
 /// How many of the text's last bytes the binary check reads when a value was found.

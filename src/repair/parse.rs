@@ -21,7 +21,9 @@ use serde_json::{Map, Value};
 
 use super::placeholders::ellipsis;
 use super::rung::{Rung, RungSet};
-use super::scan::{is_end_marker, is_key_byte, skip_blank, skip_space, smart_quote, unicode_space};
+use super::scan::{
+    self, is_end_marker, is_key_byte, skip_blank, skip_space, smart_quote, unicode_space,
+};
 use super::write::drop_deep;
 
 /// How deep the parser nests before it gives up with "nested too deep". Ten times what any
@@ -383,6 +385,16 @@ impl<'a> Parser<'a> {
                 Ok(false)
             }
             _ if self.stack.is_empty() => Err(self.broken(self.pos, "'{' or '['")),
+            b'A'..=b'Z' if let Some(paren) = self.type_name(self.pos) => {
+                // `ObjectId("1")`, `NumberLong(2)`: a type name, as MongoDB's shell prints
+                // values, before the parenthesized value it wraps.
+                self.fix(Rung::Tuples, self.pos)?;
+                self.pos = paren;
+                self.open_array()?;
+                self.tuples.push(self.stack.len());
+                *expect = Expect::FirstValue;
+                Ok(false)
+            }
             _ => {
                 let value = self.scalar(byte)?;
                 Ok(self.attach(value, expect))
@@ -459,7 +471,7 @@ impl<'a> Parser<'a> {
             b')' if self.in_tuple() => self.close(byte, expect),
             _ => {
                 let value_follows = if self.in_array() {
-                    self.starts_value(self.pos)
+                    self.starts_value(self.pos) || self.word_element(self.pos)
                 } else {
                     self.starts_key(self.pos)
                 };
@@ -484,6 +496,21 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Where the `(` is when a type name starts at `at` (`ObjectId("1")`, `NumberInt(3)`): a
+    /// capitalized word that is no literal, right before `(` and a string or number.
+    fn type_name(&self, at: usize) -> Option<usize> {
+        let bytes = self.bytes;
+        let word = scan::word_at(bytes, at);
+        let paren = at + word.len();
+        if bytes.get(paren) != Some(&b'(') {
+            return None;
+        }
+        let inside = *bytes.get(skip_blank(bytes, paren + 1))?;
+        (matches!(inside, b'"' | b'\'' | b'-' | b'0'..=b'9')
+            && super::scalar::literal(word).is_none())
+        .then_some(paren)
+    }
+
     fn unquoted_key(&mut self) -> Result<String, Stop> {
         let bytes = self.bytes;
         let start = self.pos;
@@ -498,11 +525,25 @@ impl<'a> Parser<'a> {
         if after == bytes.len() {
             return Err(Stop::Cut(Cut::AfterKey, start));
         }
-        if bytes[after] != b':' {
+        // `{a": 1}`: a key that lost its opening quote ends at the closing one.
+        let closed = bytes[end] == b'"' && bytes.get(skip_blank(bytes, end + 1)) == Some(&b':');
+        // `{a 'b'}`: a quoted value on the key's line, the `:` between them missing.
+        let mut line = end;
+        while matches!(bytes.get(line), Some(b' ' | b'\t')) {
+            line += 1;
+        }
+        let quoted_value = line > end
+            && (matches!(bytes[line], b'"' | b'\'') || smart_quote(bytes, line).is_some());
+        if quoted_value {
+            self.fix(Rung::Unquoted, start)?;
+            self.pos = end;
+            return Ok(self.text[start..end].to_owned());
+        }
+        if bytes[after] != b':' && !closed {
             return Err(self.broken(start, "a key"));
         }
         self.fix(Rung::Unquoted, start)?;
-        self.pos = end;
+        self.pos = end + usize::from(closed);
         Ok(self.text[start..end].to_owned())
     }
 

@@ -5,20 +5,26 @@
 
 use super::parse::{Cut, Expect, Parser, Stop};
 use super::rung::Rung;
-use super::scan::skip_space;
+use super::scan::{SMART_LEN, is_key_byte, skip_space, smart_quote};
 
 impl Parser<'_> {
-    /// Whether a value plainly starts at `self.pos`, after spaces (no line break) that follow
-    /// the key: then only the `:` between them is missing.
+    /// Whether a value plainly starts at `self.pos`, right after the key's closing quote or after
+    /// spaces (no line break) that follow it: then only the `:` between them is missing.
     pub(super) fn value_on_the_key_line(&self) -> bool {
         let bytes = self.bytes;
         let mut before = self.pos;
         while before > 0 && matches!(bytes[before - 1], b' ' | b'\t') {
             before -= 1;
         }
-        before < self.pos
-            && matches!(bytes[before - 1], b'"' | b'\'')
-            && self.starts_value(self.pos)
+        let quoted = before > 0
+            && (matches!(bytes[before - 1], b'"' | b'\'')
+                || (before >= SMART_LEN && smart_quote(bytes, before - SMART_LEN).is_some()));
+        // An unquoted key is read without its `:` only before a quoted value (`{a 'b'}`).
+        let bare = before > 0
+            && before < self.pos
+            && is_key_byte(bytes[before - 1])
+            && (matches!(bytes[self.pos], b'"' | b'\'') || smart_quote(bytes, self.pos).is_some());
+        (quoted && self.starts_value(self.pos)) || bare
     }
 
     /// An ellipsis (`...` or `…`) standing for more elements or members (`[1, 2, ...]`,

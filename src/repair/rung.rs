@@ -32,8 +32,9 @@ pub enum Rung {
     /// Unicode spaces between tokens (no-break, em, ideographic, zero-width, a byte-order mark
     /// inside the text) were skipped like JSON whitespace; inside a string they are content.
     UnicodeSpaces,
-    /// Identifier keys (`{name: 1}`) and bare one-word values (`{"a": ok}`, and after a key
-    /// number-like tokens such as `0.0.1`, `0789` or a UUID, kept as their text) were quoted.
+    /// Identifier keys (`{name: 1}`) and bare values (`{"a": ok}`, `[red, green]`, and after a
+    /// key number-like tokens such as `0.0.1`, `0789` or a UUID, kept as their text) were quoted;
+    /// a key or value that lost only its opening quote (`{name": "Ada"}`) got it back.
     Unquoted,
     /// Typographic quotes used as string delimiters became `"`.
     SmartQuotes,
@@ -47,9 +48,10 @@ pub enum Rung {
     /// `1e` and `1e+` are the number without the exponent, a lone `-` is `null`.
     Numbers,
     /// A missing `,` between two members or two elements (`["x" "y" "z"]`), or a missing `:`
-    /// between a quoted key and its value on the same line (`{"a": 1, "b" 2}`), was inserted.
+    /// between a key and its value on the same line (`{"a" 1}`, `{a 'b'}`), was inserted.
     MissingCommas,
-    /// String concatenation written as code (`"a" + "b"`) became the one string (`"ab"`).
+    /// String concatenation written as code (`"a" + "b"`, comments around the `+` too) became
+    /// the one string (`"ab"`).
     Concatenation,
     /// An empty element or member (`[1,,2]`, `{,"a":1}`, a key with no value: `{"a": }`), or an
     /// ellipsis placeholder for more
@@ -63,7 +65,8 @@ pub enum Rung {
     /// Python's `True`, `False` and `None`, and `true`, `false`, `null` in any other case
     /// (`TRUE`, `Null`), outside strings became `true`, `false`, `null`.
     PythonBools,
-    /// A parenthesized tuple inside a document (`{"point": (1, 2)}`) became an array.
+    /// A parenthesized tuple inside a document (`{"point": (1, 2)}`) became an array; a type
+    /// name wrapping a string or number (`ObjectId("1")`, `NumberLong(2)`) was dropped.
     Tuples,
     /// Raw control characters (newline, tab, ...) inside strings were escaped; inside a key, a
     /// line break and the indentation after it were removed (`{"na` newline `me": 1}` is
@@ -71,11 +74,13 @@ pub enum Rung {
     ControlChars,
     /// A string's missing closing quote was supplied: the text ends inside the string, but
     /// with exactly the closers the open containers need (`{"a": "b}`), so the model forgot the
-    /// quote; it was not cut off.
+    /// quote; it was not cut off. Or a value's quote closes the next key (`{"a": "b, "c": 1}`),
+    /// so the value ended before the `,` in front of that key.
     CloseQuote,
     /// Missing `}` or `]` were supplied after a complete final value (at the end of the text,
-    /// before a closing fence or chat token, or before prose on a later line), or a mismatched
-    /// closer was matched to its opener.
+    /// before a closing fence or chat token, or before prose on a later line), a mismatched
+    /// closer was matched to its opener, a closer too many before a `,` was dropped, or an
+    /// object closed early was continued (`{"a": 1}, "b": 2}`).
     CloseBraces,
     /// Schema-driven coercion turned a parsed value into one that validates.
     Coerce,

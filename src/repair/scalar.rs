@@ -69,19 +69,28 @@ impl Parser<'_> {
         }
     }
 
-    /// A string followed by `+ "more"`, as code concatenates them: one string. A `+` at the
-    /// end of the text is cut off; before anything but a `"` it is malformed.
+    /// A string followed by `+ "more"`, as code concatenates them, comments around the `+`
+    /// too: one string. A `+` at the end of the text is cut off; before anything but a quote it
+    /// is malformed.
     fn concatenation(&mut self, mut joined: String, role: Role) -> Result<Value, Stop> {
         let bytes = self.bytes;
         loop {
-            let plus = scan::skip_blank(bytes, self.pos);
+            let mut plus = scan::skip_blank(bytes, self.pos);
+            let mut comment_before = false;
+            if bytes.get(plus) == Some(&b'/') {
+                (plus, comment_before) = scan::skip_blank_and_comments(bytes, plus);
+            }
             if bytes.get(plus) != Some(&b'+') {
                 return Ok(Value::String(joined));
             }
-            let next = scan::skip_blank(bytes, plus + 1);
+            let (next, comment_after) = scan::skip_blank_and_comments(bytes, plus + 1);
+            if comment_before || comment_after {
+                self.fix(Rung::Comments, plus)?;
+            }
             match bytes.get(next) {
                 None => return Err(Stop::Cut(Cut::AfterPlus, plus)),
                 Some(b'"') => {}
+                Some(b'\'') => self.fix(Rung::Quotes, next)?,
                 Some(_) => return Err(self.broken(next, "a string after '+'")),
             }
             self.fix(Rung::Concatenation, plus)?;
@@ -102,7 +111,7 @@ impl Parser<'_> {
                 if end == self.bytes.len() && is_literal_prefix(word) {
                     return Err(Stop::Cut(Cut::InLiteral, start));
                 }
-                if role != Role::ObjectValue {
+                if !self.takes_bare_word(role) {
                     return Err(self.broken(start, "a value"));
                 }
                 return self.bare_word();
@@ -113,6 +122,14 @@ impl Parser<'_> {
         }
         self.pos = end;
         Ok(value)
+    }
+
+    /// Whether a bare word may stand here: after a key, or as an element of an array (`[a, b]`,
+    /// `[https://x.com/]`), but not of a tuple, whose `)` a word would swallow. (Bare values
+    /// that start with punctuation, `./src` or `...`, only after a key.)
+    #[inline]
+    fn takes_bare_word(&self, role: Role) -> bool {
+        role == Role::ObjectValue || !self.in_tuple()
     }
 
     /// A bare one-word value after a key (`{"status": ok}`), taken as a string. A URL
@@ -169,7 +186,14 @@ impl Parser<'_> {
             return Err(Stop::Cut(Cut::InLiteral, start));
         }
         self.fix(Rung::Unquoted, start)?;
-        self.pos = end;
+        // `{"a": foo", "b": 1}`, `[a", b"]`: a value that lost its opening quote ends at the
+        // closing one, before a separator or closer (a bare value holds no quote).
+        let closed = bytes[end] == b'"'
+            && matches!(
+                bytes.get(scan::skip_blank(bytes, end + 1)),
+                None | Some(b',' | b'}' | b']')
+            );
+        self.pos = end + usize::from(closed);
         Ok(Value::String(self.text[start..end].to_owned()))
     }
 

@@ -44,6 +44,27 @@ pub(super) fn skip_blank(bytes: &[u8], mut at: usize) -> usize {
     }
 }
 
+/// Past whitespace and complete comments (`/* */`, and `//` to the end of its line) from `at`,
+/// and whether a comment was among them: what a look-ahead across comments sees next.
+pub(super) fn skip_blank_and_comments(bytes: &[u8], mut at: usize) -> (usize, bool) {
+    let mut comment = false;
+    loop {
+        at = skip_blank(bytes, at);
+        match bytes.get(at..at + 2) {
+            Some(b"/*") => match memchr::memmem::find(&bytes[at + 2..], b"*/") {
+                Some(end) => at += 2 + end + 2,
+                None => return (at, comment),
+            },
+            Some(b"//") => match memchr::memchr(b'\n', &bytes[at..]) {
+                Some(end) => at += end + 1,
+                None => return (at, comment),
+            },
+            _ => return (at, comment),
+        }
+        comment = true;
+    }
+}
+
 /// First byte of an identifier key or a literal word.
 pub(super) const fn is_word_start(byte: u8) -> bool {
     byte.is_ascii_alphabetic() || matches!(byte, b'_' | b'$')

@@ -4,7 +4,8 @@
 //! or else the first later value that validates is kept. How many values were dropped is
 //! reported (`Repaired::dropped`), so a caller knows the answer held more.
 //!
-//! Only complete values separated by whitespace and commas (or each in its own fence) count:
+//! Only complete values separated by whitespace, commas and comments (NDJSON as MongoDB's shell
+//! prints it, `/* 1 */` before each), or each in its own fence, count:
 //! prose between two values ends the search, and a later value that is cut off is not one.
 
 use serde_json::Value;
@@ -20,7 +21,7 @@ use super::{Found, RepairOptions};
 use crate::schema::follow_refs;
 
 /// The complete values after the document that ends at `end`, each separated from the one
-/// before only by whitespace and commas. `base` holds the rungs every one of them needs
+/// before only by whitespace, commas and comments. `base` holds the rungs every one of them needs
 /// before its own (a reasoning block removed); `extract` is added, since the text before each
 /// is dropped when it is kept.
 pub(super) fn following(text: &str, end: usize, allowed: RungSet, base: RungSet) -> Vec<Found> {
@@ -28,9 +29,9 @@ pub(super) fn following(text: &str, end: usize, allowed: RungSet, base: RungSet)
     let mut values = Vec::new();
     let mut at = end;
     loop {
-        let mut next = scan::skip_blank(bytes, at);
+        let (mut next, _) = scan::skip_blank_and_comments(bytes, at);
         while bytes.get(next) == Some(&b',') {
-            next = scan::skip_blank(bytes, next + 1);
+            (next, _) = scan::skip_blank_and_comments(bytes, next + 1);
         }
         if !matches!(bytes.get(next), Some(b'{' | b'[')) {
             return values;
@@ -246,6 +247,19 @@ mod tests {
         let repaired = repair("[{\"a\": 1}]\n[{\"b\": 2}]", &options).unwrap();
         assert_eq!(repaired.value, json!([{"a": 1}]));
         assert_eq!(repaired.dropped, 1);
+    }
+
+    #[test]
+    fn values_with_comments_between_them_are_several() {
+        // As MongoDB's shell prints a query's documents.
+        let text = "/* 1 */\n{\"a\": 1}\n\n/* 2 */\n{\"a\": 2},\n// 3\n{\"a\": 3}\n";
+        assert_eq!(dropped(text), 2);
+        let list = json!({"type": "array"});
+        let options = RepairOptions::new().schema(&list).unwrap();
+        let repaired = repair(text, &options).unwrap();
+        assert_eq!(repaired.value, json!([{"a": 1}, {"a": 2}, {"a": 3}]));
+        // An unclosed comment is no separator.
+        assert_eq!(dropped("{\"a\": 1}\n/* 2\n{\"a\": 2}"), 0);
     }
 
     #[test]

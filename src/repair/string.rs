@@ -100,6 +100,22 @@ impl Parser<'_> {
                 }
             };
             if self.closes_at(at + length, role) {
+                if role == Role::ObjectValue
+                    && limit == bytes.len()
+                    && self.colon_after(at + length)
+                    && let Some(comma) = key_after_comma(&bytes[first..at], quote)
+                {
+                    // `{"a": "b, "c": "d"}`: a value's quote closes a key, so the value lost its
+                    // closing quote before the `,` that comes before that key. Read it again up
+                    // to there.
+                    (self.changed, self.needs) = before;
+                    limit = first + comma;
+                    at = first;
+                    chunk = first;
+                    out.clear();
+                    breaks.clear();
+                    continue;
+                }
                 let text = &self.text[chunk..at];
                 self.pos = at + length;
                 if out.is_empty() && breaks.is_empty() {
@@ -236,13 +252,33 @@ impl Parser<'_> {
             b'/' => matches!(bytes.get(next + 1), Some(b'/' | b'*')),
             // `"a" + "b"`: concatenation, as code writes it.
             b'+' if role != Role::Key => {
-                matches!(bytes.get(skip_blank(bytes, next + 1)), None | Some(b'"'))
+                let (string, _) = scan::skip_blank_and_comments(bytes, next + 1);
+                matches!(bytes.get(string), None | Some(b'"' | b'\''))
             }
             b'`' | b'~' | b'<' => is_end_marker(bytes, next),
             // In a key, a quote followed by a word is content (`"key "with" quotes"`); a quote
-            // followed by anything else ends the key, and a missing `:` shows up next.
-            _ if role == Role::Key => !(byte.is_ascii_alphabetic() || byte >= 0x80),
+            // followed by anything else ends the key, and a missing `:` shows up next. So does a
+            // quote followed by spaces and a literal or a typographic quote (`{"a" true}`,
+            // `{“a” “b”}`): the value, on the key's line.
+            _ if role == Role::Key => {
+                !(byte.is_ascii_alphabetic() || byte >= 0x80)
+                    || (next > after
+                        && (smart_quote(bytes, next).is_some()
+                            || super::scalar::literal(scan::word_at(bytes, next)).is_some()))
+            }
             _ if next > after => self.continues_list(next, role),
+            _ => false,
+        }
+    }
+
+    /// Whether `:` comes next after `after`, across whitespace.
+    #[inline]
+    fn colon_after(&self, after: usize) -> bool {
+        match self.bytes.get(after) {
+            Some(b':') => true,
+            Some(&byte) if byte >= 0x80 || scan::is_space(byte) => {
+                self.bytes.get(skip_blank(self.bytes, after)) == Some(&b':')
+            }
             _ => false,
         }
     }
@@ -261,7 +297,8 @@ impl Parser<'_> {
     }
 
     /// Whether a key plainly starts at `at` (after a member, without a comma): a quote, or an
-    /// identifier followed by `:`.
+    /// identifier followed by `:` (or by the closing quote of a key that lost its opening one,
+    /// and `:`).
     pub(super) fn starts_key(&self, at: usize) -> bool {
         let bytes = self.bytes;
         match bytes[at] {
@@ -272,10 +309,55 @@ impl Parser<'_> {
                 while end < bytes.len() && is_key_byte(bytes[end]) {
                     end += 1;
                 }
+                if bytes.get(end) == Some(&b'"') {
+                    end += 1;
+                }
                 let after = skip_blank(bytes, end);
                 after < bytes.len() && bytes[after] == b':'
             }
             _ => false,
+        }
+    }
+
+    /// In an array, after an element and a line break: whether the word at `at` is the next
+    /// element, written bare and without its comma (`[` newline `a` newline `b` newline `]`):
+    /// the word is followed by `,` or `]`, across whitespace. A word followed by more words is a
+    /// sentence: prose after an array that lacks its closer.
+    pub(super) fn word_element(&self, at: usize) -> bool {
+        let bytes = self.bytes;
+        let mut before = at;
+        while before > 0 && scan::is_space(bytes[before - 1]) && bytes[before - 1] != b'\n' {
+            before -= 1;
+        }
+        let on_a_new_line = before > 0 && bytes[before - 1] == b'\n';
+        if !on_a_new_line || !is_word_start(bytes[at]) || self.in_tuple() {
+            return false;
+        }
+        let mut end = at;
+        while end < bytes.len() && scan::is_bare_byte(bytes[end]) {
+            end += 1;
+        }
+        matches!(bytes.get(skip_blank(bytes, end)), Some(b',' | b']'))
+    }
+
+    /// Whether a member plainly starts at `at`: a key, quoted on one line or bare, then `:` (or,
+    /// after a quoted key, a value on its line).
+    pub(super) fn member_at(&self, at: usize) -> bool {
+        let bytes = self.bytes;
+        match bytes.get(at) {
+            Some(&quote @ (b'"' | b'\'')) => {
+                same_line_quote(bytes, at + 1, quote).is_some_and(|close| {
+                    let mut next = close + 1;
+                    while matches!(bytes.get(next), Some(b' ' | b'\t')) {
+                        next += 1;
+                    }
+                    // `"b": 2`, or `"b" "x"` with its `:` missing.
+                    bytes.get(next) == Some(&b':')
+                        || (next > close + 1 && next < bytes.len() && self.starts_value(next))
+                })
+            }
+            Some(_) => self.starts_key(at),
+            None => false,
         }
     }
 
@@ -405,6 +487,20 @@ fn join_breaks(mut key: String, breaks: &[usize]) -> String {
         }
     }
     key
+}
+
+/// In a value's content that runs on into the next key (`b, "c` of `{"a": "b, "c": 1}`):
+/// where the `,` before that key's opening `quote` is.
+fn key_after_comma(content: &[u8], quote: u8) -> Option<usize> {
+    let open = memchr::memrchr(quote, content)?;
+    if open > 0 && content[open - 1] == b'\\' {
+        return None;
+    }
+    let mut comma = open;
+    while comma > 0 && matches!(content[comma - 1], b' ' | b'\t') {
+        comma -= 1;
+    }
+    (comma > 0 && content[comma - 1] == b',').then_some(comma - 1)
 }
 
 /// How many strings without commas between them `continues_list` looks through.
