@@ -59,6 +59,7 @@ const HANDLED: &[&str] = &[
     "uniqueItems",
     "minLength",
     "maxLength",
+    "pattern",
     "minimum",
     "maximum",
     "exclusiveMinimum",
@@ -74,10 +75,6 @@ const HANDLED: &[&str] = &[
 
 /// Keywords no grammar expresses; each is reported where it occurs.
 const INEXPRESSIBLE: &[(&str, &str)] = &[
-    (
-        "pattern",
-        "a regular expression is not translated into the grammar; checked when the output is validated",
-    ),
     (
         "format",
         "formats are not translated into the grammar; checked when the output is validated",

@@ -65,6 +65,14 @@ pub(crate) fn generated(map: &Map<String, Value>) -> Option<(&'static str, &'sta
     if !typed_string || map.contains_key("minLength") || map.contains_key("maxLength") {
         return None;
     }
+    // A pattern the grammar follows takes the format's place.
+    if map
+        .get("pattern")
+        .and_then(Value::as_str)
+        .is_some_and(super::pattern::translates)
+    {
+        return None;
+    }
     let format = map.get("format")?.as_str()?;
     FORMATS.iter().find(|(name, _)| *name == format).copied()
 }

@@ -77,7 +77,7 @@ fn inexpressible_keywords_are_noted_with_pointers() {
         "type": "object",
         "properties": {
             "email": {"type": "string", "format": "email"},
-            "code": {"type": "string", "pattern": "^[A-Z]+$"},
+            "code": {"type": "string", "pattern": "^[A-Z]+\\1$"},
             "ratio": {"type": "number", "minimum": 0.5, "maximum": 1},
             "even": {"type": "integer", "multipleOf": 2},
             "set": {"type": "array", "uniqueItems": true},
