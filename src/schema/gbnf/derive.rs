@@ -150,6 +150,8 @@ pub(crate) struct Deriver<'schema> {
     pub notes: Distinct<Problem>,
     /// Rules made for `$ref` targets, by the target's JSON pointer.
     refs: HashMap<String, usize>,
+    /// The rules formats share (a date, a host name), by name, made on first use.
+    pub format_rules: HashMap<&'static str, Expr>,
     /// Whether keywords beside `$ref` apply (drafts 2019-09 and later) or are ignored.
     ref_siblings_apply: bool,
     /// The first schema error found; the walk goes on but the derivation fails.
@@ -168,6 +170,7 @@ impl<'schema> Deriver<'schema> {
             shared: Shared::new(whitespace),
             notes: Distinct::new(),
             refs: HashMap::new(),
+            format_rules: HashMap::new(),
             ref_siblings_apply: draft.contains("2019-09") || draft.contains("2020-12"),
             error: None,
         }
@@ -463,9 +466,11 @@ impl<'schema> Deriver<'schema> {
         for key in map.keys() {
             let key = key.as_str();
             if key == "format"
-                && let Some((_, reason)) = super::formats::generated(map)
+                && let Some((_, note)) = super::formats::generated(map)
             {
-                self.note(pointer, Some(key), reason);
+                if let Some(reason) = note {
+                    self.note(pointer, Some(key), reason);
+                }
             } else if let Some((_, reason)) = INEXPRESSIBLE.iter().find(|(known, _)| *known == key)
             {
                 self.note(pointer, Some(key), *reason);
