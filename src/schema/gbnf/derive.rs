@@ -428,7 +428,7 @@ impl<'schema> Deriver<'schema> {
         };
         let rest = without(map, &[keyword]);
         let combine = rest.keys().any(|key| !ANNOTATIONS.contains(&key.as_str()));
-        if keyword == "oneOf" && !overlap::pairwise_disjoint(self, branches) {
+        if keyword == "oneOf" && !overlap::pairwise_disjoint(self, branches, !combine) {
             self.note(
                 pointer,
                 Some("oneOf"),
