@@ -629,12 +629,19 @@ pub(crate) fn a_patterned_parameter_is_valid_on_the_first_answer(slm: &Slm, prom
             tools.to_str().unwrap(),
             "--tool-choice",
             "required",
+            "--mechanism",
+            "gbnf_grammar",
+            // The machine may be shared: the first answer is what counts, not its speed.
+            "--call-timeout",
+            "600",
             "--prompt",
             prompt,
         ],
     );
-    let out = run.code(0).json();
+    let out = run.json();
+    assert_eq!(run.code, 0, "{out}");
     let meta = &out["meta"];
+    assert_eq!(meta["mechanism"], "gbnf_grammar", "{out}");
     assert_eq!(meta["reasks"], serde_json::json!([]), "{out}");
     assert_eq!(meta["attempts"], 1, "{out}");
     let calls = out["value"]["tool_calls"].as_array().unwrap();
