@@ -141,6 +141,11 @@ const INEXPRESSIBLE: &[(&str, &str)] = &[
     ),
 ];
 
+/// A pattern's rule and whether the lengths beside it fall short or long of it, or why the
+/// pattern has no rule, by the pattern, minLength and maxLength.
+pub(crate) type PatternRules =
+    HashMap<(String, u64, Option<u64>), Result<(Expr, bool, bool), String>>;
+
 /// The state of one derivation.
 pub(crate) struct Deriver<'schema> {
     pub root: &'schema Value,
@@ -152,6 +157,9 @@ pub(crate) struct Deriver<'schema> {
     refs: HashMap<String, usize>,
     /// The rules formats share (a date, a host name), by name, made on first use.
     pub format_rules: HashMap<&'static str, Expr>,
+    /// Each pattern's rule (or why it has none), by the pattern and the length bounds beside
+    /// it: a schema that repeats a pattern gets one rule for it.
+    pub pattern_rules: PatternRules,
     /// Whether keywords beside `$ref` apply (drafts 2019-09 and later) or are ignored.
     ref_siblings_apply: bool,
     /// The first schema error found; the walk goes on but the derivation fails.
@@ -171,6 +179,7 @@ impl<'schema> Deriver<'schema> {
             notes: Distinct::new(),
             refs: HashMap::new(),
             format_rules: HashMap::new(),
+            pattern_rules: HashMap::new(),
             ref_siblings_apply: draft.contains("2019-09") || draft.contains("2020-12"),
             error: None,
         }

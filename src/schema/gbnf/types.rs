@@ -195,12 +195,26 @@ fn string(deriver: &mut Deriver<'_>, map: &Map<String, Value>, pointer: &str) ->
                 "pattern must be a string",
             );
         };
-        let char = deriver.rule("char");
-        match super::pattern::translate_bounded(pattern, &char, min, max) {
-            Ok(translated) => {
-                let short = translated.min_length < min;
-                let long = max
-                    .is_some_and(|max| translated.max_length.is_none_or(|longest| longest > max));
+        let key = (pattern.to_owned(), min, max);
+        let found = match deriver.pattern_rules.get(&key) {
+            Some(found) => found.clone(),
+            None => {
+                let char = deriver.rule("char");
+                let found =
+                    super::pattern::translate_bounded(pattern, &char, min, max).map(|translated| {
+                        let short = translated.min_length < min;
+                        let long = max.is_some_and(|max| {
+                            translated.max_length.is_none_or(|longest| longest > max)
+                        });
+                        let body = deriver.named(translated.body, "pattern");
+                        (body, short, long)
+                    });
+                deriver.pattern_rules.insert(key, found.clone());
+                found
+            }
+        };
+        match found {
+            Ok((body, short, long)) => {
                 if short || long {
                     deriver.note(
                         pointer,
@@ -208,7 +222,6 @@ fn string(deriver: &mut Deriver<'_>, map: &Map<String, Value>, pointer: &str) ->
                         "the grammar follows the pattern and does not count the length beside it; validation checks minLength and maxLength",
                     );
                 }
-                let body = deriver.named(translated.body, "pattern");
                 return Expr::seq([Expr::lit("\""), body, Expr::lit("\"")]);
             }
             Err(reason) => deriver.note(
