@@ -89,6 +89,8 @@ fn untyped(
                 "additionalProperties",
                 "minProperties",
                 "maxProperties",
+                "propertyNames",
+                "patternProperties",
             ][..],
         ),
         (
