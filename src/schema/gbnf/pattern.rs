@@ -337,7 +337,7 @@ fn normalize(mut ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
     for (low, high) in ranges {
         if let Some(last) = out.last_mut() {
             let next = if last.1 == 0xD7FF { 0xE000 } else { last.1 + 1 };
-            if low <= next || (low >= 0xD800 && low <= 0xE000 && last.1 >= 0xD7FF) {
+            if low <= next {
                 last.1 = last.1.max(high);
                 continue;
             }
@@ -740,7 +740,6 @@ enum Escaped {
 mod tests {
     use serde_json::{Value, json};
 
-    use super::MAX_EXPANDED;
     use crate::schema::{gbnf, validate};
 
     /// The grammar of `{"type": "string", "pattern": pattern}` and the validator agree on every
@@ -928,7 +927,6 @@ mod tests {
                     .is_ok()
             );
         }
-        assert!(MAX_EXPANDED >= 1_000);
     }
 
     /// Hostile patterns end in a note, not a crash, and a long one is read in one pass.
