@@ -41,9 +41,11 @@ PATTERNS = [
 
 
 def string(index, patterns):
-    """A string schema, with the index-th pattern when `patterns`."""
+    """A string schema; with `patterns`, the index-th pattern behind a prefix of its own, so no
+    two properties share one (a schema that repeats a pattern derives it once)."""
     if patterns:
-        return {"type": "string", "pattern": PATTERNS[index % len(PATTERNS)]}
+        pattern = PATTERNS[index % len(PATTERNS)]
+        return {"type": "string", "pattern": f"^x{index}-" + pattern[1:]}
     return {"type": "string"}
 
 
