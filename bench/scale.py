@@ -10,6 +10,7 @@ the best of --runs runs, next to the wall time of that run.
     cargo build --release
     bench/scale.py                                   # the sizes in bench/README.md
     bench/scale.py --properties 1000 10000 --tools 1000 --runs 3
+    bench/scale.py --patterns --skip check           # every string with a `pattern`, beside none
 
 See bench/README.md, section "Scale".
 """
@@ -27,18 +28,39 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 
 
-def schema(count, optional):
+# Patterns of the kinds real schemas hold (ids, codes, emails, versions, dates), cycled through
+# the properties and tools of the `--patterns` inputs.
+PATTERNS = [
+    r"^[A-Z]{2,4}-\d{1,5}$",
+    r"^[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}$",
+    r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?$",
+    r"^\d{4}-\d{2}-\d{2}$",
+    r"^(?:[a-f0-9]{2}:){5}[a-f0-9]{2}$",
+    r"^https?://[^\s/$.?#].[^\s]*$",
+]
+
+
+def string(index, patterns):
+    """A string schema; with `patterns`, the index-th pattern behind a prefix of its own, so no
+    two properties share one (a schema that repeats a pattern derives it once)."""
+    if patterns:
+        pattern = PATTERNS[index % len(PATTERNS)]
+        return {"type": "string", "pattern": f"^x{index}-" + pattern[1:]}
+    return {"type": "string"}
+
+
+def schema(count, optional, patterns=False):
     """An object with `count` string properties; with `optional`, every second one optional."""
     names = [f"field_{index}" for index in range(count)]
     return {
         "type": "object",
-        "properties": {name: {"type": "string"} for name in names},
+        "properties": {name: string(index, patterns) for index, name in enumerate(names)},
         "required": [name for index, name in enumerate(names) if not (optional and index % 2)],
         "additionalProperties": False,
     }
 
 
-def tools(count):
+def tools(count, patterns=False):
     """`count` OpenAI-form tools, each with a required string and an optional integer."""
     return [
         {
@@ -48,7 +70,7 @@ def tools(count):
                 "description": f"Tool number {index}.",
                 "parameters": {
                     "type": "object",
-                    "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}},
+                    "properties": {"path": string(index, patterns), "limit": {"type": "integer"}},
                     "required": ["path"],
                     "additionalProperties": False,
                 },
@@ -83,6 +105,8 @@ def main():
     parser.add_argument("--runs", type=int, default=3, help="runs per case; the best is shown")
     parser.add_argument("--binary", default=os.path.join(REPO, "target/release/slmcode"))
     parser.add_argument("--skip", nargs="*", default=[], help="commands to skip: gbnf check tools")
+    parser.add_argument("--patterns", action="store_true",
+                        help="also run every input with a `pattern` on each string, beside the plain one")
     arguments = parser.parse_args()
 
     inputs = os.path.join(REPO, "target/scale")
@@ -91,22 +115,29 @@ def main():
     env = {"PATH": os.environ.get("PATH", ""), "NO_COLOR": "1", "SLMCODE_CONFIG_DIR": config}
 
     cases = []
+    kinds = [False, True] if arguments.patterns else [False]
     for count in arguments.properties:
         for optional in (False, True):
-            shape = "half optional" if optional else "all required"
-            suffix = "half" if optional else "all"
-            path = write(os.path.join(inputs, f"schema-{count}-{suffix}.json"), schema(count, optional))
-            if "gbnf" not in arguments.skip:
-                cases.append(("schema gbnf", f"{count} properties, {shape}", count,
-                              [arguments.binary, "schema", "gbnf", "--file", path]))
-            if "check" not in arguments.skip:
-                cases.append(("schema check", f"{count} properties, {shape}", count,
-                              [arguments.binary, "schema", "check", path]))
+            for patterns in kinds:
+                shape = "half optional" if optional else "all required"
+                shape += ", patterns" if patterns else ""
+                suffix = ("half" if optional else "all") + ("-patterns" if patterns else "")
+                path = write(os.path.join(inputs, f"schema-{count}-{suffix}.json"),
+                             schema(count, optional, patterns))
+                if "gbnf" not in arguments.skip:
+                    cases.append(("schema gbnf", f"{count} properties, {shape}", count,
+                                  [arguments.binary, "schema", "gbnf", "--file", path]))
+                if "check" not in arguments.skip:
+                    cases.append(("schema check", f"{count} properties, {shape}", count,
+                                  [arguments.binary, "schema", "check", path]))
     for count in arguments.tools:
-        path = write(os.path.join(inputs, f"tools-{count}.json"), tools(count))
-        if "tools" not in arguments.skip:
-            cases.append(("tools compile", f"{count} tools", count,
-                          [arguments.binary, "tools", "compile", path]))
+        for patterns in kinds:
+            suffix = "-patterns" if patterns else ""
+            path = write(os.path.join(inputs, f"tools-{count}{suffix}.json"), tools(count, patterns))
+            if "tools" not in arguments.skip:
+                label = f"{count} tools" + (", patterns" if patterns else "")
+                cases.append(("tools compile", label, count,
+                              [arguments.binary, "tools", "compile", path]))
 
     print(f"load average before: {os.getloadavg()[0]:.2f}", file=sys.stderr)
     print("| command | input | CPU user + system (best of {}) | wall of that run | exit |".format(arguments.runs))

@@ -399,7 +399,7 @@ mod tests {
         );
         assert!(projection.notes.is_empty());
 
-        let with_pattern = json!({"type": "string", "pattern": "^a"});
+        let with_pattern = json!({"type": "string", "pattern": "(?=a)"});
         assert_eq!(
             reasons(&project(&with_pattern, Mechanism::GbnfGrammar)),
             [" pattern"]

@@ -124,3 +124,41 @@ fn the_server_really_parses_grammars() {
     let (status, answer) = chat(&endpoint, &body);
     assert_eq!(status, 400, "{answer}");
 }
+
+#[test]
+fn patterns_and_formats_hold_under_the_servers_engine() {
+    let Some(endpoint) = endpoint("patterns_and_formats_hold_under_the_servers_engine") else {
+        return;
+    };
+    // What llama.cpp's own engine generates under the derived rules for patterns (with the
+    // characters JSON escapes among them) and formats validates, and slmcode reads it back.
+    let schema = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {
+            "ticket": {"type": "string", "pattern": "^[A-Z]{2,4}-\\d{1,5}$"},
+            "version": {"type": "string", "pattern": "^v?(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d{0,3})$"},
+            "escaped": {"type": "string", "pattern": "^[a\"\\\\\\n\\t/]{1,8}$"},
+            "mac": {"type": "string", "pattern": "^(?:[a-f0-9]{2}:){5}[a-f0-9]{2}$"},
+            "word": {"type": "string", "pattern": "^\\w{3}$|^\\s$"},
+            "date": {"type": "string", "format": "date"},
+            "time": {"type": "string", "format": "time"},
+            "ipv6": {"type": "string", "format": "ipv6"},
+            "uuid": {"type": "string", "format": "uuid"},
+            "labels": {"type": "object", "propertyNames": {"pattern": "^[a-z]{1,6}$"},
+                "additionalProperties": {"type": "integer"}, "maxProperties": 3}
+        },
+        "required": ["ticket", "version", "escaped", "mac", "word", "date", "time", "ipv6", "uuid", "labels"],
+        "additionalProperties": false
+    });
+    let derived = gbnf::derive(&schema).unwrap();
+    assert!(
+        derived
+            .notes
+            .iter()
+            .all(|note| note.keyword.as_deref() == Some("format")),
+        "{:?}",
+        derived.notes
+    );
+    generate_under(&endpoint, "patterns", &schema, &derived.grammar);
+}

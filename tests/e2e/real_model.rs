@@ -605,3 +605,63 @@ fn a_tool_call_in_the_conversation_reaches_the_model_through_the_proxy() {
         with.saturating_sub(without)
     );
 }
+
+/// A tool whose one parameter is a ticket id with a `pattern` (`^[A-Z]{2,4}-\d{1,5}$`).
+pub(crate) const TICKET_TOOL: &str = r#"{"tools": [{"type": "function", "function": {
+    "name": "open_ticket",
+    "description": "Open a ticket in the tracker by its id.",
+    "parameters": {
+        "type": "object",
+        "properties": {"ticket": {"type": "string", "pattern": "^[A-Z]{2,4}-\\d{1,5}$",
+            "description": "The ticket id, a project key and a number."}},
+        "required": ["ticket"],
+        "additionalProperties": false
+    }}}]}"#;
+
+/// Runs `generate --tools` with [`TICKET_TOOL`] and asserts that the first answer is a valid
+/// call: no re-ask, and the ticket id matches the pattern as the validator reads it.
+pub(crate) fn a_patterned_parameter_is_valid_on_the_first_answer(slm: &Slm, prompt: &str) {
+    let tools = slm.file("ticket_tools.json", TICKET_TOOL);
+    let run = generate(
+        slm,
+        &[
+            "--tools",
+            tools.to_str().unwrap(),
+            "--tool-choice",
+            "required",
+            "--mechanism",
+            "gbnf_grammar",
+            // The machine may be shared: the first answer is what counts, not its speed.
+            "--call-timeout",
+            "600",
+            "--prompt",
+            prompt,
+        ],
+    );
+    let out = run.json();
+    assert_eq!(run.code, 0, "{out}");
+    let meta = &out["meta"];
+    assert_eq!(meta["mechanism"], "gbnf_grammar", "{out}");
+    assert_eq!(meta["reasks"], serde_json::json!([]), "{out}");
+    assert_eq!(meta["attempts"], 1, "{out}");
+    let calls = out["value"]["tool_calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1, "{out}");
+    let ticket = &calls[0]["arguments"]["ticket"];
+    let parameter = serde_json::json!({"type": "string", "pattern": "^[A-Z]{2,4}-\\d{1,5}$"});
+    assert!(schema::validate(&parameter, ticket).is_ok(), "{out}");
+}
+
+#[test]
+fn a_tool_parameter_with_a_pattern_gets_a_valid_value_on_the_first_answer() {
+    let Some((endpoint, model, _turn)) = real_model("real_model::a_tool_parameter_with_a_pattern")
+    else {
+        return;
+    };
+    let slm = slm(&endpoint, &model);
+    for prompt in [
+        "Open the ticket about the login bug.",
+        "Open ticket number forty-two of the web project.",
+    ] {
+        a_patterned_parameter_is_valid_on_the_first_answer(&slm, prompt);
+    }
+}

@@ -286,3 +286,12 @@ fn the_tool_choice_forms_this_server_understands() {
     let plain_name = ask(&client, &with_choice(json!("read_file")), 0).unwrap_err();
     assert!(plain_name.contains("Invalid tool_choice"), "{plain_name}");
 }
+
+#[test]
+fn a_tool_parameter_with_a_pattern_is_valid_from_the_random_model() {
+    let Some((endpoint, model)) = real_engine("tools::a_tool_parameter_with_a_pattern") else {
+        return;
+    };
+    let slm = crate::slm(&endpoint, &model);
+    crate::real_model::a_patterned_parameter_is_valid_on_the_first_answer(&slm, "Open a ticket.");
+}

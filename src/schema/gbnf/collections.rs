@@ -214,6 +214,27 @@ pub(crate) fn object(
         }
         return free_form(deriver, map, additional, pointer, hint, depth);
     }
+    if map.contains_key("patternProperties") {
+        deriver.note(
+            pointer,
+            Some("patternProperties"),
+            "properties matched by a pattern are not generated beside declared properties; validation checks them",
+        );
+    }
+    if let Some(names) = map.get("propertyNames") {
+        let refused: Vec<&String> = properties
+            .keys()
+            .chain(required.iter())
+            .filter(|name| crate::schema::validate(names, &Value::String((*name).clone())).is_err())
+            .collect();
+        if let Some(name) = refused.first() {
+            deriver.note(
+                pointer,
+                Some("propertyNames"),
+                format!("the declared property `{name}` does not satisfy propertyNames; the grammar writes it and validation refuses it"),
+            );
+        }
+    }
     let closed = additional == Some(&Value::Bool(false));
     if !closed {
         deriver.note(
@@ -372,7 +393,9 @@ fn free_form(
         // No members at all: `{}` with whitespace inside.
         Some(Value::Bool(false)) => Expr::Never,
         None | Some(Value::Bool(true)) => {
-            if min == 0 && max.is_none() {
+            let keys_limited =
+                map.contains_key("propertyNames") || map.contains_key("patternProperties");
+            if min == 0 && max.is_none() && !keys_limited {
                 return deriver.rule("object");
             }
             deriver.rule("value")
@@ -388,18 +411,70 @@ fn free_form(
             deriver.named(expr, &value_hint)
         }
     };
-    let member = if value == Expr::Never {
-        Expr::Never
-    } else {
-        let string = deriver.rule("string");
-        let ws = deriver.rule("ws");
-        let member = Expr::seq([string, ws.clone(), Expr::lit(":"), ws, value]);
-        deriver.named(member, &format!("{hint}-member"))
+    let key = match map.get("propertyNames") {
+        None => deriver.rule("string"),
+        Some(names) => {
+            let names = key_schema(names);
+            let expr = deriver.value(
+                &names,
+                &pointer_push(pointer, "propertyNames"),
+                &format!("{hint}-key"),
+                depth,
+            );
+            deriver.named(expr, &format!("{hint}-key"))
+        }
     };
+    let ws = deriver.rule("ws");
+    let mut members = Vec::new();
+    if value != Expr::Never {
+        members.push(Expr::seq([
+            key.clone(),
+            ws.clone(),
+            Expr::lit(":"),
+            ws.clone(),
+            value,
+        ]));
+    }
+    if let Some(patterns) = map.get("patternProperties") {
+        match (patterns.as_object(), additional) {
+            (Some(patterns), Some(Value::Bool(false))) if !map.contains_key("propertyNames") => {
+                if patterns.len() > 1 {
+                    deriver.note(
+                        pointer,
+                        Some("patternProperties"),
+                        "a key that matches several patterns must satisfy each one's schema; the grammar checks the schema of the pattern it was written under, and validation checks the rest",
+                    );
+                }
+                let here = pointer_push(pointer, "patternProperties");
+                for (index, (pattern, schema)) in patterns.iter().enumerate() {
+                    let at = pointer_push(&here, pattern);
+                    let key = deriver.value(
+                        &serde_json::json!({"type": "string", "pattern": pattern}),
+                        &at,
+                        &format!("{hint}-key-{index}"),
+                        depth,
+                    );
+                    let value = deriver.value(schema, &at, &format!("{hint}-value-{index}"), depth);
+                    let value = deriver.named(value, &format!("{hint}-value-{index}"));
+                    members.push(Expr::seq([key, ws.clone(), Expr::lit(":"), ws.clone(), value]));
+                }
+            }
+            _ => deriver.note(
+                pointer,
+                Some("patternProperties"),
+                "properties matched by a pattern are generated only beside additionalProperties false (and no propertyNames); here validation checks them",
+            ),
+        }
+    }
+    let member = match Expr::alt(members) {
+        Expr::Never => Expr::Never,
+        member => deriver.named(member, &format!("{hint}-member")),
+    };
+    let no_member = member == Expr::Never;
     let list = deriver
         .shared
         .list(&mut deriver.builder, "{", "}", member, min, max);
-    if list == Expr::Never || (min > 0 && additional == Some(&Value::Bool(false))) {
+    if list == Expr::Never || (min > 0 && no_member) {
         return deriver.never(
             pointer,
             Some("minProperties"),
@@ -407,4 +482,23 @@ fn free_form(
         );
     }
     list
+}
+
+/// The schema of a property name: `propertyNames` limited to strings (keys are strings).
+fn key_schema(names: &Value) -> Value {
+    let Value::Object(map) = names else {
+        return names.clone();
+    };
+    let mut map = map.clone();
+    let allows_strings = match map.get("type") {
+        None => true,
+        Some(types) => super::types::type_names(types)
+            .iter()
+            .any(|name| name == "string"),
+    };
+    if !allows_strings {
+        return Value::Bool(false);
+    }
+    map.insert("type".to_owned(), Value::String("string".to_owned()));
+    Value::Object(map)
 }

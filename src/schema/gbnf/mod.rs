@@ -31,6 +31,7 @@ mod merge;
 mod numbers;
 mod overlap;
 mod parse;
+mod pattern;
 mod recognize;
 mod shared;
 mod types;

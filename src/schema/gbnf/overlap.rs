@@ -1,6 +1,11 @@
 //! The check that the branches of a `oneOf` cannot overlap, as far as a cheap look at their
-//! types, literal values and required discriminator properties tells. Where it cannot tell,
-//! the grammar derives the `oneOf` as an `anyOf`, with a note.
+//! types, literal values, required discriminator properties and required properties tells.
+//! Where it cannot tell, the grammar derives the `oneOf` as an `anyOf`, with a note.
+//!
+//! The last test is about what the grammar writes, not about the schema: an object branch that
+//! declares its properties is generated with those properties only, so no object it generates
+//! satisfies a branch that requires a property it does not declare (the Pydantic union of
+//! models, each with its own required fields).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -18,7 +23,30 @@ struct Shape {
     values: Option<Vec<Value>>,
     /// Required properties whose values are limited, with those values.
     discriminators: Vec<(String, Vec<Value>)>,
+    /// Every required property.
+    required: Vec<String>,
+    /// The only properties the grammar writes in an object of this branch, when it declares
+    /// them (and nothing else in the branch could add others).
+    declared: Option<HashSet<String>>,
 }
+
+/// Keywords beside which a branch's declared properties are all its grammar writes.
+const PLAIN_OBJECT: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "minProperties",
+    "maxProperties",
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
 
 fn literal_values(map: &Map<String, Value>) -> Option<Vec<Value>> {
     if let Some(constant) = map.get("const") {
@@ -32,6 +60,8 @@ fn shape(deriver: &mut Deriver<'_>, branch: &Value) -> Shape {
         types: None,
         values: None,
         discriminators: Vec::new(),
+        required: Vec::new(),
+        declared: None,
     };
     let Some(mut map) = branch.as_object() else {
         return unknown;
@@ -86,11 +116,41 @@ fn shape(deriver: &mut Deriver<'_>, branch: &Value) -> Shape {
                 .collect()
         })
         .unwrap_or_default();
+    let properties = map.get("properties").and_then(Value::as_object);
+    let declared = (map.keys().all(|key| PLAIN_OBJECT.contains(&key.as_str()))
+        && (properties.is_some_and(|properties| !properties.is_empty()) || !required.is_empty()))
+    .then(|| {
+        properties
+            .into_iter()
+            .flat_map(|properties| properties.keys().cloned())
+            .chain(required.iter().map(|name| (*name).to_owned()))
+            .collect()
+    });
     Shape {
         types,
         values,
         discriminators,
+        required: required.iter().map(|name| (*name).to_owned()).collect(),
+        declared,
     }
+}
+
+/// Whether no value the grammar writes for branch `a` satisfies branch `b`: each type `a`
+/// allows is one `b` refuses, or an object without a property `b` requires.
+fn separated(a: &Shape, b: &Shape) -> bool {
+    let (Some(left), Some(right)) = (&a.types, &b.types) else {
+        return false;
+    };
+    let lacks_required = a
+        .declared
+        .as_ref()
+        .is_some_and(|declared| b.required.iter().any(|name| !declared.contains(name)));
+    left.iter().all(|name| {
+        let shared = right.contains(name)
+            || (*name == "integer" && right.contains("number"))
+            || (*name == "number" && right.contains("integer"));
+        !shared || (*name == "object" && lacks_required)
+    })
 }
 
 fn disjoint(a: &Shape, b: &Shape) -> bool {
@@ -115,13 +175,24 @@ fn disjoint(a: &Shape, b: &Shape) -> bool {
     })
 }
 
-/// Whether no value can match two of the branches, as far as types, literal values and
-/// required discriminator properties show.
-pub(crate) fn pairwise_disjoint(deriver: &mut Deriver<'_>, branches: &[Value]) -> bool {
-    let shapes: Vec<Shape> = branches
+/// Whether no value the grammar writes can match two of the branches, as far as types, literal
+/// values and required (discriminator) properties show. `alone`: the branches are derived as
+/// they are, without keywords beside the `oneOf` merged into them (which could declare more
+/// properties).
+pub(crate) fn pairwise_disjoint(
+    deriver: &mut Deriver<'_>,
+    branches: &[Value],
+    alone: bool,
+) -> bool {
+    let mut shapes: Vec<Shape> = branches
         .iter()
         .map(|branch| shape(deriver, branch))
         .collect();
+    if !alone {
+        for shape in &mut shapes {
+            shape.declared = None;
+        }
+    }
     // The branches that share a discriminator with values no two of them share are disjoint
     // from one another without comparing them in pairs: a tool set's `oneOf` is thousands of
     // branches, each with its own `name` const. Only the pairs involving the other branches
@@ -137,7 +208,10 @@ pub(crate) fn pairwise_disjoint(deriver: &mut Deriver<'_>, branches: &[Value]) -
         let a = &shapes[index];
         (0..shapes.len())
             .filter(|&other| other > index || settled[other])
-            .all(|other| disjoint(a, &shapes[other]))
+            .all(|other| {
+                let b = &shapes[other];
+                disjoint(a, b) || (separated(a, b) && separated(b, a))
+            })
     })
 }
 
@@ -252,10 +326,69 @@ mod tests {
             let root = json!({});
             let mut deriver = Deriver::new(&root, Whitespace::Pretty);
             assert_eq!(
-                pairwise_disjoint(&mut deriver, &branches),
+                pairwise_disjoint(&mut deriver, &branches, true),
                 every_pair,
                 "{branches:?}"
             );
         }
+    }
+
+    /// A union of models, each with a required field the others do not declare: the grammar
+    /// writes each model's own fields only, so no answer it allows matches two branches.
+    #[test]
+    fn models_told_apart_by_their_required_fields_are_exact() {
+        use crate::schema::{gbnf, validate};
+        let union = json!({
+            "$defs": {
+                "Cat": {"type": "object", "properties": {"meows": {"type": "boolean"},
+                    "name": {"type": "string"}}, "required": ["meows"]},
+                "Dog": {"type": "object", "properties": {"barks": {"type": "boolean"},
+                    "name": {"type": "string"}}, "required": ["barks"]}
+            },
+            "oneOf": [{"$ref": "#/$defs/Cat"}, {"$ref": "#/$defs/Dog"}]
+        });
+        let derived = gbnf::derive(&union).unwrap();
+        assert!(
+            derived
+                .notes
+                .iter()
+                .all(|note| note.keyword.as_deref() != Some("oneOf")),
+            "{:?}",
+            derived.notes
+        );
+        let grammar = gbnf::parse(&derived.grammar).unwrap();
+        for text in [r#"{"meows":true,"name":"Tom"}"#, r#"{"barks":false}"#] {
+            assert!(grammar.recognize(text).is_ok(), "{text}");
+            let value: Value = serde_json::from_str(text).unwrap();
+            assert!(validate(&union, &value).is_ok(), "{text}");
+        }
+        // Valid for both, and so for neither: the grammar does not write it.
+        assert!(grammar.recognize(r#"{"meows":true,"barks":true}"#).is_err());
+
+        // A branch whose required fields the other declares: not told apart.
+        let overlapping = json!({"oneOf": [
+            {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+                "required": ["a"]},
+            {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"]}
+        ]});
+        let notes = &gbnf::derive(&overlapping).unwrap().notes;
+        assert!(
+            notes
+                .iter()
+                .any(|note| note.keyword.as_deref() == Some("oneOf")),
+            "{notes:?}"
+        );
+        // Keywords beside the oneOf may declare more: not told apart either.
+        let beside = json!({"properties": {"x": {"type": "string"}}, "oneOf": [
+            {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+            {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"]}
+        ]});
+        let notes = &gbnf::derive(&beside).unwrap().notes;
+        assert!(
+            notes
+                .iter()
+                .any(|note| note.keyword.as_deref() == Some("oneOf")),
+            "{notes:?}"
+        );
     }
 }

@@ -89,6 +89,8 @@ fn untyped(
                 "additionalProperties",
                 "minProperties",
                 "maxProperties",
+                "propertyNames",
+                "patternProperties",
             ][..],
         ),
         (
@@ -101,7 +103,7 @@ fn untyped(
                 "maxItems",
             ][..],
         ),
-        ("string", &["minLength", "maxLength"][..]),
+        ("string", &["minLength", "maxLength", "pattern"][..]),
         (
             "number",
             &[
@@ -180,18 +182,62 @@ pub(crate) fn count(
     }
 }
 
-/// A string: `"` then between minLength and maxLength JSON string characters, then `"`.
+/// A string: its `pattern`, else its `format`, else between minLength and maxLength JSON
+/// string characters, between quotes.
 fn string(deriver: &mut Deriver<'_>, map: &Map<String, Value>, pointer: &str) -> Expr {
+    let min = count(deriver, map, "minLength", pointer).unwrap_or(0);
+    let max = count(deriver, map, "maxLength", pointer);
+    if max.is_some_and(|max| max < min) {
+        return deriver.never(pointer, Some("maxLength"), "maxLength is below minLength");
+    }
+    if let Some(pattern) = map.get("pattern") {
+        let Some(pattern) = pattern.as_str() else {
+            return deriver.invalid(
+                &pointer_push(pointer, "pattern"),
+                "pattern must be a string",
+            );
+        };
+        let key = (pattern.to_owned(), min, max);
+        let found = match deriver.pattern_rules.get(&key) {
+            Some(found) => found.clone(),
+            None => {
+                let char = deriver.rule("char");
+                let found =
+                    super::pattern::translate_bounded(pattern, &char, min, max).map(|translated| {
+                        let short = translated.min_length < min;
+                        let long = max.is_some_and(|max| {
+                            translated.max_length.is_none_or(|longest| longest > max)
+                        });
+                        let body = deriver.named(translated.body, "pattern");
+                        (body, short, long)
+                    });
+                deriver.pattern_rules.insert(key, found.clone());
+                found
+            }
+        };
+        match found {
+            Ok((body, short, long)) => {
+                if short || long {
+                    deriver.note(
+                        pointer,
+                        Some(if short { "minLength" } else { "maxLength" }),
+                        "the grammar follows the pattern and does not count the length beside it; validation checks minLength and maxLength",
+                    );
+                }
+                return Expr::seq([Expr::lit("\""), body, Expr::lit("\"")]);
+            }
+            Err(reason) => deriver.note(
+                pointer,
+                Some("pattern"),
+                format!("{reason}; validation checks the pattern"),
+            ),
+        }
+    }
     if let Some((format, _)) = super::formats::generated(map) {
         return super::formats::string(deriver, format);
     }
-    let min = count(deriver, map, "minLength", pointer).unwrap_or(0);
-    let max = count(deriver, map, "maxLength", pointer);
     if min == 0 && max.is_none() {
         return deriver.rule("string");
-    }
-    if max.is_some_and(|max| max < min) {
-        return deriver.never(pointer, Some("maxLength"), "maxLength is below minLength");
     }
     let char = deriver.rule("char");
     Expr::seq([
