@@ -282,9 +282,10 @@ def main():
     parser.add_argument("--request-timeout", type=int, default=90)
     parser.add_argument("--compile-timeout", type=int, default=60)
     parser.add_argument("--limit", type=int, default=0, help="the first N schemas only")
+    parser.add_argument("--sample", help="another list of CATEGORY/NAME than sample.txt")
     args = parser.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(here, "sample.txt")) as file:
+    with open(args.sample or os.path.join(here, "sample.txt")) as file:
         entries = [line.strip() for line in file if line.strip() and not line.startswith("#")]
     if args.limit:
         entries = entries[: args.limit]
