@@ -16,14 +16,18 @@
 //! (bench/README.md, "Defaults"), and for a schema with a `number` or a `format` it is also the
 //! only exact one (the server's converter lets `maximum` and a 7-digit exponent through, and a
 //! `uri` came back as `"9%"`). With pretty whitespace the model did worse under the derived
-//! grammar, so then only such schemas go to it first.
-//!
+//! grammar, so then only such schemas, and every schema that is not a contract's, go to it
+//! first: a schema nobody here wrote can take the server down through its own json_schema
+//! conversion (JSONSchemaBench's `Github_medium/o13136.json`, a recursive `$ref` under `allOf`,
+//! made llama-server exit), where the grammar derived for it is served normally. There a
+//! caller's schema that does not derive keeps the negotiated order (its grammar would allow any
+//! JSON value).
 
 use serde_json::Value;
 
 use crate::config::{Provider, Settings, StructuredDecoding};
 use crate::schema::Mechanism;
-use crate::schema::gbnf::Whitespace;
+use crate::schema::gbnf::{self, Whitespace};
 
 use super::context::CallContext;
 use super::outcome::ChainSource;
@@ -137,12 +141,19 @@ fn forms(
         Some(turn) => turn.compiled.schema.as_ref().unwrap_or(&plan.schema),
         None => &plan.schema,
     };
-    if context.engine().provider == Provider::LlamaCpp
-        && (plan.grammar_whitespace == Whitespace::Compact || needs_the_derived_grammar(schema))
-    {
+    if context.engine().provider == Provider::LlamaCpp && grammar_goes_first(plan, schema) {
         grammar_first(&mut forms);
     }
     (ChainSource::Negotiated, forms)
+}
+
+/// Whether the derived grammar goes before json_schema on llama-server (see the module docs):
+/// with compact whitespace, for a schema the server's converter does not enforce, and for
+/// every schema that is not a contract's and derives.
+fn grammar_goes_first(plan: &CallPlan, schema: &Value) -> bool {
+    plan.grammar_whitespace == Whitespace::Compact
+        || needs_the_derived_grammar(schema)
+        || (!plan.contract && gbnf::derive_with(schema, plan.grammar_whitespace).is_ok())
 }
 
 /// Whether `schema` holds a `number` or a `format` anywhere: what llama-server's json_schema

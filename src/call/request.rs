@@ -244,6 +244,9 @@ pub(super) struct CallPlan {
     pub name: String,
     /// Whether the schema meets OpenAI's strict rules (a contract's tested mark, or the lint).
     pub strict_ready: bool,
+    /// Whether the schema is a contract's, tested on every engine; a caller's schema or a tool
+    /// set is not, and an engine's own conversion of it is trusted less (see `super::chain`).
+    pub contract: bool,
     /// The first request, instructions injected, without a constraint (and for a tool turn,
     /// without its tools: [`ToolTurn`] puts them on each request as its wire form wants them);
     /// to a local engine, earlier tool calls also written as text ([`calls_as_text`]).
@@ -293,6 +296,8 @@ impl CallPlan {
             }
             Err(error) => return Err(error),
         };
+        let contract =
+            output.is_some() && !matches!(request.schema, Some(OutputSchema::User { .. }));
         let serial_tools = request.serial_tools.unwrap_or_else(|| {
             decoding
                 .as_ref()
@@ -376,6 +381,7 @@ impl CallPlan {
             schema,
             name,
             strict_ready: strict_ready && turn.is_none(),
+            contract: contract && turn.is_none(),
             request: chat,
             untyped_tools,
             stop,

@@ -365,7 +365,7 @@ fn engine_check(negotiation: &Negotiation, whitespace: Whitespace) -> Check {
         detail.push_str(match whitespace {
             Whitespace::Compact => "; the derived grammar goes before json_schema",
             Whitespace::Pretty => {
-                "; a schema with a number or a format goes to the derived grammar before json_schema"
+                "; a schema with a number or a format, and any but a contract's that derives, go to the derived grammar before json_schema"
             }
         });
     }

@@ -113,7 +113,7 @@ fn the_generic_provider_in_front_of_llama_server_is_recognised_and_doctor_says_f
     );
     assert_eq!(
         check(&json, "engine")["detail"],
-        "llamacpp (the provider setting); a schema with a number or a format goes to the derived grammar before json_schema"
+        "llamacpp (the provider setting); a schema with a number or a format, and any but a contract's that derives, go to the derived grammar before json_schema"
     );
 
     // A server that names no engine: openai-compatible, and doctor says what it heard.

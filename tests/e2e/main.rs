@@ -30,6 +30,7 @@ mod util;
 mod doctor;
 #[path = "../support/emulator.rs"]
 mod emulator;
+mod engine_safety;
 mod generate;
 mod grammar;
 mod loading;

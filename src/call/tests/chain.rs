@@ -1,7 +1,7 @@
 //! Walking the mechanism chain: strict servers, field-rejecting proxies, strict-only refusals,
 //! vLLM's two guided fields, llama.cpp's grammar, structured decoding off, tools.
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::emulator::{Field, Profile, Scripted};
 use super::*;
@@ -430,6 +430,53 @@ fn llama_server_gets_a_schema_with_a_number_or_a_format_as_the_derived_grammar()
     structured_call(&request, &vllm.context()).unwrap();
     let body = vllm.emulator.chat_bodies().pop().unwrap();
     assert_eq!(constrained_fields(&body), ["response_format"]);
+}
+
+#[test]
+fn llama_server_gets_a_callers_schema_as_the_derived_grammar_with_either_whitespace() {
+    // The schema llama-server's own json_schema conversion exits on (a recursive `$ref` under
+    // `allOf`, no number, no format): a caller's schema that derives goes to the grammar first
+    // also with pretty whitespace, where a contract keeps strict json_schema.
+    let crasher: Value = serde_json::from_str(include_str!(
+        "../../../tests/fixtures/schemas/recursive_allof.json"
+    ))
+    .unwrap();
+    let world = World::new(Profile::llama_server(), Provider::LlamaCpp);
+    world.cached(&[
+        WireForm::JsonSchemaStrict,
+        WireForm::JsonSchema,
+        WireForm::Grammar,
+        WireForm::JsonObject,
+    ]);
+    for whitespace in [
+        schema::gbnf::Whitespace::Compact,
+        schema::gbnf::Whitespace::Pretty,
+    ] {
+        let settings = Settings {
+            grammar_whitespace: whitespace,
+            ..world.settings.clone()
+        };
+        let context = world.context().with_settings(settings);
+        let request = StructuredRequest::schema(crasher.clone()).user("go");
+        let outcome = structured_call(&request, &context).unwrap();
+        let body = world.emulator.chat_bodies().pop().unwrap();
+        assert_eq!(constrained_fields(&body), ["grammar"], "{whitespace:?}");
+        let derived = schema::gbnf::derive_with(&crasher, whitespace).unwrap();
+        assert_eq!(body["grammar"], derived.grammar.as_str());
+        assert_eq!(outcome.meta.first_mechanism, Mechanism::GbnfGrammar);
+    }
+    // With pretty whitespace, a caller's schema that does not derive (nothing satisfies it: its
+    // grammar would allow any JSON value) keeps the negotiated order.
+    let pretty = Settings {
+        grammar_whitespace: schema::gbnf::Whitespace::Pretty,
+        ..world.settings.clone()
+    };
+    let context = world.context().with_settings(pretty);
+    let underivable = json!({"type": "string", "minLength": 3, "maxLength": 2});
+    assert!(schema::gbnf::derive(&underivable).is_err());
+    let chats = world.emulator.chat_count();
+    let _ = structured_call(&StructuredRequest::schema(underivable).user("go"), &context);
+    assert_eq!(forms_sent(&world.emulator)[chats], "json_schema");
 }
 
 #[test]
