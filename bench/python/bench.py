@@ -1,11 +1,12 @@
 """`slmcode.loads` against `json_repair.loads` and `json.loads`, in process, in one run.
 
-Usage: python bench/python/bench.py CORPUS_DIR [--quick]
+Usage: python bench/python/bench.py [CORPUS_DIR] [--quick]
 
-CORPUS_DIR is what `cargo bench --bench repair -- dump` writes (target/repair-corpus/): the
-1 KB plan answer's valid twin (`twin.json`), the same answer broken one typical way per file
-(`fence.txt`, ..., `everything.txt`), and plans of 1 KB, 100 KB and 10 MB, valid
-(`valid-N.json`) and with a trailing comma in every array and object (`commas-N.txt`).
+The inputs are the repair benchmark's (benches/repair.rs): the 1 KB plan answer's valid twin
+(`twin.json`), the same answer broken one typical way each (`fence.txt`, ..., `everything.txt`),
+and plans of 1 KB, 100 KB and 10 MB, valid (`valid-N.json`) and with a trailing comma in every
+array and object (`commas-N.txt`). CORPUS_DIR is where `cargo bench --bench repair -- dump` wrote
+them (target/repair-corpus/); without it, corpus.py makes the same files in memory.
 
 For every case the three readers run in alternating batches (each batch about 5 ms of CPU time
 of this thread, after a `gc.collect()`), and the table gives the median time per call of each
@@ -17,6 +18,7 @@ text. Every value is checked against the twin before timing.
 from __future__ import annotations
 
 import gc
+import importlib.metadata
 import json
 import pathlib
 import platform
@@ -26,6 +28,7 @@ import time
 
 import json_repair
 
+import corpus
 import slmcode
 
 BATCH_NS = 5_000_000
@@ -71,25 +74,33 @@ def shown(ns):
     return f"{ns / 1_000:.2f} µs"
 
 
+def inputs(arguments):
+    """The corpus's files by name, from the directory given or made here."""
+    given = [argument for argument in arguments if not argument.startswith("--")]
+    if not given:
+        return corpus.files()
+    return {path.name: path.read_text() for path in pathlib.Path(given[0]).iterdir()}
+
+
 def main():
-    corpus = pathlib.Path(sys.argv[1])
+    files = inputs(sys.argv[1:])
     quick = "--quick" in sys.argv
-    twin = (corpus / "twin.json").read_text()
+    twin = files["twin.json"]
     cases = []
-    for path in sorted(corpus.glob("*.txt")):
-        if "-" not in path.stem:
-            cases.append((f"1 KB answer: {path.stem}", path.read_text(), twin))
-    sized = sorted(corpus.glob("valid-*.json"), key=lambda path: int(path.stem.split("-")[1]))
-    for valid_path in sized:
-        size = int(valid_path.stem.split("-")[1])
+    for name in corpus.broken(twin):
+        cases.append((f"1 KB answer: {name[0]}", files[f"{name[0]}.txt"], twin))
+    sized = sorted(
+        (int(name[len("valid-"):-len(".json")]) for name in files if name.startswith("valid-")),
+    )
+    for size in sized:
         label = {True: "10 MB", False: "100 KB"}[size > 1_000_000] if size > 10_000 else "1 KB"
-        valid = valid_path.read_text()
-        commas = (corpus / f"commas-{size}.txt").read_text()
+        valid = files[f"valid-{size}.json"]
+        commas = files[f"commas-{size}.txt"]
         cases.append((f"{label} valid", valid, valid))
         cases.append((f"{label} trailing commas", commas, valid))
 
     print(f"Python {platform.python_version()}, slmcode {slmcode.__version__}, "
-          f"json_repair {json_repair.__version__ if hasattr(json_repair, '__version__') else '?'}")
+          f"json_repair {importlib.metadata.version('json_repair')}")
     print()
     print("| case | bytes | json.loads (valid twin) | slmcode.loads | json_repair.loads "
           "| slmcode / json.loads | json_repair / slmcode | json_repair equal to the twin |")
