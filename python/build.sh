@@ -10,5 +10,7 @@ target=${CARGO_TARGET_DIR:-$here/../target}
 rm -rf "$here/wheel-data" "$here/dist"
 mkdir -p "$here/wheel-data/scripts"
 cp "$target/release/slmcode" "$here/wheel-data/scripts/slmcode"
+# The release profile keeps line tables (for the crate's benchmarks): not for the wheel.
+strip "$here/wheel-data/scripts/slmcode"
 cd "$here"
 "${MATURIN:-maturin}" build --release --locked --out dist "$@"

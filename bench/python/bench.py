@@ -89,6 +89,9 @@ def main():
     cases = []
     for name in corpus.broken(twin):
         cases.append((f"1 KB answer: {name[0]}", files[f"{name[0]}.txt"], twin))
+    # The answer the issue measured json_repair on: fenced, with trailing commas.
+    fenced_commas = corpus.fenced(files["trailing_commas.txt"].rstrip("\n"))
+    cases.append(("1 KB answer: fence and trailing commas", fenced_commas, twin))
     sized = sorted(
         (int(name[len("valid-"):-len(".json")]) for name in files if name.startswith("valid-")),
     )

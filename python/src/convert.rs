@@ -7,6 +7,7 @@
 //! for validation and schemas.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -19,15 +20,50 @@ use serde_json::{Map, Number, Value};
 /// that validating it needs no more stack than validating parsed text.
 const MAX_PYTHON_DEPTH: usize = 128;
 
+/// The longest member name kept in [`Names`]: longer ones are rarely repeated.
+const NAME_MEMO_BYTES: usize = 64;
+
+/// Member names already made into Python strings during one conversion, as `json.loads` keeps
+/// them: a document repeats its names (every step of a plan has the same keys), and one string
+/// object per name saves making it again and hashing it again when the dict takes it (a
+/// Python string keeps its hash).
+struct Names<'py> {
+    py: Python<'py>,
+    made: HashMap<String, Bound<'py, PyString>, foldhash::fast::FixedState>,
+}
+
+impl<'py> Names<'py> {
+    fn new(py: Python<'py>) -> Names<'py> {
+        Names {
+            py,
+            made: HashMap::with_hasher(foldhash::fast::FixedState::default()),
+        }
+    }
+
+    fn get(&mut self, name: &str) -> Bound<'py, PyString> {
+        if name.len() > NAME_MEMO_BYTES {
+            return PyString::new(self.py, name);
+        }
+        if let Some(made) = self.made.get(name) {
+            return made.clone();
+        }
+        let made = PyString::new(self.py, name);
+        self.made.insert(name.to_owned(), made.clone());
+        made
+    }
+}
+
 /// Valid JSON text as Python objects, or `None` when `serde_json` does not take it as it stands
 /// (the repair ladder's first rung, `none`, is exactly this parse). Errors are Python's own
 /// (memory).
 pub fn parse_strict<'py>(py: Python<'py>, text: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
     let failure = RefCell::new(None);
+    let names = RefCell::new(Names::new(py));
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let seed = Seed {
         py,
         failure: &failure,
+        names: &names,
     };
     let parsed = seed
         .deserialize(&mut deserializer)
@@ -45,6 +81,7 @@ pub fn parse_strict<'py>(py: Python<'py>, text: &str) -> PyResult<Option<Bound<'
 struct Seed<'a, 'py> {
     py: Python<'py>,
     failure: &'a RefCell<Option<PyErr>>,
+    names: &'a RefCell<Names<'py>>,
 }
 
 impl Seed<'_, '_> {
@@ -108,7 +145,7 @@ impl<'de, 'py> Visitor<'de> for Seed<'_, 'py> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<Self::Value, A::Error> {
         let dict = PyDict::new(self.py);
-        while let Some(key) = members.next_key_seed(KeySeed(self.py))? {
+        while let Some(key) = members.next_key_seed(KeySeed(self.names))? {
             let value = members.next_value_seed(self)?;
             dict.set_item(key, value)
                 .map_err(|error| self.keep(error))?;
@@ -118,9 +155,9 @@ impl<'de, 'py> Visitor<'de> for Seed<'_, 'py> {
 }
 
 /// A member's name as a Python string, straight from the text.
-struct KeySeed<'py>(Python<'py>);
+struct KeySeed<'a, 'py>(&'a RefCell<Names<'py>>);
 
-impl<'de, 'py> DeserializeSeed<'de> for KeySeed<'py> {
+impl<'de, 'py> DeserializeSeed<'de> for KeySeed<'_, 'py> {
     type Value = Bound<'py, PyString>;
 
     fn deserialize<D: de::Deserializer<'de>>(
@@ -131,7 +168,7 @@ impl<'de, 'py> DeserializeSeed<'de> for KeySeed<'py> {
     }
 }
 
-impl<'de, 'py> Visitor<'de> for KeySeed<'py> {
+impl<'de, 'py> Visitor<'de> for KeySeed<'_, 'py> {
     type Value = Bound<'py, PyString>;
 
     fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -139,7 +176,7 @@ impl<'de, 'py> Visitor<'de> for KeySeed<'py> {
     }
 
     fn visit_str<E: de::Error>(self, value: &str) -> Result<Self::Value, E> {
-        Ok(PyString::new(self.0, value))
+        Ok(self.0.borrow_mut().get(value))
     }
 }
 
@@ -155,6 +192,7 @@ enum Open<'py> {
 
 /// `value` as Python objects, consumed as it is walked (so dropping it never recurses either).
 pub fn to_python(py: Python<'_>, value: Value) -> PyResult<Bound<'_, PyAny>> {
+    let mut names = Names::new(py);
     let mut stack: Vec<Open<'_>> = Vec::new();
     let mut next = Some(value);
     loop {
@@ -195,7 +233,7 @@ pub fn to_python(py: Python<'_>, value: Value) -> PyResult<Bound<'_, PyAny>> {
                         dict.set_item(name, object)?;
                     }
                     if let Some((name, member)) = rest.next() {
-                        *key = Some(PyString::new(py, &name));
+                        *key = Some(names.get(&name));
                         next = Some(member);
                         break;
                     }

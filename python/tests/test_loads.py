@@ -58,15 +58,17 @@ def test_a_schema_coerces_what_it_safely_can():
     assert report.rung == "coerce"
     assert [(item.pointer, item.kind) for item in report.coercions] == [
         ("/n", "string_to_integer"),
-        ("/tags", "scalar_to_array"),
+        ("/tags", "wrapped_in_array"),
     ]
     assert report.coercions[0].from_ == '"3"' and report.coercions[0].to == "3"
 
 
-def test_a_contract_name_is_a_schema():
-    answer = '{"title": "t", "steps": [{"id": 1, "action": "read", "target": "a.py"}]}'
-    report = slmcode.repair(answer, "plan")
-    assert report.ok == (slmcode.validate(report.value, "plan") is None)
+def test_a_contract_name_is_its_schema():
+    answer = '{"goal": "x", "steps": [{"id": "1"}]}'
+    by_name = slmcode.repair(answer, "plan")
+    by_schema = slmcode.repair(answer, slmcode.contract("plan").schema)
+    assert by_name == by_schema
+    assert by_name.failure_class == "wrong_shape" and by_name.errors
 
 
 def test_several_values_keep_the_first_and_count_the_rest():
