@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
+use slmcode::backends::TargetError;
 use slmcode::call::{Answer, CallContext, StructuredRequest, structured_call};
 use slmcode::config::{self, ConfigError, Environment, Key, Overrides, Settings};
 use slmcode::schema::Mechanism;
@@ -115,29 +116,30 @@ impl Client {
 }
 
 impl Client {
-    /// The context, negotiated on first use (a probe when nothing is cached) without the GIL.
+    /// The context, negotiated on first use (a probe when nothing is cached). The lock is
+    /// taken without the GIL: a thread that waits for another's negotiation must not hold the
+    /// GIL that the other needs to return.
     fn context(&self, py: Python<'_>) -> PyResult<Arc<CallContext>> {
-        let mut held = self
-            .context
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(context) = held.as_ref() {
-            return Ok(Arc::clone(context));
-        }
-        let settings = &self.settings;
-        let context = py
-            .detach(|| CallContext::from_settings(settings))
-            .map_err(|problem| {
-                error(
-                    py,
-                    "ConfigError",
-                    &format!("{problem}: set one with endpoint=..., SLMCODE_ENDPOINT or `slmcode config set endpoint URL`"),
-                    PyDict::new(py),
-                )
-            })?;
-        let context = Arc::new(context);
-        *held = Some(Arc::clone(&context));
-        Ok(context)
+        let made = py.detach(|| {
+            let mut held = self
+                .context
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            if let Some(context) = held.as_ref() {
+                return Ok(Arc::clone(context));
+            }
+            let context = Arc::new(CallContext::from_settings(&self.settings)?);
+            *held = Some(Arc::clone(&context));
+            Ok(context)
+        });
+        made.map_err(|problem: TargetError| {
+            error(
+                py,
+                "ConfigError",
+                &format!("{problem}: set one with endpoint=..., SLMCODE_ENDPOINT or `slmcode config set endpoint URL`"),
+                PyDict::new(py),
+            )
+        })
     }
 }
 

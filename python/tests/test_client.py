@@ -103,3 +103,30 @@ def test_the_call_runs_without_the_gil():
         assert client.generate("Again.", schema=schema).value == {"n": 3}
     finally:
         server.shutdown()
+
+
+def test_threads_call_through_one_client_at_once():
+    # Four threads start on a client that has not negotiated yet: one negotiates while the
+    # others wait for it, none holding the GIL the endpoint's thread needs.
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answering)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+        client = slmcode.Client(
+            endpoint=f"http://127.0.0.1:{server.server_port}/v1",
+            provider="llamacpp",
+            structured_decoding="off",
+            call_timeout_s=20,
+        )
+        values = []
+        threads = [
+            threading.Thread(target=lambda: values.append(client.generate("Give n.", schema=schema).value))
+            for _ in range(4)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert values == [{"n": 3}] * 4
+    finally:
+        server.shutdown()
