@@ -138,6 +138,9 @@ proptest! {
         before in "[A-Za-z ,.!:]{0,30}",
         after in "[A-Za-z ,.!:{}\\[\\]]{0,30}",
     ) {
+        // Prose does not open with a comma: text that does continues the value (an object
+        // closed early, `{"a":1}, "b":2}`, is merged by design).
+        prop_assume!(!after.trim_start().starts_with(','));
         let document = if pretty {
             serde_json::to_string_pretty(&value).unwrap()
         } else {
