@@ -46,15 +46,15 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;repair' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'Validate (and coerce) against this contract (`slmcode schema list` shows them all); `none` repairs without a schema')
             [CompletionResult]::new('--schema-file', '--schema-file', [CompletionResultType]::ParameterName, 'Validate (and coerce) against the JSON Schema in this file (`-` reads it from stdin)')
             [CompletionResult]::new('--finish-reason', '--finish-reason', [CompletionResultType]::ParameterName, 'How the server said the answer ended; `length` means it was cut off, so the result is always "truncated"')
             [CompletionResult]::new('--record-stats', '--record-stats', [CompletionResultType]::ParameterName, 'Whether to count this run in the repair stats (overrides `record_stats`)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
-            [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Print the repaired JSON indented instead of compact')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Print the repaired JSON indented instead of compact')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -62,9 +62,9 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;validate' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'The contract to validate against, such as `plan` (`slmcode schema list` shows them all)')
             [CompletionResult]::new('--schema-file', '--schema-file', [CompletionResultType]::ParameterName, 'A JSON Schema file to validate against (`-` reads it from stdin)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
@@ -75,6 +75,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;generate' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'The contract to produce, such as `plan` (`slmcode schema list` shows them all)')
             [CompletionResult]::new('--schema-file', '--schema-file', [CompletionResultType]::ParameterName, 'A JSON Schema file to produce an instance of')
             [CompletionResult]::new('--role', '--role', [CompletionResultType]::ParameterName, 'The agent role asking (`planner`, `go-worker`): its stop sequences, and its contract when neither --schema nor --schema-file is given')
@@ -96,12 +97,11 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model id to request')
             [CompletionResult]::new('--api-key-env', '--api-key-env', [CompletionResultType]::ParameterName, 'The NAME of the environment variable holding the API key (never the key itself)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
-            [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Print the value indented')
-            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'End with one line on stderr: how often the answer was asked for again and why, and what degraded (`Retries: 1 (prose) · Degraded: json_schema_strict → json_object (400)`)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Print the value indented')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'End with one line on stderr: how often the answer was asked for again and why, and what degraded (`Retries: 1 (prose) · Degraded: json_schema_strict → json_object (400)`)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -138,11 +138,11 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
         }
         'slmcode;schema;show' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
-            [CompletionResult]::new('--prompt', '--prompt', [CompletionResultType]::ParameterName, 'Print the prompt that describes the contract''s fields instead of its schema')
-            [CompletionResult]::new('--brief', '--brief', [CompletionResultType]::ParameterName, 'With --prompt: the brief prompt, sent under an exact constraint when `brief_instructions` is on (each field''s meaning, without its type, bounds and enum list, and without the sentence asking for JSON only: the constraint enforces those)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--prompt', '--prompt', [CompletionResultType]::ParameterName, 'Print the prompt that describes the contract''s fields instead of its schema')
+            [CompletionResult]::new('--brief', '--brief', [CompletionResultType]::ParameterName, 'With --prompt: the brief prompt, sent under an exact constraint when `brief_instructions` is on (each field''s meaning, without its type, bounds and enum list, and without the sentence asking for JSON only: the constraint enforces those)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -150,8 +150,8 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;schema;check' {
-            [CompletionResult]::new('--allow', '--allow', [CompletionResultType]::ParameterName, 'Report this section''s problems without failing on them (repeatable)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
+            [CompletionResult]::new('--allow', '--allow', [CompletionResultType]::ParameterName, 'Report this section''s problems without failing on them (repeatable)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
@@ -162,9 +162,9 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;schema;gbnf' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'A JSON Schema file instead of a contract (`-` reads it from stdin)')
             [CompletionResult]::new('--whitespace', '--whitespace', [CompletionResultType]::ParameterName, 'The whitespace allowed between tokens: pretty (at most one line break and an indentation; the exact grammar documented) or compact (none: what `generate` sends under the default `grammar_whitespace`)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
@@ -175,8 +175,8 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;schema;match' {
-            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'A JSON Schema file instead of a contract (`-` reads it from stdin)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'A JSON Schema file instead of a contract (`-` reads it from stdin)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
@@ -228,6 +228,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;tools;compile' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--tool-choice', '--tool-choice', [CompletionResultType]::ParameterName, 'none, auto, required (or any), a tool''s name, or a tool_choice JSON object [default: the file''s tool_choice, else required]')
             [CompletionResult]::new('--answer-schema', '--answer-schema', [CompletionResultType]::ParameterName, 'Under auto, the JSON Schema of the plain answer (an object that requires a member other than `name` and `arguments`)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'What to print on stdout')
@@ -237,11 +238,10 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model id to request')
             [CompletionResult]::new('--api-key-env', '--api-key-env', [CompletionResultType]::ParameterName, 'The NAME of the environment variable holding the API key (never the key itself)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
-            [CompletionResult]::new('--answer', '--answer', [CompletionResultType]::ParameterName, 'Under auto, a plain answer `{"answer": "<text>"}` instead of a call, as one more branch of a JSON constraint (in place of free text, which only a grammar can leave open)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--answer', '--answer', [CompletionResultType]::ParameterName, 'Under auto, a plain answer `{"answer": "<text>"}` instead of a call, as one more branch of a JSON constraint (in place of free text, which only a grammar can leave open)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -249,13 +249,13 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;tools;extract' {
-            [CompletionResult]::new('--finish-reason', '--finish-reason', [CompletionResultType]::ParameterName, 'How the server said the answer ended; `length` means the last call is cut off')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
-            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Keep every call in the text instead of only the first')
-            [CompletionResult]::new('--serial', '--serial', [CompletionResultType]::ParameterName, 'Keep only the first call (serial tools). The default')
+            [CompletionResult]::new('--finish-reason', '--finish-reason', [CompletionResultType]::ParameterName, 'How the server said the answer ended; `length` means the last call is cut off')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Keep every call in the text instead of only the first')
+            [CompletionResult]::new('--serial', '--serial', [CompletionResultType]::ParameterName, 'Keep only the first call (serial tools). The default')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -278,9 +278,9 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;roles' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'Treat the ids as agents with these tools (comma-separated), as a harness would declare them')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'The contract the ids emit when their names do not lead to one')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
@@ -291,17 +291,17 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;doctor' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible')
             [CompletionResult]::new('--endpoint', '--endpoint', [CompletionResultType]::ParameterName, 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model id to request')
             [CompletionResult]::new('--api-key-env', '--api-key-env', [CompletionResultType]::ParameterName, 'The NAME of the environment variable holding the API key (never the key itself)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
-            [CompletionResult]::new('--refresh', '--refresh', [CompletionResultType]::ParameterName, 'Probe again even when the capabilities cache has a result')
-            [CompletionResult]::new('--no-probe', '--no-probe', [CompletionResultType]::ParameterName, 'Send no probe: use the cached result, or the provider''s prior guess')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--refresh', '--refresh', [CompletionResultType]::ParameterName, 'Probe again even when the capabilities cache has a result')
+            [CompletionResult]::new('--no-probe', '--no-probe', [CompletionResultType]::ParameterName, 'Send no probe: use the cached result, or the provider''s prior guess')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -309,16 +309,16 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;status' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible')
             [CompletionResult]::new('--endpoint', '--endpoint', [CompletionResultType]::ParameterName, 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model id to request')
             [CompletionResult]::new('--api-key-env', '--api-key-env', [CompletionResultType]::ParameterName, 'The NAME of the environment variable holding the API key (never the key itself)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
-            [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Do not contact the endpoint at all (`.connection.reachable` is null)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Do not contact the endpoint at all (`.connection.reachable` is null)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -326,16 +326,16 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;probe' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible')
             [CompletionResult]::new('--endpoint', '--endpoint', [CompletionResultType]::ParameterName, 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model id to request')
             [CompletionResult]::new('--api-key-env', '--api-key-env', [CompletionResultType]::ParameterName, 'The NAME of the environment variable holding the API key (never the key itself)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
-            [CompletionResult]::new('--refresh', '--refresh', [CompletionResultType]::ParameterName, 'Probe again even when the capabilities cache has a result for this endpoint and model')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--refresh', '--refresh', [CompletionResultType]::ParameterName, 'Probe again even when the capabilities cache has a result for this endpoint and model')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -343,16 +343,16 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;readiness' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible')
             [CompletionResult]::new('--endpoint', '--endpoint', [CompletionResultType]::ParameterName, 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model id to request')
             [CompletionResult]::new('--api-key-env', '--api-key-env', [CompletionResultType]::ParameterName, 'The NAME of the environment variable holding the API key (never the key itself)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
-            [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Write the recommended values to config.toml (atomically; comments are kept) and show what changed. A model, an endpoint and where the key lives are left to you')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Write the recommended values to config.toml (atomically; comments are kept) and show what changed. A model, an endpoint and where the key lives are left to you')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -377,12 +377,12 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;config;get' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible')
             [CompletionResult]::new('--endpoint', '--endpoint', [CompletionResultType]::ParameterName, 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model id to request')
             [CompletionResult]::new('--api-key-env', '--api-key-env', [CompletionResultType]::ParameterName, 'The NAME of the environment variable holding the API key (never the key itself)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
@@ -415,12 +415,12 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;config;list' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible')
             [CompletionResult]::new('--endpoint', '--endpoint', [CompletionResultType]::ParameterName, 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model id to request')
             [CompletionResult]::new('--api-key-env', '--api-key-env', [CompletionResultType]::ParameterName, 'The NAME of the environment variable holding the API key (never the key itself)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
@@ -469,6 +469,7 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;serve' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Where to listen, such as 127.0.0.1:8090 (port 0 picks a free one) [default: the serve_listen setting, 127.0.0.1:8090]')
             [CompletionResult]::new('--key-env', '--key-env', [CompletionResultType]::ParameterName, 'The NAME of the environment variable holding the key clients must send as `Authorization: Bearer KEY` [default: the serve_key_env setting; unset: no key]')
             [CompletionResult]::new('--max-connections', '--max-connections', [CompletionResultType]::ParameterName, 'How many requests are handled at once; one more is answered 503 [default: the serve_max_connections setting, 64]')
@@ -478,11 +479,10 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model id to request')
             [CompletionResult]::new('--api-key-env', '--api-key-env', [CompletionResultType]::ParameterName, 'The NAME of the environment variable holding the API key (never the key itself)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
-            [CompletionResult]::new('--log-content', '--log-content', [CompletionResultType]::ParameterName, 'Put the content in the log lines: each request''s last message and the call path''s answer, 500 characters at most (never the key). Off by default: prompts and answers may hold what a log should not')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--log-content', '--log-content', [CompletionResultType]::ParameterName, 'Put the content in the log lines: each request''s last message and the call path''s answer, 500 characters at most (never the key). Off by default: prompts and answers may hold what a log should not')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -490,12 +490,12 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;assets' {
-            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The repository root that holds `completions/` and `man/`')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour messages on stderr')
-            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Compare the generated files with the ones on disk instead of writing them; exit 1 and name the stale ones when they differ')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'The repository root that holds `completions/` and `man/`')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less on stderr: no notes or warnings, only errors')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Compare the generated files with the ones on disk instead of writing them; exit 1 and name the stale ones when they differ')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -529,37 +529,9 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;help;schema' {
-            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the contracts: name, whether they are Strict, title, property counts')
-            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a contract''s JSON Schema, or with `--prompt` the prompt that describes its fields')
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer')
-            [CompletionResult]::new('gbnf', 'gbnf', [CompletionResultType]::ParameterValue, 'Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what it cannot express is reported on stderr')
-            [CompletionResult]::new('match', 'match', [CompletionResultType]::ParameterValue, 'Check whether a document is in the language of a schema''s grammar, and if not, where it leaves it')
-            break
-        }
-        'slmcode;help;schema;list' {
-            break
-        }
-        'slmcode;help;schema;show' {
-            break
-        }
-        'slmcode;help;schema;check' {
-            break
-        }
-        'slmcode;help;schema;gbnf' {
-            break
-        }
-        'slmcode;help;schema;match' {
             break
         }
         'slmcode;help;tools' {
-            [CompletionResult]::new('compile', 'compile', [CompletionResultType]::ParameterValue, 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`')
-            [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, a Python call, ...), repair it and validate its arguments against the tool''s schema; print the call')
-            break
-        }
-        'slmcode;help;tools;compile' {
-            break
-        }
-        'slmcode;help;tools;extract' {
             break
         }
         'slmcode;help;roles' {
@@ -578,26 +550,6 @@ Register-ArgumentCompleter -Native -CommandName 'slmcode' -ScriptBlock {
             break
         }
         'slmcode;help;config' {
-            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Print a setting''s resolved value, normalised (an API key prints as <set>)')
-            [CompletionResult]::new('set', 'set', [CompletionResultType]::ParameterValue, 'Write a setting to config.toml, after checking the value')
-            [CompletionResult]::new('unset', 'unset', [CompletionResultType]::ParameterValue, 'Remove a setting from config.toml, so the environment or the default applies')
-            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Every setting, its value and where it came from')
-            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print where config.toml is (it need not exist yet)')
-            break
-        }
-        'slmcode;help;config;get' {
-            break
-        }
-        'slmcode;help;config;set' {
-            break
-        }
-        'slmcode;help;config;unset' {
-            break
-        }
-        'slmcode;help;config;list' {
-            break
-        }
-        'slmcode;help;config;path' {
             break
         }
         'slmcode;help;serve' {

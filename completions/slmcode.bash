@@ -136,42 +136,6 @@ _slmcode() {
             slmcode__subcmd__help,validate)
                 cmd="slmcode__subcmd__help__subcmd__validate"
                 ;;
-            slmcode__subcmd__help__subcmd__config,get)
-                cmd="slmcode__subcmd__help__subcmd__config__subcmd__get"
-                ;;
-            slmcode__subcmd__help__subcmd__config,list)
-                cmd="slmcode__subcmd__help__subcmd__config__subcmd__list"
-                ;;
-            slmcode__subcmd__help__subcmd__config,path)
-                cmd="slmcode__subcmd__help__subcmd__config__subcmd__path"
-                ;;
-            slmcode__subcmd__help__subcmd__config,set)
-                cmd="slmcode__subcmd__help__subcmd__config__subcmd__set"
-                ;;
-            slmcode__subcmd__help__subcmd__config,unset)
-                cmd="slmcode__subcmd__help__subcmd__config__subcmd__unset"
-                ;;
-            slmcode__subcmd__help__subcmd__schema,check)
-                cmd="slmcode__subcmd__help__subcmd__schema__subcmd__check"
-                ;;
-            slmcode__subcmd__help__subcmd__schema,gbnf)
-                cmd="slmcode__subcmd__help__subcmd__schema__subcmd__gbnf"
-                ;;
-            slmcode__subcmd__help__subcmd__schema,list)
-                cmd="slmcode__subcmd__help__subcmd__schema__subcmd__list"
-                ;;
-            slmcode__subcmd__help__subcmd__schema,match)
-                cmd="slmcode__subcmd__help__subcmd__schema__subcmd__match"
-                ;;
-            slmcode__subcmd__help__subcmd__schema,show)
-                cmd="slmcode__subcmd__help__subcmd__schema__subcmd__show"
-                ;;
-            slmcode__subcmd__help__subcmd__tools,compile)
-                cmd="slmcode__subcmd__help__subcmd__tools__subcmd__compile"
-                ;;
-            slmcode__subcmd__help__subcmd__tools,extract)
-                cmd="slmcode__subcmd__help__subcmd__tools__subcmd__extract"
-                ;;
             slmcode__subcmd__schema,check)
                 cmd="slmcode__subcmd__schema__subcmd__check"
                 ;;
@@ -251,18 +215,18 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__assets)
-            opts="-q -h -V --check --dir --json --quiet --color --help --version"
+            opts="-q -h -V --json --quiet --color --check --dir --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --dir)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -291,12 +255,16 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__config__subcmd__get)
-            opts="-q -h -V --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            opts="-q -h -V --json --quiet --color --provider --endpoint --model --api-key-env --timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 --provider)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -315,10 +283,6 @@ _slmcode() {
                     ;;
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -427,12 +391,16 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__config__subcmd__list)
-            opts="-q -h -V --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            opts="-q -h -V --json --quiet --color --provider --endpoint --model --api-key-env --timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 --provider)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -451,10 +419,6 @@ _slmcode() {
                     ;;
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -519,12 +483,16 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__doctor)
-            opts="-q -h -V --refresh --no-probe --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            opts="-q -h -V --json --quiet --color --refresh --no-probe --provider --endpoint --model --api-key-env --timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 --provider)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -545,10 +513,6 @@ _slmcode() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -557,12 +521,16 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__generate)
-            opts="-q -h -V --schema --schema-file --role --tools --tool-choice --prompt --system --max-tokens --reask --call-timeout --temperature --anti-repetition --thinking --mechanism --seed --text-fallback --pretty --verbose --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            opts="-q -h -V --json --quiet --color --schema --schema-file --role --tools --tool-choice --prompt --system --max-tokens --reask --call-timeout --temperature --anti-repetition --thinking --mechanism --seed --text-fallback --pretty --verbose --provider --endpoint --model --api-key-env --timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 --schema)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -647,10 +615,6 @@ _slmcode() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -687,78 +651,8 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__help__subcmd__config)
-            opts="get set unset list path"
+            opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        slmcode__subcmd__help__subcmd__config__subcmd__get)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        slmcode__subcmd__help__subcmd__config__subcmd__list)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        slmcode__subcmd__help__subcmd__config__subcmd__path)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        slmcode__subcmd__help__subcmd__config__subcmd__set)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        slmcode__subcmd__help__subcmd__config__subcmd__unset)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -869,78 +763,8 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__help__subcmd__schema)
-            opts="list show check gbnf match"
+            opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        slmcode__subcmd__help__subcmd__schema__subcmd__check)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        slmcode__subcmd__help__subcmd__schema__subcmd__gbnf)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        slmcode__subcmd__help__subcmd__schema__subcmd__list)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        slmcode__subcmd__help__subcmd__schema__subcmd__match)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        slmcode__subcmd__help__subcmd__schema__subcmd__show)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -981,36 +805,8 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__help__subcmd__tools)
-            opts="compile extract"
+            opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        slmcode__subcmd__help__subcmd__tools__subcmd__compile)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        slmcode__subcmd__help__subcmd__tools__subcmd__extract)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1037,12 +833,16 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__probe)
-            opts="-q -h -V --refresh --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            opts="-q -h -V --json --quiet --color --refresh --provider --endpoint --model --api-key-env --timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 --provider)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1061,10 +861,6 @@ _slmcode() {
                     ;;
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1075,12 +871,16 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__readiness)
-            opts="-q -h -V --fix --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            opts="-q -h -V --json --quiet --color --fix --provider --endpoint --model --api-key-env --timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 --provider)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1101,10 +901,6 @@ _slmcode() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1113,12 +909,16 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__repair)
-            opts="-q -h -V --schema --schema-file --finish-reason --pretty --record-stats --json --quiet --color --help --version"
+            opts="-q -h -V --json --quiet --color --schema --schema-file --finish-reason --pretty --record-stats --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 --schema)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1135,10 +935,6 @@ _slmcode() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1147,22 +943,22 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__roles)
-            opts="-q -h -V --tools --contract --json --quiet --color --help --version"
+            opts="-q -h -V --json --quiet --color --tools --contract --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 --tools)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --contract)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1191,18 +987,18 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__schema__subcmd__check)
-            opts="-q -h -V --allow --json --quiet --color --help --version"
+            opts="-q -h -V --json --quiet --color --allow --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --allow)
-                    COMPREPLY=($(compgen -W "subset strict grammar" -- "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --allow)
+                    COMPREPLY=($(compgen -W "subset strict grammar" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1213,22 +1009,22 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__schema__subcmd__gbnf)
-            opts="-q -h -V --file --whitespace --json --quiet --color --help --version"
+            opts="-q -h -V --json --quiet --color --file --whitespace --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 --file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --whitespace)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1355,18 +1151,18 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__schema__subcmd__match)
-            opts="-q -h -V --file --json --quiet --color --help --version"
+            opts="-q -h -V --json --quiet --color --file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1377,7 +1173,7 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__schema__subcmd__show)
-            opts="-q -h -V --prompt --brief --json --quiet --color --help --version"
+            opts="-q -h -V --json --quiet --color --prompt --brief --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1395,12 +1191,16 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__serve)
-            opts="-q -h -V --listen --key-env --max-connections --text-fallback --log-content --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            opts="-q -h -V --json --quiet --color --listen --key-env --max-connections --text-fallback --log-content --provider --endpoint --model --api-key-env --timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 --listen)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1437,10 +1237,6 @@ _slmcode() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1449,12 +1245,16 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__status)
-            opts="-q -h -V --offline --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            opts="-q -h -V --json --quiet --color --offline --provider --endpoint --model --api-key-env --timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 --provider)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1473,10 +1273,6 @@ _slmcode() {
                     ;;
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1505,12 +1301,16 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__tools__subcmd__compile)
-            opts="-q -h -V --tool-choice --answer --answer-schema --format --mechanism --provider --endpoint --model --api-key-env --timeout --json --quiet --color --help --version"
+            opts="-q -h -V --json --quiet --color --tool-choice --answer --answer-schema --format --mechanism --provider --endpoint --model --api-key-env --timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 --tool-choice)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1547,10 +1347,6 @@ _slmcode() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1559,18 +1355,18 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__tools__subcmd__extract)
-            opts="-q -h -V --all --serial --finish-reason --json --quiet --color --help --version"
+            opts="-q -h -V --json --quiet --color --all --serial --finish-reason --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --finish-reason)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --finish-reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1637,22 +1433,22 @@ _slmcode() {
             return 0
             ;;
         slmcode__subcmd__validate)
-            opts="-q -h -V --schema --schema-file --json --quiet --color --help --version"
+            opts="-q -h -V --json --quiet --color --schema --schema-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 --schema)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --schema-file)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -42,24 +42,24 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'slmcode;repair'= {
+            cand --color 'When to colour messages on stderr'
             cand --schema 'Validate (and coerce) against this contract (`slmcode schema list` shows them all); `none` repairs without a schema'
             cand --schema-file 'Validate (and coerce) against the JSON Schema in this file (`-` reads it from stdin)'
             cand --finish-reason 'How the server said the answer ended; `length` means it was cut off, so the result is always "truncated"'
             cand --record-stats 'Whether to count this run in the repair stats (overrides `record_stats`)'
-            cand --color 'When to colour messages on stderr'
-            cand --pretty 'Print the repaired JSON indented instead of compact'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand --pretty 'Print the repaired JSON indented instead of compact'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
         &'slmcode;validate'= {
+            cand --color 'When to colour messages on stderr'
             cand --schema 'The contract to validate against, such as `plan` (`slmcode schema list` shows them all)'
             cand --schema-file 'A JSON Schema file to validate against (`-` reads it from stdin)'
-            cand --color 'When to colour messages on stderr'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
@@ -69,6 +69,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand --version 'Print version'
         }
         &'slmcode;generate'= {
+            cand --color 'When to colour messages on stderr'
             cand --schema 'The contract to produce, such as `plan` (`slmcode schema list` shows them all)'
             cand --schema-file 'A JSON Schema file to produce an instance of'
             cand --role 'The agent role asking (`planner`, `go-worker`): its stop sequences, and its contract when neither --schema nor --schema-file is given'
@@ -90,12 +91,11 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand --model 'The model id to request'
             cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
             cand --timeout 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds'
-            cand --color 'When to colour messages on stderr'
-            cand --pretty 'Print the value indented'
-            cand --verbose 'End with one line on stderr: how often the answer was asked for again and why, and what degraded (`Retries: 1 (prose) · Degraded: json_schema_strict → json_object (400)`)'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand --pretty 'Print the value indented'
+            cand --verbose 'End with one line on stderr: how often the answer was asked for again and why, and what degraded (`Retries: 1 (prose) · Degraded: json_schema_strict → json_object (400)`)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -129,19 +129,19 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         }
         &'slmcode;schema;show'= {
             cand --color 'When to colour messages on stderr'
-            cand --prompt 'Print the prompt that describes the contract''s fields instead of its schema'
-            cand --brief 'With --prompt: the brief prompt, sent under an exact constraint when `brief_instructions` is on (each field''s meaning, without its type, bounds and enum list, and without the sentence asking for JSON only: the constraint enforces those)'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand --prompt 'Print the prompt that describes the contract''s fields instead of its schema'
+            cand --brief 'With --prompt: the brief prompt, sent under an exact constraint when `brief_instructions` is on (each field''s meaning, without its type, bounds and enum list, and without the sentence asking for JSON only: the constraint enforces those)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
         &'slmcode;schema;check'= {
-            cand --allow 'Report this section''s problems without failing on them (repeatable)'
             cand --color 'When to colour messages on stderr'
+            cand --allow 'Report this section''s problems without failing on them (repeatable)'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
@@ -151,9 +151,9 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand --version 'Print version'
         }
         &'slmcode;schema;gbnf'= {
+            cand --color 'When to colour messages on stderr'
             cand --file 'A JSON Schema file instead of a contract (`-` reads it from stdin)'
             cand --whitespace 'The whitespace allowed between tokens: pretty (at most one line break and an indentation; the exact grammar documented) or compact (none: what `generate` sends under the default `grammar_whitespace`)'
-            cand --color 'When to colour messages on stderr'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
@@ -163,8 +163,8 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand --version 'Print version'
         }
         &'slmcode;schema;match'= {
-            cand --file 'A JSON Schema file instead of a contract (`-` reads it from stdin)'
             cand --color 'When to colour messages on stderr'
+            cand --file 'A JSON Schema file instead of a contract (`-` reads it from stdin)'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
@@ -207,6 +207,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'slmcode;tools;compile'= {
+            cand --color 'When to colour messages on stderr'
             cand --tool-choice 'none, auto, required (or any), a tool''s name, or a tool_choice JSON object [default: the file''s tool_choice, else required]'
             cand --answer-schema 'Under auto, the JSON Schema of the plain answer (an object that requires a member other than `name` and `arguments`)'
             cand --format 'What to print on stdout'
@@ -216,24 +217,23 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand --model 'The model id to request'
             cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
             cand --timeout 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds'
-            cand --color 'When to colour messages on stderr'
-            cand --answer 'Under auto, a plain answer `{"answer": "<text>"}` instead of a call, as one more branch of a JSON constraint (in place of free text, which only a grammar can leave open)'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand --answer 'Under auto, a plain answer `{"answer": "<text>"}` instead of a call, as one more branch of a JSON constraint (in place of free text, which only a grammar can leave open)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
         &'slmcode;tools;extract'= {
-            cand --finish-reason 'How the server said the answer ended; `length` means the last call is cut off'
             cand --color 'When to colour messages on stderr'
-            cand --all 'Keep every call in the text instead of only the first'
-            cand --serial 'Keep only the first call (serial tools). The default'
+            cand --finish-reason 'How the server said the answer ended; `length` means the last call is cut off'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand --all 'Keep every call in the text instead of only the first'
+            cand --serial 'Keep only the first call (serial tools). The default'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -251,9 +251,9 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         &'slmcode;tools;help;help'= {
         }
         &'slmcode;roles'= {
+            cand --color 'When to colour messages on stderr'
             cand --tools 'Treat the ids as agents with these tools (comma-separated), as a harness would declare them'
             cand --contract 'The contract the ids emit when their names do not lead to one'
-            cand --color 'When to colour messages on stderr'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
@@ -263,65 +263,65 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand --version 'Print version'
         }
         &'slmcode;doctor'= {
+            cand --color 'When to colour messages on stderr'
             cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
             cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
             cand --model 'The model id to request'
             cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
             cand --timeout 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds'
-            cand --color 'When to colour messages on stderr'
-            cand --refresh 'Probe again even when the capabilities cache has a result'
-            cand --no-probe 'Send no probe: use the cached result, or the provider''s prior guess'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand --refresh 'Probe again even when the capabilities cache has a result'
+            cand --no-probe 'Send no probe: use the cached result, or the provider''s prior guess'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
         &'slmcode;status'= {
+            cand --color 'When to colour messages on stderr'
             cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
             cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
             cand --model 'The model id to request'
             cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
             cand --timeout 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds'
-            cand --color 'When to colour messages on stderr'
-            cand --offline 'Do not contact the endpoint at all (`.connection.reachable` is null)'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand --offline 'Do not contact the endpoint at all (`.connection.reachable` is null)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
         &'slmcode;probe'= {
+            cand --color 'When to colour messages on stderr'
             cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
             cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
             cand --model 'The model id to request'
             cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
             cand --timeout 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds'
-            cand --color 'When to colour messages on stderr'
-            cand --refresh 'Probe again even when the capabilities cache has a result for this endpoint and model'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand --refresh 'Probe again even when the capabilities cache has a result for this endpoint and model'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
         &'slmcode;readiness'= {
+            cand --color 'When to colour messages on stderr'
             cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
             cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
             cand --model 'The model id to request'
             cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
             cand --timeout 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds'
-            cand --color 'When to colour messages on stderr'
-            cand --fix 'Write the recommended values to config.toml (atomically; comments are kept) and show what changed. A model, an endpoint and where the key lives are left to you'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand --fix 'Write the recommended values to config.toml (atomically; comments are kept) and show what changed. A model, an endpoint and where the key lives are left to you'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -344,12 +344,12 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'slmcode;config;get'= {
+            cand --color 'When to colour messages on stderr'
             cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
             cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
             cand --model 'The model id to request'
             cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
             cand --timeout 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds'
-            cand --color 'When to colour messages on stderr'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
@@ -379,12 +379,12 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand --version 'Print version'
         }
         &'slmcode;config;list'= {
+            cand --color 'When to colour messages on stderr'
             cand --provider 'The kind of server: openai, azure, vllm, sglang, llamacpp, lmstudio, ollama, omlx, openai-compatible'
             cand --endpoint 'The OpenAI-style base URL, such as http://127.0.0.1:8080/v1'
             cand --model 'The model id to request'
             cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
             cand --timeout 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds'
-            cand --color 'When to colour messages on stderr'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
@@ -424,6 +424,7 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         &'slmcode;config;help;help'= {
         }
         &'slmcode;serve'= {
+            cand --color 'When to colour messages on stderr'
             cand --listen 'Where to listen, such as 127.0.0.1:8090 (port 0 picks a free one) [default: the serve_listen setting, 127.0.0.1:8090]'
             cand --key-env 'The NAME of the environment variable holding the key clients must send as `Authorization: Bearer KEY` [default: the serve_key_env setting; unset: no key]'
             cand --max-connections 'How many requests are handled at once; one more is answered 503 [default: the serve_max_connections setting, 64]'
@@ -433,23 +434,22 @@ set edit:completion:arg-completer[slmcode] = {|@words|
             cand --model 'The model id to request'
             cand --api-key-env 'The NAME of the environment variable holding the API key (never the key itself)'
             cand --timeout 'The longest wait for the next piece of an answer (the idle time between streamed chunks), in seconds'
-            cand --color 'When to colour messages on stderr'
-            cand --log-content 'Put the content in the log lines: each request''s last message and the call path''s answer, 500 characters at most (never the key). Off by default: prompts and answers may hold what a log should not'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand --log-content 'Put the content in the log lines: each request''s last message and the call path''s answer, 500 characters at most (never the key). Off by default: prompts and answers may hold what a log should not'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
         &'slmcode;assets'= {
-            cand --dir 'The repository root that holds `completions/` and `man/`'
             cand --color 'When to colour messages on stderr'
-            cand --check 'Compare the generated files with the ones on disk instead of writing them; exit 1 and name the stale ones when they differ'
+            cand --dir 'The repository root that holds `completions/` and `man/`'
             cand --json 'Print machine-readable JSON on stdout instead of human output. The shape of each command''s JSON is documented in the README and stays stable'
             cand -q 'Say less on stderr: no notes or warnings, only errors'
             cand --quiet 'Say less on stderr: no notes or warnings, only errors'
+            cand --check 'Compare the generated files with the ones on disk instead of writing them; exit 1 and name the stale ones when they differ'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -478,29 +478,8 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         &'slmcode;help;generate'= {
         }
         &'slmcode;help;schema'= {
-            cand list 'List the contracts: name, whether they are Strict, title, property counts'
-            cand show 'Print a contract''s JSON Schema, or with `--prompt` the prompt that describes its fields'
-            cand check 'Lint a JSON Schema file: does it compile, is it inside the contract subset, is it ready for OpenAI strict mode. Every problem is listed with its JSON pointer'
-            cand gbnf 'Print the GBNF grammar (llama.cpp syntax) derived from a contract or a schema file; what it cannot express is reported on stderr'
-            cand match 'Check whether a document is in the language of a schema''s grammar, and if not, where it leaves it'
-        }
-        &'slmcode;help;schema;list'= {
-        }
-        &'slmcode;help;schema;show'= {
-        }
-        &'slmcode;help;schema;check'= {
-        }
-        &'slmcode;help;schema;gbnf'= {
-        }
-        &'slmcode;help;schema;match'= {
         }
         &'slmcode;help;tools'= {
-            cand compile 'Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the tools), its GBNF, or the request fields for the configured provider. The content address (key) goes to stderr, or into `--json`'
-            cand extract 'Read a tool call written as text (a `<tool_call>` block, fenced or bare JSON, a Python call, ...), repair it and validate its arguments against the tool''s schema; print the call'
-        }
-        &'slmcode;help;tools;compile'= {
-        }
-        &'slmcode;help;tools;extract'= {
         }
         &'slmcode;help;roles'= {
         }
@@ -513,21 +492,6 @@ set edit:completion:arg-completer[slmcode] = {|@words|
         &'slmcode;help;readiness'= {
         }
         &'slmcode;help;config'= {
-            cand get 'Print a setting''s resolved value, normalised (an API key prints as <set>)'
-            cand set 'Write a setting to config.toml, after checking the value'
-            cand unset 'Remove a setting from config.toml, so the environment or the default applies'
-            cand list 'Every setting, its value and where it came from'
-            cand path 'Print where config.toml is (it need not exist yet)'
-        }
-        &'slmcode;help;config;get'= {
-        }
-        &'slmcode;help;config;set'= {
-        }
-        &'slmcode;help;config;unset'= {
-        }
-        &'slmcode;help;config;list'= {
-        }
-        &'slmcode;help;config;path'= {
         }
         &'slmcode;help;serve'= {
         }

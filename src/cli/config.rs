@@ -26,6 +26,7 @@ pub struct Args {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 enum ConfigCommand {
     /// Print a setting's resolved value, normalised (an API key prints as <set>)
     Get {

@@ -79,7 +79,11 @@ pub struct Cli {
     command: Command,
 }
 
+/// Each command's flags are defined only when the command runs (or its help, a completion script
+/// or a man page is made): defining every command's flags cost a 1 KB `repair` more than the
+/// repair itself (bench/README.md, "Instructions").
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 enum Command {
     /// Repair a model's answer into JSON (fences, prose, trailing commas, quotes, truncation
     /// detection, ...) and validate it, printing the value or a failure with its own exit code.

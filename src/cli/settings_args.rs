@@ -11,7 +11,9 @@ use slmcode::config::{self, ConfigError, Environment, Key, Overrides, Resolved};
 use super::exit::{CliError, Exit};
 use super::printer::Printer;
 
-/// Flags that override settings for one run. Flatten into a command's clap `Args`.
+// Flags that override settings for one run; flatten into a command's clap `Args`. Not a doc
+// comment: clap would take it for the about text of every command that flattens this, and the
+// commands' flags are defined after their own about text (`defer` in cli/mod.rs).
 #[derive(Debug, Default, Clone, clap::Args)]
 #[command(next_help_heading = "Settings (override the environment and config.toml)")]
 pub struct SettingsArgs {

@@ -24,6 +24,7 @@ pub struct Args {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 enum Command {
     /// List the contracts: name, whether they are Strict, title, property counts.
     List(list::Args),

@@ -24,6 +24,7 @@ pub struct Args {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 enum Command {
     /// Compile a tool set into one constraint for a call: the JSON Schema (`oneOf` over the
     /// tools), its GBNF, or the request fields for the configured provider. The content
