@@ -72,8 +72,9 @@ impl Contract {
 
     /// The prompt without what a constraint that enforces the schema already guarantees: the
     /// sentence asking for JSON only, and each field line's parenthesis (type, requiredness,
-    /// bounds, enum values). Each field keeps its meaning, and every other line stays as
-    /// written: a grammar guarantees the shape, not what the values should say.
+    /// bounds, enum values) but for an array's bound on its items. Each field keeps its meaning,
+    /// and every other line stays as written: a grammar guarantees the shape, not what the
+    /// values should say, nor where a list should end before its bound.
     pub fn brief_prompt(&'static self) -> &'static str {
         self.brief_prompt.get_or_init(|| brief(self.prompt_text))
     }
@@ -149,10 +150,16 @@ fn brief(prompt: &str) -> String {
             blank = false;
         }
         match field_line(line) {
-            Some((path, meaning)) => {
+            Some((path, spec, meaning)) => {
                 brief.push_str("- `");
                 brief.push_str(path);
-                brief.push_str("`: ");
+                brief.push('`');
+                if let Some(bound) = item_bound(spec) {
+                    brief.push_str(" (");
+                    brief.push_str(bound);
+                    brief.push(')');
+                }
+                brief.push_str(": ");
                 brief.push_str(meaning);
             }
             None => brief.push_str(line),
@@ -163,11 +170,19 @@ fn brief(prompt: &str) -> String {
     brief
 }
 
-/// The path and the meaning of a field line `` - `path` (spec): meaning ``.
-fn field_line(line: &str) -> Option<(&str, &str)> {
+/// The path, the spec and the meaning of a field line `` - `path` (spec): meaning ``.
+fn field_line(line: &str) -> Option<(&str, &str, &str)> {
     let (path, rest) = line.strip_prefix("- `")?.split_once("` (")?;
-    let (_, meaning) = rest.split_once("): ")?;
-    Some((path, meaning))
+    let (spec, meaning) = rest.split_once("): ")?;
+    Some((path, spec, meaning))
+}
+
+/// An array's bound on its items (`at most 30 items`, `1 to 10 items`) from a field's spec. A
+/// grammar enforces it too, but a small model that is not told where a list ends writes items
+/// until the bound cuts it off, often one item again and again (bench/README.md, "A brief
+/// prompt under an exact constraint").
+fn item_bound(spec: &str) -> Option<&str> {
+    spec.split(", ").find(|part| part.ends_with(" items"))
 }
 
 /// The registry, in the documented order.

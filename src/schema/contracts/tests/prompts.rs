@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::schema::contracts::{JSON_ONLY, contracts};
+use crate::schema::contracts::{JSON_ONLY, contract, contracts};
 
 /// One line of a prompt's "## Fields" section.
 #[derive(Debug, PartialEq)]
@@ -228,7 +228,11 @@ fn a_brief_prompt_keeps_every_line_and_every_meaning_and_drops_what_a_grammar_gu
         let fields = prompt_fields(contract.prompt()).unwrap();
         assert!(!brief.contains(JSON_ONLY), "{}", contract.name);
         for field in &fields {
-            let line = format!("- `{}`: {}", field.path, field.meaning);
+            let bound = field.spec.split(", ").find(|part| part.ends_with(" items"));
+            let line = match bound {
+                Some(bound) => format!("- `{}` ({bound}): {}", field.path, field.meaning),
+                None => format!("- `{}`: {}", field.path, field.meaning),
+            };
             assert!(
                 brief.lines().any(|brief_line| brief_line == line),
                 "{}: {line:?} missing from\n{brief}",
@@ -257,7 +261,7 @@ fn a_brief_prompt_keeps_every_line_and_every_meaning_and_drops_what_a_grammar_gu
             .filter(|line| {
                 !fields
                     .iter()
-                    .any(|field| line.starts_with(&format!("- `{}`:", field.path)))
+                    .any(|field| line.starts_with(&format!("- `{}`", field.path)))
             })
             .collect();
         assert_eq!(
@@ -276,6 +280,19 @@ fn a_brief_prompt_keeps_every_line_and_every_meaning_and_drops_what_a_grammar_gu
             "{}: at least a tenth shorter",
             contract.name
         );
+    }
+}
+
+#[test]
+fn a_brief_prompt_still_says_where_each_list_ends() {
+    let brief = contract("architect").unwrap().brief_prompt();
+    for line in [
+        "- `summary`: the design in a few sentences.",
+        "- `components` (1 to 30 items): the components.",
+        "- `components[].depends_on` (at most 30 items): names of the components it uses; empty for none.",
+        "- `risks[].impact`: how bad it would be.",
+    ] {
+        assert!(brief.lines().any(|brief_line| brief_line == line), "{line:?} missing from\n{brief}");
     }
 }
 
