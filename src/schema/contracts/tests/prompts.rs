@@ -292,7 +292,10 @@ fn a_brief_prompt_still_says_where_each_list_ends() {
         "- `components[].depends_on` (at most 30 items): names of the components it uses; empty for none.",
         "- `risks[].impact`: how bad it would be.",
     ] {
-        assert!(brief.lines().any(|brief_line| brief_line == line), "{line:?} missing from\n{brief}");
+        assert!(
+            brief.lines().any(|brief_line| brief_line == line),
+            "{line:?} missing from\n{brief}"
+        );
     }
 }
 
