@@ -140,7 +140,8 @@ pub(crate) fn matches_every_string(pattern: &str) -> bool {
         return false;
     }
     branches.iter().any(|(start, body, end)| {
-        !(*start && *end) && !contains_anchor(body) && lengths(body).0 == 0
+        let both_ends = *start && *end;
+        !both_ends && !contains_anchor(body) && lengths(body).0 == 0
     })
 }
 
