@@ -9,7 +9,8 @@
 # JSONSCHEMABENCH_GIT: a snapshot of github.com/guidance-ai/jsonschemabench as a bare git
 #   directory (default: where the `fetch` tool leaves it); nothing of it is committed.
 # PORT (default 18521): the tiny model's llama.cpp server, started by tests/real-engine/start.sh.
-# CACHE (default ~/.cache/slmcode-bench): the venv (jsonschema), the llama-cpp-python sdist
+# CACHE (default ~/.cache/slmcode-bench; not passed on to start.sh, whose own CACHE is the
+#   server's): the venv (jsonschema), the llama-cpp-python sdist
 #   whose vendored llama.cpp holds examples/json_schema_to_grammar.py, the extracted sample and
 #   results.json (every row).
 # MAX_TOKENS (default 800), REQUEST_TIMEOUT (s, default 90), LIMIT (first N schemas; 0: all).
@@ -31,6 +32,6 @@ python3 "$here/sample.py" extract "$bench_git" "$data"
 echo "slmcode: $slmcode ($("$slmcode" --version))" >&2
 echo "converter: $converter" >&2
 "$python" "$here/run.py" --data "$data" --slmcode "$slmcode" --converter "$converter" \
-  --port "$port" --start "MODEL=tiny PORT=$port $repo/tests/real-engine/start.sh" \
+  --port "$port" --start "env -u CACHE MODEL=tiny PORT=$port $repo/tests/real-engine/start.sh" \
   --out "$cache/results.json" --max-tokens "${MAX_TOKENS:-800}" \
   --request-timeout "${REQUEST_TIMEOUT:-90}" --limit "${LIMIT:-0}"

@@ -389,9 +389,29 @@ fn free_form(
             "the grammar counts members, so a repeated key counts twice; validation counts distinct keys",
         );
     }
+    // Keys written under patternProperties: the grammar writes those only, as it writes only
+    // the declared properties of an object that declares some. Exact when additionalProperties
+    // is false or a pattern matches every key (which leaves none to additionalProperties).
+    let patterned = map
+        .get("patternProperties")
+        .and_then(Value::as_object)
+        .filter(|patterns| !patterns.is_empty() && !map.contains_key("propertyNames"));
+    if let Some(patterns) = patterned
+        && additional != Some(&Value::Bool(false))
+        && !patterns
+            .keys()
+            .any(|pattern| super::pattern::matches_every_string(pattern))
+    {
+        deriver.note(
+            pointer,
+            Some("additionalProperties"),
+            "additionalProperties is not false: the grammar generates only keys that match patternProperties, never others",
+        );
+    }
     let value = match additional {
         // No members at all: `{}` with whitespace inside.
         Some(Value::Bool(false)) => Expr::Never,
+        _ if patterned.is_some() => Expr::Never,
         None | Some(Value::Bool(true)) => {
             let keys_limited =
                 map.contains_key("propertyNames") || map.contains_key("patternProperties");
@@ -436,8 +456,8 @@ fn free_form(
         ]));
     }
     if let Some(patterns) = map.get("patternProperties") {
-        match (patterns.as_object(), additional) {
-            (Some(patterns), Some(Value::Bool(false))) if !map.contains_key("propertyNames") => {
+        match patterns.as_object() {
+            Some(patterns) if patterned.is_some() => {
                 if patterns.len() > 1 {
                     deriver.note(
                         pointer,
@@ -462,7 +482,7 @@ fn free_form(
             _ => deriver.note(
                 pointer,
                 Some("patternProperties"),
-                "properties matched by a pattern are generated only beside additionalProperties false (and no propertyNames); here validation checks them",
+                "properties matched by a pattern are not generated beside propertyNames; validation checks them",
             ),
         }
     }

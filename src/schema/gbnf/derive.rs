@@ -154,6 +154,9 @@ pub(crate) struct Deriver<'schema> {
     /// Each pattern's rule (or why it has none), by the pattern and the length bounds beside
     /// it: a schema that repeats a pattern gets one rule for it.
     pub pattern_rules: PatternRules,
+    /// The rule of the positive multiples of each step (or `None`: too many states), made on
+    /// first use.
+    pub multiple_rules: HashMap<u64, Option<Expr>>,
     /// Whether keywords beside `$ref` apply (drafts 2019-09 and later) or are ignored.
     ref_siblings_apply: bool,
     /// The first schema error found; the walk goes on but the derivation fails.
@@ -174,6 +177,7 @@ impl<'schema> Deriver<'schema> {
             refs: HashMap::new(),
             format_rules: HashMap::new(),
             pattern_rules: HashMap::new(),
+            multiple_rules: HashMap::new(),
             ref_siblings_apply: draft.contains("2019-09") || draft.contains("2020-12"),
             error: None,
         }

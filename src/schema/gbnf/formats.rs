@@ -10,8 +10,9 @@
 //! Under draft-07 (slmcode's default draft) the validator does not know `uuid` and accepts any
 //! string; the grammar still generates UUIDs, the format's meaning.
 //!
-//! A format beside `minLength` / `maxLength`, or beside a `pattern` the grammar follows, is not
-//! generated (the note says the format is checked at validation).
+//! A format beside a `pattern` the grammar follows is not generated (the note says the format is
+//! checked at validation). Beside `minLength` / `maxLength` the format is generated and the
+//! lengths are left to validation, with a note (as beside a pattern).
 
 use serde_json::{Map, Value};
 
@@ -65,7 +66,7 @@ pub(crate) fn generated(map: &Map<String, Value>) -> Option<(&'static str, Optio
         Some(Value::Array(names)) => names.iter().any(|name| name == "string"),
         _ => false,
     };
-    if !typed_string || map.contains_key("minLength") || map.contains_key("maxLength") {
+    if !typed_string {
         return None;
     }
     // A pattern the grammar follows takes the format's place.
@@ -814,17 +815,32 @@ mod tests {
         }
     }
 
+    /// JSONSchemaBench Github_easy o9780 (`email`, maxLength 1024) and JSON Schema Store's
+    /// sourcery (`uri`, minLength 1, maxLength 65536): the format is generated, the lengths
+    /// left to validation with a note.
     #[test]
-    fn lengths_beside_a_format_keep_the_plain_string() {
-        let schema = json!({"type": "string", "format": "date", "maxLength": 10});
-        let derived = gbnf::derive(&schema).unwrap();
-        assert!(
-            derived
-                .notes
-                .iter()
-                .any(|note| note.reason.contains("formats are not translated")),
-            "{:?}",
-            derived.notes
-        );
+    fn lengths_beside_a_format_keep_the_format() {
+        for (format, good, bad) in [
+            ("date", "2024-02-29", "2024-02-30x"),
+            ("email", "a.b@example.com", "U a]"),
+            ("uri", "https://example.com/a", "U a]"),
+        ] {
+            let schema =
+                json!({"type": "string", "format": format, "minLength": 1, "maxLength": 1024});
+            let derived = gbnf::derive(&schema).unwrap();
+            assert!(
+                derived
+                    .notes
+                    .iter()
+                    .any(|note| note.keyword.as_deref() == Some("maxLength")
+                        && note.reason.contains("follows the format")),
+                "{format}: {:?}",
+                derived.notes
+            );
+            let grammar = gbnf::parse(&derived.grammar).unwrap();
+            let quoted = |text: &str| serde_json::to_string(text).unwrap();
+            assert!(grammar.recognize(&quoted(good)).is_ok(), "{format}: {good}");
+            assert!(grammar.recognize(&quoted(bad)).is_err(), "{format}: {bad}");
+        }
     }
 }

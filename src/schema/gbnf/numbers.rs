@@ -284,6 +284,88 @@ fn magnitudes(lower: u128, strict: bool, upper: Option<(u128, bool)>) -> Expr {
     Expr::alt(alternatives)
 }
 
+/// The automaton that reads a natural number's decimal digits left to right and ends in an
+/// accepting state exactly when the number is a multiple of the step: residues modulo the step,
+/// with residues that behave alike merged (multiples of 1000 need four states, not a thousand).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Divisibility {
+    /// `next[state][digit]`: the state after reading one more digit.
+    pub next: Vec<[usize; 10]>,
+    /// Whether the digits read so far spell a multiple.
+    pub accepting: Vec<bool>,
+    /// The state before any digit (the residue of 0).
+    pub start: usize,
+}
+
+/// Steps above this are not tried: the residues are built before they are merged.
+const LARGEST_STEP: u64 = 10_000;
+
+/// The divisibility automaton of `step` (at least 1), or `None` when it needs more than
+/// `most_states` states or the step is too large to try.
+pub(crate) fn divisibility(step: u64, most_states: usize) -> Option<Divisibility> {
+    if step == 0 || step > LARGEST_STEP {
+        return None;
+    }
+    let residues = step as usize;
+    let step_of = |residue: usize, digit: usize| (residue * 10 + digit) % residues;
+    // Moore's refinement: residues stay together while they agree on acceptance and on the
+    // class every digit leads to.
+    let mut class: Vec<usize> = (0..residues)
+        .map(|residue| usize::from(residue != 0))
+        .collect();
+    let mut classes = if residues == 1 { 1 } else { 2 };
+    loop {
+        let mut ids: std::collections::HashMap<(usize, [usize; 10]), usize> =
+            std::collections::HashMap::new();
+        let mut refined = Vec::with_capacity(residues);
+        for residue in 0..residues {
+            let signature = (
+                class[residue],
+                std::array::from_fn(|digit| class[step_of(residue, digit)]),
+            );
+            let next_id = ids.len();
+            refined.push(*ids.entry(signature).or_insert(next_id));
+        }
+        let count = ids.len();
+        class = refined;
+        if count == classes {
+            break;
+        }
+        classes = count;
+    }
+    if classes > most_states {
+        return None;
+    }
+    let mut next = vec![[0usize; 10]; classes];
+    let mut accepting = vec![false; classes];
+    for residue in 0..residues {
+        let state = class[residue];
+        next[state] = std::array::from_fn(|digit| class[step_of(residue, digit)]);
+        accepting[state] = residue == 0;
+    }
+    Some(Divisibility {
+        next,
+        accepting,
+        start: class[0],
+    })
+}
+
+/// The digits of `digits` as one class (`[0-9]`-style ranges, or one literal digit).
+pub(crate) fn digits_class(digits: &[u8]) -> Expr {
+    if let [digit] = digits {
+        return digit_class(*digit, *digit);
+    }
+    let mut ranges: Vec<(char, char)> = Vec::new();
+    for &digit in digits {
+        let ch = char::from(b'0' + digit);
+        match ranges.last_mut() {
+            Some((_, high)) if (*high as u8) + 1 == ch as u8 => *high = ch,
+            _ => ranges.push((ch, ch)),
+        }
+    }
+    Expr::Class(CharClass::of(&ranges))
+}
+
 /// Any JSON number as RFC 8259 writes it, except exponents of three or more digits (see the
 /// module docs).
 pub(crate) fn json_number() -> Expr {

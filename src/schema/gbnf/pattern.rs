@@ -37,6 +37,8 @@ enum Node {
     Repeat(Box<Node>, u32, Option<u32>),
     Start,
     End,
+    /// `(?!...)` of fixed characters (one set per character): no match starts here with them.
+    NotAhead(Vec<Vec<(u32, u32)>>),
 }
 
 /// A pattern compiled to grammar.
@@ -83,6 +85,12 @@ pub(crate) fn translate_bounded(
         } else {
             body
         };
+        let (body, end) = leading_lookahead(start, body, end, min, max);
+        if contains_lookahead(&body) {
+            return Err(
+                "the pattern has a lookahead other than `(?!...)` of fixed characters right after a leading ^, which a grammar cannot express".to_owned(),
+            );
+        }
         if contains_anchor(&body) {
             return Err(
                 "the pattern has an anchor (^ or $) away from the ends of a top-level alternative, which the grammar does not translate".to_owned(),
@@ -120,6 +128,23 @@ pub(crate) fn translate_bounded(
     })
 }
 
+/// Whether `pattern` matches every string: a top-level alternative that may match nothing and
+/// is not anchored at both ends matches the empty text at the start or at the end of any
+/// string. `false` for a pattern that does not parse.
+pub(crate) fn matches_every_string(pattern: &str) -> bool {
+    let Ok(node) = Parser::new(pattern).parse() else {
+        return false;
+    };
+    let mut branches = Vec::new();
+    if top_branches(node, &mut branches).is_err() {
+        return false;
+    }
+    branches.iter().any(|(start, body, end)| {
+        let both_ends = *start && *end;
+        !both_ends && !contains_anchor(body) && lengths(body).0 == 0
+    })
+}
+
 /// Splits the pattern into its top-level alternatives, each with whether it starts with `^`
 /// and ends with `$`.
 fn top_branches(node: Node, out: &mut Vec<(bool, Node, bool)>) -> Result<(), String> {
@@ -153,9 +178,126 @@ fn top_branches(node: Node, out: &mut Vec<(bool, Node, bool)>) -> Result<(), Str
     Ok(())
 }
 
+/// The most characters a `(?!...)` may hold.
+const MAX_LOOKAHEAD: usize = 8;
+
+/// A top-level alternative `^(?!L)R` made `R` without the strings that start with `L` (then
+/// anchored at the end, the free tail made part of it). Anything else is returned as it is.
+fn leading_lookahead(
+    start: bool,
+    body: Node,
+    end: bool,
+    min: u64,
+    max: Option<u64>,
+) -> (Node, bool) {
+    let Node::Seq(mut items) = body else {
+        return (body, end);
+    };
+    if !start || !matches!(items.first(), Some(Node::NotAhead(_))) {
+        return (Node::Seq(items), end);
+    }
+    let Node::NotAhead(ahead) = items.remove(0) else {
+        unreachable!("checked above")
+    };
+    let mut rest = Node::Seq(items);
+    if end {
+        rest = clamp_lengths(rest, min, max);
+    } else {
+        rest = Node::Seq(vec![
+            rest,
+            Node::Repeat(Box::new(Node::Set(negate(&[]))), 0, None),
+        ]);
+    }
+    if contains_anchor(&rest) {
+        // Refused by the caller with the reason.
+        return (rest, true);
+    }
+    let mut budget = MAX_LOOKAHEAD_STEPS;
+    match not_starting_with(&rest, &ahead, &mut budget) {
+        Some(body) => (body, true),
+        // Too many ways to start: the lookahead stays, and the caller refuses it.
+        None => (Node::Seq(vec![Node::NotAhead(ahead), rest]), true),
+    }
+}
+
+/// How many first steps the lookahead's rewriting may take in all (each may copy the rest of
+/// the pattern once).
+const MAX_LOOKAHEAD_STEPS: u64 = 256;
+
+/// The strings of `node` that do not start with a string of `ahead` (one set per character);
+/// `None` when that takes more than `budget` steps.
+fn not_starting_with(node: &Node, ahead: &[Vec<(u32, u32)>], budget: &mut u64) -> Option<Node> {
+    let Some((first, later)) = ahead.split_first() else {
+        // Every string starts with the empty one.
+        return Some(Node::Alt(Vec::new()));
+    };
+    let mut alternatives = Vec::new();
+    if lengths(node).0 == 0 {
+        alternatives.push(Node::Seq(Vec::new()));
+    }
+    let steps = first_steps(node);
+    *budget = budget.checked_sub(steps.len() as u64)?;
+    for (set, continuation) in steps {
+        let outside = subtract(&set, first);
+        if !outside.is_empty() {
+            alternatives.push(Node::Seq(vec![Node::Set(outside), continuation.clone()]));
+        }
+        let inside = subtract(&set, &complement(first));
+        if !inside.is_empty() {
+            alternatives.push(Node::Seq(vec![
+                Node::Set(inside),
+                not_starting_with(&continuation, later, budget)?,
+            ]));
+        }
+    }
+    Some(Node::Alt(alternatives))
+}
+
+/// The first characters `node` can match, each set with what may follow it.
+fn first_steps(node: &Node) -> Vec<(Vec<(u32, u32)>, Node)> {
+    match node {
+        Node::Set(ranges) => vec![(ranges.clone(), Node::Seq(Vec::new()))],
+        Node::Seq(items) => {
+            let mut out = Vec::new();
+            for (index, item) in items.iter().enumerate() {
+                for (set, continuation) in first_steps(item) {
+                    let mut rest = vec![continuation];
+                    rest.extend(items[index + 1..].iter().cloned());
+                    out.push((set, Node::Seq(rest)));
+                }
+                if lengths(item).0 > 0 {
+                    break;
+                }
+            }
+            out
+        }
+        Node::Alt(items) => items.iter().flat_map(first_steps).collect(),
+        Node::Repeat(inner, min, max) => {
+            if *max == Some(0) {
+                return Vec::new();
+            }
+            let again = Node::Repeat(inner.clone(), min.saturating_sub(1), max.map(|max| max - 1));
+            first_steps(inner)
+                .into_iter()
+                .map(|(set, continuation)| (set, Node::Seq(vec![continuation, again.clone()])))
+                .collect()
+        }
+        Node::Start | Node::End | Node::NotAhead(_) => Vec::new(),
+    }
+}
+
+fn contains_lookahead(node: &Node) -> bool {
+    match node {
+        Node::NotAhead(_) => true,
+        Node::Set(_) | Node::Start | Node::End => false,
+        Node::Seq(items) | Node::Alt(items) => items.iter().any(contains_lookahead),
+        Node::Repeat(inner, _, _) => contains_lookahead(inner),
+    }
+}
+
 fn contains_anchor(node: &Node) -> bool {
     match node {
-        Node::Start | Node::End => true,
+        Node::Start | Node::End | Node::NotAhead(_) => true,
         Node::Set(_) => false,
         Node::Seq(items) | Node::Alt(items) => items.iter().any(contains_anchor),
         Node::Repeat(inner, _, _) => contains_anchor(inner),
@@ -188,7 +330,7 @@ fn clamp_lengths(body: Node, min: u64, max: Option<u64>) -> Node {
 /// How many items the grammar engine holds once repetitions are copied out.
 fn size(node: &Node) -> u64 {
     match node {
-        Node::Set(_) | Node::Start | Node::End => 1,
+        Node::Set(_) | Node::Start | Node::End | Node::NotAhead(_) => 1,
         Node::Seq(items) | Node::Alt(items) => items
             .iter()
             .fold(1u64, |total, item| total.saturating_add(size(item))),
@@ -203,7 +345,7 @@ fn size(node: &Node) -> u64 {
 fn lengths(node: &Node) -> (u64, Option<u64>) {
     match node {
         Node::Set(_) => (1, Some(1)),
-        Node::Start | Node::End => (0, Some(0)),
+        Node::Start | Node::End | Node::NotAhead(_) => (0, Some(0)),
         Node::Seq(items) => items.iter().fold((0, Some(0)), |(low, high), item| {
             let (item_low, item_high) = lengths(item);
             (
@@ -244,7 +386,7 @@ fn compile(node: &Node) -> Expr {
         Node::Repeat(inner, min, max) => {
             Expr::repeat(compile(inner), u64::from(*min), max.map(u64::from))
         }
-        Node::Start | Node::End => Expr::Never,
+        Node::Start | Node::End | Node::NotAhead(_) => Expr::Never,
     }
 }
 
@@ -487,7 +629,7 @@ impl Parser {
             }
             _ => return Ok(atom),
         };
-        if matches!(atom, Node::Start | Node::End) {
+        if matches!(atom, Node::Start | Node::End | Node::NotAhead(_)) {
             return Err("the pattern repeats an anchor".to_owned());
         }
         // A lazy repetition matches the same strings.
@@ -567,7 +709,11 @@ impl Parser {
         if self.eat('?') {
             match self.peek() {
                 Some(':') => self.at += 1,
-                Some('=' | '!') => {
+                Some('!') => {
+                    self.at += 1;
+                    return self.negative_lookahead();
+                }
+                Some('=') => {
                     return Err(
                         "the pattern has a lookahead, which a grammar cannot express".to_owned(),
                     );
@@ -592,6 +738,35 @@ impl Parser {
         }
         self.depth -= 1;
         Ok(inner)
+    }
+
+    /// `(?!...)` after its `!`: kept when it holds fixed characters only (where it may stand is
+    /// for the translation to check).
+    fn negative_lookahead(&mut self) -> Result<Node, String> {
+        let inner = self.alternation()?;
+        if !self.eat(')') {
+            return Err("the pattern has an unclosed `(`".to_owned());
+        }
+        self.depth -= 1;
+        let items = match inner {
+            Node::Seq(items) => items,
+            other => vec![other],
+        };
+        let sets: Option<Vec<Vec<(u32, u32)>>> = items
+            .into_iter()
+            .map(|item| match item {
+                Node::Set(ranges) => Some(ranges),
+                _ => None,
+            })
+            .collect();
+        match sets {
+            Some(sets) if !sets.is_empty() && sets.len() <= MAX_LOOKAHEAD => {
+                Ok(Node::NotAhead(sets))
+            }
+            _ => Err(
+                "the pattern has a lookahead that is not of fixed characters, which the grammar does not translate".to_owned(),
+            ),
+        }
     }
 
     fn group_name(&mut self, close: char) -> Result<(), String> {
@@ -839,6 +1014,18 @@ mod tests {
             (r"^[a-c-e]$", &["a", "-", "e", "d"]),
             (r"^\.\*\+\?\(\)\|$", &[".*+?()|", "a"]),
             (r"^[😀-😂]$", &["😀", "😁", "😃"]),
+            // A leading negative lookahead of fixed characters (JSON Schema Store's
+            // browser.i18n keys), anchored at the end or not.
+            (
+                r"^(?!@@)[@a-zA-Z0-9_-]+$",
+                &["@@", "@@x", "@", "@x", "x@@", "a", "", "U a]", "-@"],
+            ),
+            (r"^(?!ab)", &["", "a", "ab", "abc", "ba", "aab"]),
+            (
+                r"^(?![0-9]x)\w{1,3}$",
+                &["1", "1x", "1xy", "x1", "11x", "a", "abcd"],
+            ),
+            (r"^(?!a)(a|b)*$", &["", "a", "ab", "b", "ba", "c"]),
         ];
         for (pattern, strings) in cases {
             agree(pattern, strings);
@@ -899,6 +1086,10 @@ mod tests {
         let cases = [
             (r"^(a)\1$", "backreference"),
             (r"^(?=a)\w$", "lookahead"),
+            (r"^a(?!b)\w$", "lookahead"),
+            (r"^(?!a+)\w$", "lookahead"),
+            (r"(?!a)\w$", "lookahead"),
+            (r"^(?!aaaaaaaa)(a?a?a?a?a?a?a?a?a?a?)+$", "lookahead"),
             (r"^(?<!a)b$", "lookbehind"),
             (r"\bword\b", "word boundary"),
             (r"^\p{L}+$", "Unicode property"),

@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 
 use super::derive::Deriver;
 use super::expr::Expr;
+use super::shared::RESERVED;
 use crate::schema::{json_kind, pointer_push};
 
 const TYPES: &[&str] = &[
@@ -234,6 +235,19 @@ fn string(deriver: &mut Deriver<'_>, map: &Map<String, Value>, pointer: &str) ->
         }
     }
     if let Some((format, _)) = super::formats::generated(map) {
+        // As with a pattern, the format's own language is what a model needs held; a length
+        // beside it is left to validation (and is rarely what the format leaves open).
+        if min > 0 || max.is_some() {
+            deriver.note(
+                pointer,
+                Some(if max.is_some() {
+                    "maxLength"
+                } else {
+                    "minLength"
+                }),
+                "the grammar follows the format and does not count the length beside it; validation checks minLength and maxLength",
+            );
+        }
         return super::formats::string(deriver, format);
     }
     if min == 0 && max.is_none() {
@@ -360,11 +374,20 @@ fn integer(deriver: &mut Deriver<'_>, map: &Map<String, Value>, pointer: &str) -
     if let Some(step) = map.get("multipleOf").and_then(Value::as_f64)
         && !(step > 0.0 && (1.0 / step).fract() == 0.0)
     {
-        deriver.note(
-            pointer,
-            Some("multipleOf"),
-            "the grammar allows every integer in range, not only multiples; validation checks it",
-        );
+        let found = match whole_step(step) {
+            Some(step) => multiples(deriver, step, low, high),
+            None => Err(format!("the step {step} is not a whole number")),
+        };
+        match found {
+            Ok(expr) => return never_if_empty(deriver, expr, pointer),
+            Err(reason) => deriver.note(
+                pointer,
+                Some("multipleOf"),
+                format!(
+                    "the grammar allows every integer in range, not only multiples ({reason}); validation checks it"
+                ),
+            ),
+        }
     }
     if low.is_none() && high.is_none() {
         return deriver.rule("integer");
@@ -380,15 +403,38 @@ fn integer(deriver: &mut Deriver<'_>, map: &Map<String, Value>, pointer: &str) -
 }
 
 fn number(deriver: &mut Deriver<'_>, map: &Map<String, Value>, pointer: &str) -> Expr {
-    if map
-        .get("multipleOf")
-        .is_some_and(|value| !value.is_boolean())
-    {
-        deriver.note(
-            pointer,
-            Some("multipleOf"),
-            "the grammar allows every number in range, not only multiples; validation checks it",
-        );
+    if let Some(step) = map.get("multipleOf").filter(|value| !value.is_boolean()) {
+        // A multiple of a whole step is an integer: the integer bounds are the number's.
+        let found = match step.as_f64().and_then(whole_step) {
+            Some(step) => match integer_bounds(map) {
+                Ok((low, high)) => multiples(deriver, step, low, high),
+                Err(keyword) => {
+                    return deriver.invalid(
+                        &pointer_push(pointer, keyword),
+                        format!("{keyword} must be a number"),
+                    );
+                }
+            },
+            None => Err("the step is not a whole number".to_owned()),
+        };
+        match found {
+            Ok(expr) => {
+                // As the bounded number grammar writes an integral value: also with a
+                // fraction of zeros.
+                let zeros = Expr::optional(Expr::seq([
+                    Expr::lit("."),
+                    Expr::repeat(Expr::lit("0"), 1, None),
+                ]));
+                return never_if_empty(deriver, Expr::seq([expr, zeros]), pointer);
+            }
+            Err(reason) => deriver.note(
+                pointer,
+                Some("multipleOf"),
+                format!(
+                    "the grammar allows every number in range, not only multiples ({reason}); validation checks it"
+                ),
+            ),
+        }
     }
     let (low, high) = match number_bounds(map) {
         Ok(bounds) => bounds,
@@ -418,6 +464,155 @@ fn number(deriver: &mut Deriver<'_>, map: &Map<String, Value>, pointer: &str) ->
         ),
         expr => expr,
     }
+}
+
+/// Most states of a divisibility automaton the grammar spells out, one rule each.
+const MOST_DIVISIBILITY_STATES: usize = 256;
+
+/// Most multiples between two bounds the grammar lists one by one.
+const MOST_LISTED_MULTIPLES: i128 = 256;
+
+/// A `multipleOf` that is a whole number, as one.
+fn whole_step(step: f64) -> Option<u64> {
+    (step >= 1.0 && step.fract() == 0.0 && step <= u64::MAX as f64).then_some(step as u64)
+}
+
+fn never_if_empty(deriver: &mut Deriver<'_>, expr: Expr, pointer: &str) -> Expr {
+    match expr {
+        Expr::Never => deriver.never(
+            pointer,
+            Some("multipleOf"),
+            "no multiple lies between the bounds",
+        ),
+        expr => expr,
+    }
+}
+
+/// The canonical integers in `[low, high]` (`None`: open on that side) that are multiples of
+/// `step`, or why the grammar does not hold exactly them. Between two bounds the few multiples
+/// are listed; with a side open, the positive (negative) multiples are the divisibility
+/// automaton's language when the bounds cut none of them off.
+fn multiples(
+    deriver: &mut Deriver<'_>,
+    step: u64,
+    low: Option<i128>,
+    high: Option<i128>,
+) -> Result<Expr, String> {
+    if step == 1 {
+        return Ok(super::numbers::integer_range(low, high));
+    }
+    let k = i128::from(step);
+    let overflow = || "the bounds are too large".to_owned();
+    // The first and last multiples inside the bounds.
+    let first = match low {
+        Some(low) => {
+            let past = low.rem_euclid(k);
+            Some(if past == 0 {
+                low
+            } else {
+                low.checked_add(k - past).ok_or_else(overflow)?
+            })
+        }
+        None => None,
+    };
+    let last = high.map(|high| high - high.rem_euclid(k));
+    if let (Some(first), Some(last)) = (first, last) {
+        if first > last {
+            return Ok(Expr::Never);
+        }
+        let count = (last - first) / k + 1;
+        if count > MOST_LISTED_MULTIPLES {
+            return Err(format!(
+                "{count} multiples of {step} lie between the bounds: too many to list, and the grammar does not cut the divisibility rules at a bound"
+            ));
+        }
+        return Ok(Expr::alt(
+            (0..count).map(|index| Expr::lit((first + index * k).to_string())),
+        ));
+    }
+    let cut = || {
+        format!(
+            "the bounds cut into the multiples of {step}, and the grammar does not cut the divisibility rules at a bound"
+        )
+    };
+    // Every positive multiple, or none of them.
+    let positives = match (first, last) {
+        (_, Some(last)) if last < k => false,
+        (first, None) if first.is_none_or(|first| first <= k) => true,
+        _ => return Err(cut()),
+    };
+    let negatives = match (first, last) {
+        (Some(first), _) if first > -k => false,
+        (None, last) if last.is_none_or(|last| last >= -k) => true,
+        _ => return Err(cut()),
+    };
+    let zero = first.is_none_or(|first| first <= 0) && last.is_none_or(|last| last >= 0);
+    let positive = if positives || negatives {
+        positive_multiples(deriver, step).ok_or_else(|| {
+            format!("the multiples of {step} need more than {MOST_DIVISIBILITY_STATES} rules")
+        })?
+    } else {
+        Expr::Never
+    };
+    let mut alternatives = Vec::new();
+    if zero {
+        alternatives.push(Expr::lit("0"));
+    }
+    if positives {
+        alternatives.push(positive.clone());
+    }
+    if negatives {
+        alternatives.push(Expr::seq([Expr::lit("-"), positive]));
+    }
+    Ok(Expr::alt(alternatives))
+}
+
+/// The positive multiples of `step` without leading zeros: one rule per state of the
+/// divisibility automaton, each a digit and the next state's rule (right-recursive, so the
+/// engine's stack does not grow with the digits). `None` when there are too many states.
+fn positive_multiples(deriver: &mut Deriver<'_>, step: u64) -> Option<Expr> {
+    if let Some(found) = deriver.multiple_rules.get(&step) {
+        return found.clone();
+    }
+    let made = super::numbers::divisibility(step, MOST_DIVISIBILITY_STATES).map(|automaton| {
+        let hint = format!("multiple-of-{step}");
+        let rules: Vec<usize> = automaton
+            .next
+            .iter()
+            .map(|_| deriver.builder.declare(&hint, RESERVED))
+            .collect();
+        // The digits from `from` on, grouped by the state they lead to, each group a class.
+        let moves = |state: usize, from: u8| -> Vec<Expr> {
+            let mut targets: Vec<(usize, Vec<u8>)> = Vec::new();
+            for digit in from..=9 {
+                let target = automaton.next[state][usize::from(digit)];
+                match targets.iter_mut().find(|(seen, _)| *seen == target) {
+                    Some((_, digits)) => digits.push(digit),
+                    None => targets.push((target, vec![digit])),
+                }
+            }
+            targets
+                .into_iter()
+                .map(|(target, digits)| {
+                    Expr::seq([
+                        super::numbers::digits_class(&digits),
+                        Expr::Ref(rules[target]),
+                    ])
+                })
+                .collect()
+        };
+        for (state, &rule) in rules.iter().enumerate() {
+            let mut body = moves(state, 0);
+            if automaton.accepting[state] {
+                body.push(Expr::Empty);
+            }
+            deriver.builder.define(rule, Expr::alt(body));
+        }
+        let first = Expr::alt(moves(automaton.start, 1));
+        deriver.named(first, &format!("positive-multiple-of-{step}"))
+    });
+    deriver.multiple_rules.insert(step, made.clone());
+    made
 }
 
 /// Bounds beyond this are left out of the grammar (they bound nothing a model writes).

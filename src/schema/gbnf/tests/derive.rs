@@ -79,7 +79,7 @@ fn inexpressible_keywords_are_noted_with_pointers() {
             "email": {"type": "string", "format": "email"},
             "code": {"type": "string", "pattern": "^[A-Z]+\\1$"},
             "ratio": {"type": "number", "minimum": 0.5, "maximum": 1},
-            "even": {"type": "integer", "multipleOf": 2},
+            "even": {"type": "integer", "minimum": 5, "multipleOf": 2},
             "set": {"type": "array", "uniqueItems": true},
             "odd": {"not": {"type": "null"}},
             "loose": {"type": "object", "properties": {"a": {"type": "integer"}}},
@@ -574,4 +574,148 @@ fn property_names_and_pattern_properties_shape_the_keys() {
         keywords.contains(&Some("patternProperties".to_owned())),
         "{keywords:?}"
     );
+}
+
+/// Whether the grammar and the validator agree on every text of `texts`.
+fn agrees_with_validation(schema: &Value, texts: impl IntoIterator<Item = String>) {
+    let grammar = grammar_of(schema);
+    for text in texts {
+        let value: Value = serde_json::from_str(&text).unwrap();
+        let valid = crate::schema::validate(schema, &value).is_ok();
+        assert_eq!(
+            grammar.recognize(&text).is_ok(),
+            valid,
+            "{text} under {schema}"
+        );
+    }
+}
+
+/// The integers of a window, for a number also written with a fraction of zeros (an
+/// integer is written in serde_json's form only).
+fn integer_texts(kind: &str) -> Vec<String> {
+    (-1300i32..=1300)
+        .flat_map(|value| {
+            let mut texts = vec![value.to_string()];
+            if kind == "number" {
+                texts.push(format!("{value}.0"));
+            }
+            texts
+        })
+        .collect()
+}
+
+#[test]
+fn whole_multiples_are_exact() {
+    // JSONSchemaBench Github_trivial o25195 and o83695, and a step of 1 on a number
+    // (Github_ultra o46322): with the bounds on either side, or both.
+    let steps = [1, 2, 3, 7, 12, 25, 100, 1000];
+    let bounds = [
+        json!({}),
+        json!({"minimum": 0}),
+        json!({"minimum": -5}),
+        json!({"exclusiveMinimum": 0}),
+        json!({"maximum": 0}),
+        json!({"maximum": 12}),
+        json!({"minimum": 9, "maximum": 1200}),
+        json!({"minimum": -1000, "exclusiveMaximum": 40}),
+    ];
+    // The benchmark's cases hold exactly.
+    for schema in [
+        json!({"type": "integer", "multipleOf": 3}),
+        json!({"type": "integer", "minimum": 0, "multipleOf": 12}),
+        json!({"type": "number", "minimum": 0, "maximum": 99999999, "multipleOf": 1}),
+        json!({"type": "number", "minimum": 1, "maximum": 12, "multipleOf": 1}),
+    ] {
+        assert!(noted(&schema).is_empty(), "{schema}");
+    }
+    let mut exact = 0;
+    for step in steps {
+        for kind in ["integer", "number"] {
+            for bound in &bounds {
+                let mut schema = bound.clone();
+                schema["type"] = json!(kind);
+                schema["multipleOf"] = json!(step);
+                if !noted(&schema).is_empty() {
+                    // A bound that cuts into the multiples of an open range, or too many
+                    // multiples to list: the range alone, with the note.
+                    assert_eq!(noted(&schema), [" multipleOf"], "{schema}");
+                    continue;
+                }
+                exact += 1;
+                agrees_with_validation(&schema, integer_texts(kind));
+                if kind == "integer" {
+                    for text in ["-0", "012", "1e1", "0.5"] {
+                        assert!(!accepts(&schema, text), "{text} under {schema}");
+                    }
+                }
+            }
+        }
+    }
+    assert!(exact >= 90, "{exact} of 128 exact");
+}
+
+#[test]
+fn multiples_the_grammar_cannot_bound_are_noted() {
+    // A bound that cuts into the multiples on an open range: the grammar keeps the range and
+    // says so.
+    let schema = json!({"type": "integer", "minimum": 100, "multipleOf": 7});
+    assert_eq!(noted(&schema), [" multipleOf"]);
+    assert!(accepts(&schema, "101"));
+    // Steps that are not whole numbers, and automata past the rule limit.
+    for schema in [
+        json!({"type": "number", "multipleOf": 0.01}),
+        json!({"type": "integer", "multipleOf": 1.5}),
+        json!({"type": "integer", "multipleOf": 997}),
+    ] {
+        assert_eq!(noted(&schema), [" multipleOf"], "{schema}");
+    }
+    // Multiples of 1000 need four rules, not a thousand.
+    let derived = derive_uncached(&json!({"type": "integer", "multipleOf": 1000})).unwrap();
+    assert!(derived.notes.is_empty());
+    let states = derived
+        .grammar
+        .lines()
+        .filter(|line| line.starts_with("multiple-of-1000"))
+        .count();
+    assert_eq!(states, 4, "{}", derived.grammar);
+    // No multiple between the bounds.
+    let schema = json!({"type": "integer", "minimum": 1, "maximum": 2, "multipleOf": 3});
+    assert!(matches!(
+        derive_uncached(&schema),
+        Err(GbnfError::Unsatisfiable { .. })
+    ));
+}
+
+#[test]
+fn a_pattern_that_matches_every_key_holds_every_member() {
+    // JSONSchemaBench WashingtonPost wp_100 and JsonSchemaStore v4-config: patternProperties
+    // whose pattern matches any key, and no additionalProperties, so every member's value
+    // must satisfy the pattern's schema.
+    for pattern in ["^[a-zA-Z0-9_]*", ".*", "x*$", "^a|b?"] {
+        let schema = json!({
+            "type": "object",
+            "patternProperties": {pattern: {"type": "object"}}
+        });
+        assert!(noted(&schema).is_empty(), "{pattern}: {:?}", noted(&schema));
+        assert!(accepts(&schema, r#"{"a": {}, "b": {"c": 1}}"#), "{pattern}");
+        assert!(!accepts(&schema, r#"{"a": "U a]"}"#), "{pattern}");
+        assert!(accepts(&schema, "{}"));
+    }
+    // A pattern anchored at both ends leaves other keys to additionalProperties: the grammar
+    // writes the pattern's keys only, as it writes only declared properties, with the note
+    // (JSON Schema Store's mongodb-atlas-search-index-definition, `^.*$`).
+    let schema = json!({"type": "object", "patternProperties": {"^.*$": {"type": "object"}}});
+    assert_eq!(noted(&schema), [" additionalProperties"]);
+    assert!(accepts(&schema, r#"{"a": {}}"#));
+    assert!(!accepts(&schema, r#"{"a": "U a]"}"#));
+    assert!(!accepts(&schema, r#"{"a\n": "U a]"}"#));
+    // Several patterns, one of them matching everything: a key under two must satisfy both.
+    let schema = json!({
+        "type": "object",
+        "patternProperties": {"^a": {"type": "integer"}, "": {"type": "number"}},
+        "additionalProperties": {"type": "string"}
+    });
+    assert_eq!(noted(&schema), [" patternProperties"]);
+    assert!(!accepts(&schema, r#"{"b": "text"}"#));
+    assert!(accepts(&schema, r#"{"b": 1.5}"#));
 }
