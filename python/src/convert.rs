@@ -6,7 +6,7 @@
 //! (`MAX_DEPTH`), with a stack on the heap. [`from_python`] turns a Python value into a `Value`
 //! for validation and schemas.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -56,7 +56,27 @@ impl<'py> Names<'py> {
 /// Valid JSON text as Python objects, or `None` when `serde_json` does not take it as it stands
 /// (the repair ladder's first rung, `none`, is exactly this parse). Errors are Python's own
 /// (memory).
+///
+/// An integer beyond 64 bits reaches the visitor as a double, its digits lost; `json.loads`
+/// gives a Python `int` with every digit. So a text that holds a double as large as that is
+/// read a second time, with the source text of each number at hand (see [`number_texts`]):
+/// nothing is spent on the texts that hold none.
 pub fn parse_strict<'py>(py: Python<'py>, text: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let large = Cell::new(false);
+    let parsed = parse_strict_with(py, text, &large, None)?;
+    if parsed.is_none() || !large.get() {
+        return Ok(parsed);
+    }
+    let texts = RefCell::new(number_texts(text).into_iter());
+    parse_strict_with(py, text, &large, Some(&texts))
+}
+
+fn parse_strict_with<'py>(
+    py: Python<'py>,
+    text: &str,
+    large: &Cell<bool>,
+    texts: Option<&RefCell<std::vec::IntoIter<String>>>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
     let failure = RefCell::new(None);
     let names = RefCell::new(Names::new(py));
     let mut deserializer = serde_json::Deserializer::from_str(text);
@@ -64,6 +84,8 @@ pub fn parse_strict<'py>(py: Python<'py>, text: &str) -> PyResult<Option<Bound<'
         py,
         failure: &failure,
         names: &names,
+        large,
+        texts,
     };
     let parsed = seed
         .deserialize(&mut deserializer)
@@ -75,6 +97,41 @@ pub fn parse_strict<'py>(py: Python<'py>, text: &str) -> PyResult<Option<Bound<'
     }
 }
 
+/// The numbers of valid JSON text, as written, in the order a parse meets them: every token
+/// outside a string that starts with `-` or a digit.
+fn number_texts(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut texts = Vec::new();
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b'"' => {
+                at += 1;
+                while let Some(&inside) = bytes.get(at) {
+                    at += if inside == b'\\' { 2 } else { 1 };
+                    if inside == b'"' {
+                        break;
+                    }
+                }
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = at;
+                while bytes.get(at).is_some_and(|byte| {
+                    matches!(byte, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                }) {
+                    at += 1;
+                }
+                texts.push(text[start..at].to_owned());
+            }
+            _ => at += 1,
+        }
+    }
+    texts
+}
+
+/// The smallest magnitude of a double that may stand for an integer beyond 64 bits (2^63).
+const BEYOND_64_BITS: f64 = 9_223_372_036_854_775_808.0;
+
 /// Builds one value's Python object as `serde_json` reads it; a Python error is kept aside
 /// (serde errors carry only text) and the parse stopped.
 #[derive(Clone, Copy)]
@@ -82,12 +139,21 @@ struct Seed<'a, 'py> {
     py: Python<'py>,
     failure: &'a RefCell<Option<PyErr>>,
     names: &'a RefCell<Names<'py>>,
+    /// Set when a double met could be an integer beyond 64 bits.
+    large: &'a Cell<bool>,
+    /// On the second reading: the source texts of the numbers not yet met.
+    texts: Option<&'a RefCell<std::vec::IntoIter<String>>>,
 }
 
 impl Seed<'_, '_> {
     fn keep<E: de::Error>(&self, error: PyErr) -> E {
         *self.failure.borrow_mut() = Some(error);
         E::custom("a Python error")
+    }
+
+    /// The source text of the number being visited, on the second reading.
+    fn number_text(&self) -> Option<String> {
+        self.texts.and_then(|texts| texts.borrow_mut().next())
     }
 }
 
@@ -118,15 +184,27 @@ impl<'de, 'py> Visitor<'de> for Seed<'_, 'py> {
     }
 
     fn visit_i64<E: de::Error>(self, value: i64) -> Result<Self::Value, E> {
+        self.number_text();
         Ok(PyInt::new(self.py, value).into_any())
     }
 
     fn visit_u64<E: de::Error>(self, value: u64) -> Result<Self::Value, E> {
+        self.number_text();
         Ok(PyInt::new(self.py, value).into_any())
     }
 
     fn visit_f64<E: de::Error>(self, value: f64) -> Result<Self::Value, E> {
-        Ok(PyFloat::new(self.py, value).into_any())
+        if value.abs() >= BEYOND_64_BITS && value.fract() == 0.0 {
+            self.large.set(true);
+        }
+        match self.number_text() {
+            // Written without a fraction or exponent: an integer, as `json.loads` reads it.
+            Some(written) if !written.contains(['.', 'e', 'E']) => {
+                let int = self.py.get_type::<PyInt>();
+                int.call1((written,)).map_err(|error| self.keep(error))
+            }
+            _ => Ok(PyFloat::new(self.py, value).into_any()),
+        }
     }
 
     fn visit_str<E: de::Error>(self, value: &str) -> Result<Self::Value, E> {

@@ -97,3 +97,17 @@ def test_huge_valid_input_reads():
 def test_text_that_is_not_a_str_is_a_type_error():
     with pytest.raises(TypeError):
         slmcode.loads(b'{"a": 1}')
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"id": 123456789012345678901234567890}',
+        '[-98765432109876543210987654321, 18446744073709551616, 1e30, 2.0e19, 5]',
+        '{"s": "12345678901234567890123 in a string", "n": [[-9223372036854775809]]}',
+    ],
+)
+def test_integers_beyond_64_bits_keep_every_digit(text):
+    value = slmcode.loads(text)
+    assert value == json.loads(text)
+    assert json.dumps(value) == json.dumps(json.loads(text))

@@ -140,6 +140,37 @@ impl Parser<'_> {
         }
     }
 
+    /// Whether the innermost container is an object that is an element of an array.
+    pub(super) fn object_in_array(&self) -> bool {
+        matches!(
+            self.stack.as_slice(),
+            [.., Frame::Array { .. }, Frame::Object { .. }]
+        )
+    }
+
+    /// At a `{` where the innermost object, an element of an array, wants a key or its closer
+    /// (`[{"i": 1 {"i": 2}]`, `[{"i": 1, {"i": 2}]`, `[{{]`): the object lost its `}`, which is
+    /// supplied, and the `{` opens the next element. An object cannot hold a bare `{`, so the
+    /// only reading that keeps every character is a list of objects. `comma_missing` says whether the
+    /// `,` between the two elements is missing too.
+    pub(super) fn close_element_early(
+        &mut self,
+        comma_missing: bool,
+        expect: &mut Expect,
+    ) -> Result<(), Stop> {
+        self.fix(Rung::CloseBraces, self.pos)?;
+        if comma_missing {
+            self.fix(Rung::MissingCommas, self.pos)?;
+        }
+        if let Some(Frame::Object { pending, .. }) = self.stack.last_mut() {
+            *pending = None;
+        }
+        let value = self.pop();
+        self.attach(value, expect);
+        *expect = Expect::Value;
+        Ok(())
+    }
+
     /// After the closer of the top-level object, at `at`: whether `,` and another member follow,
     /// and the text ends with a `}` that can close them. Without that `}`, what follows is more
     /// likely prose that quotes a key, and the object ends where it was closed.

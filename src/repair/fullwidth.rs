@@ -95,7 +95,7 @@ pub(super) fn ascii_twin(text: &str) -> Option<(String, usize)> {
 }
 
 /// Whether the last non-blank byte written so far opens or separates (`{` `[` `(` `,` `:`).
-fn after_opener_or_separator(out: &[u8]) -> bool {
+pub(super) fn after_opener_or_separator(out: &[u8]) -> bool {
     out.iter()
         .rev()
         .find(|byte| !byte.is_ascii_whitespace())

@@ -63,6 +63,7 @@
 // returned by value on purpose, like the success.
 #![allow(clippy::result_large_err)]
 
+mod backticks;
 mod coerce;
 mod containers;
 mod document;
@@ -171,33 +172,58 @@ pub fn repair(text: &str, options: &RepairOptions<'_>) -> Result<Repaired, Repai
     } else {
         match ladder(text, options.rungs) {
             Ok(found) => several::finish(text, found, options),
-            // A text cut off as written was read to its end: no fullwidth character stood
-            // where syntax had to be.
-            Err(failed) => match fullwidth::ascii_twin(text)
-                .filter(|_| !failed.needs_rung && !failed.is_truncated())
-            {
-                // The structure the model meant, read with ASCII punctuation (same offsets).
-                Some((ascii, at)) => match ladder(&ascii, options.rungs) {
-                    Ok(mut found) if options.rungs.contains(Rung::Fullwidth) => {
-                        found.changed.insert(Rung::Fullwidth);
-                        several::finish(&ascii, found, options)
-                    }
-                    Ok(found) => {
-                        let changed = found.changed.with(Rung::Fullwidth);
-                        let stop = Stop::Needs(Rung::Fullwidth, at);
-                        Err(ParseFailure::from_stop(stop, changed, None)
-                            .into_failure(&ascii, options))
-                    }
-                    Err(mut failed) => {
-                        failed.changed.insert(Rung::Fullwidth);
-                        Err(failed.into_failure(&ascii, options))
-                    }
-                },
-                None => Err(failed.into_failure(text, options)),
-            },
+            Err(failed) => second_reading(text, failed, options),
         }
     };
     result.map_err(|failure| failure.with_repetition(text))
+}
+
+/// A text that does not repair as written, read once more with the punctuation an input method
+/// or a keyboard typed for ASCII syntax: fullwidth punctuation (`fullwidth`), or else backticks
+/// used as string quotes (`smart_quotes`), each replaced at the same offsets. A text cut off as
+/// written was read to its end: no such character stood where syntax had to be. Backticks are
+/// tried only on an answer that is one bracketed value and nothing else, never in prose, where
+/// they mark code.
+fn second_reading(
+    text: &str,
+    failed: ParseFailure,
+    options: &RepairOptions<'_>,
+) -> Result<Repaired, RepairFailure> {
+    let reading = if failed.needs_rung || failed.is_truncated() {
+        None
+    } else if let Some((ascii, at)) = fullwidth::ascii_twin(text) {
+        Some((ascii, at, Rung::Fullwidth))
+    } else if one_bracketed_value(text) {
+        backticks::ascii_quotes(text).map(|(ascii, at)| (ascii, at, Rung::SmartQuotes))
+    } else {
+        None
+    };
+    let Some((ascii, at, rung)) = reading else {
+        return Err(failed.into_failure(text, options));
+    };
+    // The structure the model meant, read with ASCII punctuation (same offsets).
+    match ladder(&ascii, options.rungs) {
+        Ok(mut found) if options.rungs.contains(rung) => {
+            found.changed.insert(rung);
+            several::finish(&ascii, found, options)
+        }
+        Ok(found) => {
+            let changed = found.changed.with(rung);
+            let stop = Stop::Needs(rung, at);
+            Err(ParseFailure::from_stop(stop, changed, None).into_failure(&ascii, options))
+        }
+        Err(mut failed) => {
+            failed.changed.insert(rung);
+            Err(failed.into_failure(&ascii, options))
+        }
+    }
+}
+
+/// Whether the text, without surrounding whitespace, opens with `{` or `[` and closes with `}`
+/// or `]`.
+fn one_bracketed_value(text: &str) -> bool {
+    let trimmed = text.trim().as_bytes();
+    matches!(trimmed.first(), Some(b'{' | b'[')) && matches!(trimmed.last(), Some(b'}' | b']'))
 }
 
 /// Whether `serde_json` could possibly accept `text`: skips the attempt (and its cost) on the

@@ -429,6 +429,15 @@ impl<'a> Parser<'a> {
             b'.' | 0xE2 if ellipsis(self.bytes, self.pos).is_some() => {
                 return self.ellipsis(expect, Expect::FirstKey);
             }
+            // `[{{]`, `[{"i": 1, {"i": 2}]`; but `[{{"a": 1}}]`, a doubled brace around
+            // members, is not two objects.
+            b'{' if self.object_in_array()
+                && (*expect == Expect::Key
+                    || !self.member_at(skip_blank(self.bytes, self.pos + 1))) =>
+            {
+                self.close_element_early(*expect == Expect::FirstKey, expect)?;
+                return Ok(false);
+            }
             b'"' => self.string(None, Role::Key)?,
             b'\'' => {
                 self.fix(Rung::Quotes, self.pos)?;
@@ -469,6 +478,15 @@ impl<'a> Parser<'a> {
             }
             b']' | b'}' => self.close(byte, expect),
             b')' if self.in_tuple() => self.close(byte, expect),
+            b'{' if self.object_in_array() => {
+                self.close_element_early(true, expect)?;
+                Ok(false)
+            }
+            // `"the list [1, 2"] more"`: a quote right before a closer closes a string the
+            // document is inside of, so this is no document.
+            b'"' if matches!(self.bytes.get(self.pos + 1), Some(b']' | b'}')) => {
+                Err(self.broken(self.pos, "',' or a closing bracket"))
+            }
             _ => {
                 let value_follows = if self.in_array() {
                     self.starts_value(self.pos) || self.word_element(self.pos)
@@ -590,9 +608,17 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Past a line comment. One that runs to the end of the text inside an open document ends
+    /// before the first closer in it (`{"a": {"b": 1 # note }, "c": 2}`): a document written on
+    /// one line cannot have meant its own closers as part of the comment.
     fn skip_line(&mut self) {
-        self.pos = match memchr::memchr(b'\n', &self.bytes[self.pos..]) {
+        let rest = &self.bytes[self.pos..];
+        self.pos = match memchr::memchr(b'\n', rest) {
             Some(offset) => self.pos + offset + 1,
+            None if !self.stack.is_empty() => match memchr::memchr2(b'}', b']', rest) {
+                Some(offset) => self.pos + offset,
+                None => self.bytes.len(),
+            },
             None => self.bytes.len(),
         };
     }

@@ -27,16 +27,19 @@ pub enum Rung {
     TrailingComma,
     /// Single-quoted strings and keys became double-quoted (apostrophes inside survive).
     Quotes,
-    /// `//`, `/* */` and `#` comments outside strings were removed.
+    /// `//`, `/* */` and `#` comments outside strings were removed (a line comment on the last
+    /// line of an open document ends before the first closer in it).
     Comments,
-    /// Unicode spaces between tokens (no-break, em, ideographic, zero-width, a byte-order mark
-    /// inside the text) were skipped like JSON whitespace; inside a string they are content.
+    /// Unicode spaces between tokens (no-break, em, ideographic, zero-width, U+180E, a
+    /// byte-order mark inside the text) were skipped like JSON whitespace; inside a string they are content.
     UnicodeSpaces,
     /// Identifier keys (`{name: 1}`) and bare values (`{"a": ok}`, `[red, green]`, and after a
     /// key number-like tokens such as `0.0.1`, `0789` or a UUID, kept as their text) were quoted;
-    /// a key or value that lost only its opening quote (`{name": "Ada"}`) got it back.
+    /// a key or value that lost only its opening quote (`{name": "Ada"}`, `{"n": 12345", ...}`)
+    /// got it back.
     Unquoted,
-    /// Typographic quotes used as string delimiters became `"`.
+    /// Typographic quotes used as string delimiters became `"`; so did backticks (closed by a
+    /// backtick or `´`) in an answer that is one bracketed value.
     SmartQuotes,
     /// Fullwidth punctuation used as syntax (`｛` `｝` `［` `］` `：` `，` `＂`, as CJK input
     /// methods type them) became its ASCII twin; inside a string it is content.
@@ -80,7 +83,8 @@ pub enum Rung {
     /// Missing `}` or `]` were supplied after a complete final value (at the end of the text,
     /// before a closing fence or chat token, or before prose on a later line), a mismatched
     /// closer was matched to its opener, a closer too many before a `,` was dropped, or an
-    /// object closed early was continued (`{"a": 1}, "b": 2}`).
+    /// object closed early was continued (`{"a": 1}, "b": 2}`), or an object in an array that
+    /// lost its `}` before the next element's `{` was closed (`[{"i": 1 {"i": 2}]`).
     CloseBraces,
     /// Schema-driven coercion turned a parsed value into one that validates.
     Coerce,

@@ -188,11 +188,7 @@ impl Parser<'_> {
         self.fix(Rung::Unquoted, start)?;
         // `{"a": foo", "b": 1}`, `[a", b"]`: a value that lost its opening quote ends at the
         // closing one, before a separator or closer (a bare value holds no quote).
-        let closed = bytes[end] == b'"'
-            && matches!(
-                bytes.get(scan::skip_blank(bytes, end + 1)),
-                None | Some(b',' | b'}' | b']')
-            );
+        let closed = bytes[end] == b'"' && separator_after(bytes, end + 1);
         self.pos = end + usize::from(closed);
         Ok(Value::String(self.text[start..end].to_owned()))
     }
@@ -275,6 +271,14 @@ impl Parser<'_> {
             }
             Some(&byte) if scan::is_word_byte(byte) || byte == b'.' => {
                 return Err(self.broken(end, "a number"));
+            }
+            // `{"a": 12345", "b": 1}`: like `foo"` (see `bare_word`), a value that lost its
+            // opening quote, so the string it was written as. Only before a `,`: a quote before
+            // a closer may close a string the whole document sits in (`"the list [1, 2"] more"`).
+            Some(b'"') if bytes.get(scan::skip_blank(bytes, end + 1)) == Some(&b',') => {
+                self.fix(Rung::Unquoted, start)?;
+                self.pos = end + 1;
+                return Ok(Value::String(self.text[start..end].to_owned()));
             }
             Some(_) => {}
         }
@@ -423,4 +427,12 @@ fn integer(text: &str, negative: bool) -> Option<Number> {
         }
         Err(_) => text.parse::<f64>().ok().and_then(Number::from_f64),
     }
+}
+
+/// Whether the end of the text, or a `,` or closer, comes next after `at`, across whitespace.
+fn separator_after(bytes: &[u8], at: usize) -> bool {
+    matches!(
+        bytes.get(scan::skip_blank(bytes, at)),
+        None | Some(b',' | b'}' | b']')
+    )
 }

@@ -13,13 +13,15 @@ pub(super) const fn is_space(byte: u8) -> bool {
 
 /// The length in bytes of the Unicode space at `at`, or 0 when there is none: U+0085, U+00A0,
 /// U+1680, U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 (Unicode's `White_Space`
-/// beyond ASCII), and the invisible U+200B (zero-width space), U+2060 (word joiner) and U+FEFF
-/// (a byte-order mark pasted inside the text). Models copy them from rich text and CJK input
+/// beyond ASCII), and the invisible U+200B (zero-width space), U+2060 (word joiner), U+180E
+/// (the Mongolian vowel separator, a space before Unicode 6.3 and still typed as one) and
+/// U+FEFF (a byte-order mark pasted inside the text). Models copy them from rich text and CJK input
 /// methods; outside a string they can only be spacing.
 pub(super) fn unicode_space(bytes: &[u8], at: usize) -> usize {
     match bytes.get(at..).unwrap_or_default() {
         [0xC2, 0x85 | 0xA0, ..] => 2,
         [0xE1, 0x9A, 0x80, ..]
+        | [0xE1, 0xA0, 0x8E, ..]
         | [0xE2, 0x80, 0x80..=0x8B | 0xA8 | 0xA9 | 0xAF, ..]
         | [0xE2, 0x81, 0x9F | 0xA0, ..]
         | [0xE3, 0x80, 0x80, ..]
@@ -367,6 +369,7 @@ mod tests {
         for space in [
             '\u{85}', '\u{a0}', '\u{1680}', '\u{2000}', '\u{2003}', '\u{200a}', '\u{200b}',
             '\u{2028}', '\u{2029}', '\u{202f}', '\u{205f}', '\u{2060}', '\u{3000}', '\u{feff}',
+            '\u{180e}',
         ] {
             let text = format!("x{space}");
             assert_eq!(

@@ -250,6 +250,8 @@ impl Parser<'_> {
             b')' => self.in_tuple(),
             b',' => role == Role::Key || self.fits_after_comma(next + 1, role),
             b'/' => matches!(bytes.get(next + 1), Some(b'/' | b'*')),
+            // `"v" # note`: a comment, set apart by a space (`"#1"` may be content).
+            b'#' => next > after,
             // `"a" + "b"`: concatenation, as code writes it.
             b'+' if role != Role::Key => {
                 let (string, _) = scan::skip_blank_and_comments(bytes, next + 1);
