@@ -421,10 +421,7 @@ fn number(deriver: &mut Deriver<'_>, map: &Map<String, Value>, pointer: &str) ->
             Ok(expr) => {
                 // As the bounded number grammar writes an integral value: also with a
                 // fraction of zeros.
-                let zeros = Expr::optional(Expr::seq([
-                    Expr::lit("."),
-                    Expr::repeat(Expr::lit("0"), 1, None),
-                ]));
+                let zeros = Expr::optional(super::numbers::zero_fraction());
                 return never_if_empty(deriver, Expr::seq([expr, zeros]), pointer);
             }
             Err(reason) => deriver.note(
