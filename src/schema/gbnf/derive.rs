@@ -73,6 +73,8 @@ const HANDLED: &[&str] = &[
     "oneOf",
     "allOf",
     "$ref",
+    "dependencies",
+    "dependentRequired",
 ];
 
 /// Keywords no grammar expresses; each is reported where it occurs.
@@ -108,14 +110,6 @@ const INEXPRESSIBLE: &[(&str, &str)] = &[
     (
         "maxContains",
         "the grammar does not count matching items; validation checks it",
-    ),
-    (
-        "dependencies",
-        "dependencies between properties are not expressed by the grammar; validation checks them",
-    ),
-    (
-        "dependentRequired",
-        "dependencies between properties are not expressed by the grammar; validation checks them",
     ),
     (
         "dependentSchemas",
@@ -181,6 +175,12 @@ impl<'schema> Deriver<'schema> {
             ref_siblings_apply: draft.contains("2019-09") || draft.contains("2020-12"),
             error: None,
         }
+    }
+
+    /// Whether `dependentRequired` applies: the validator knows it from draft 2019-09 on (the
+    /// drafts where keywords beside `$ref` apply too), and ignores it in draft-07.
+    pub fn dependent_required_applies(&self) -> bool {
+        self.ref_siblings_apply
     }
 
     /// Builds `root ::= ws <value> ws`.
