@@ -429,10 +429,7 @@ fn property_dependencies(
                 );
                 continue;
             }
-            needs.push((
-                name.clone(),
-                names.into_iter().map(str::to_owned).collect(),
-            ));
+            needs.push((name.clone(), names.into_iter().map(str::to_owned).collect()));
         }
     }
     needs
@@ -441,7 +438,10 @@ fn property_dependencies(
 /// The member lists that together hold exactly the objects meeting `needs` (see the module
 /// docs): one list without dependencies; `None` when there would be more than
 /// [`MOST_DEPENDENCY_LISTS`].
-fn dependency_lists(members: &[Member], needs: &[(String, Vec<String>)]) -> Option<Vec<Vec<Member>>> {
+fn dependency_lists(
+    members: &[Member],
+    needs: &[(String, Vec<String>)],
+) -> Option<Vec<Vec<Member>>> {
     // Every name a set of present names brings in, the set included.
     let closure = |present: &mut HashSet<String>| loop {
         let before = present.len();

@@ -632,8 +632,14 @@ mod tests {
         let zeros = format!("{}1", "0".repeat(21));
         for grammar in [&numbers, &positive] {
             for digits in [fraction, zeros.as_str()] {
-                assert!(grammar.recognize(&format!("0.{digits}")).is_ok(), "{digits}");
-                assert!(grammar.recognize(&format!("0.{digits}5")).is_err(), "{digits}");
+                assert!(
+                    grammar.recognize(&format!("0.{digits}")).is_ok(),
+                    "{digits}"
+                );
+                assert!(
+                    grammar.recognize(&format!("0.{digits}5")).is_err(),
+                    "{digits}"
+                );
             }
             assert!(grammar.recognize(&format!("{twenty}.{fraction}")).is_ok());
         }
@@ -644,10 +650,23 @@ mod tests {
                 exclusive: false,
             }),
         ));
-        assert!(at_most_ten.recognize(&format!("10.{}", "0".repeat(22))).is_ok());
-        assert!(at_most_ten.recognize(&format!("10.{}", "0".repeat(23))).is_err());
+        assert!(
+            at_most_ten
+                .recognize(&format!("10.{}", "0".repeat(22)))
+                .is_ok()
+        );
+        assert!(
+            at_most_ten
+                .recognize(&format!("10.{}", "0".repeat(23)))
+                .is_err()
+        );
         // What serde_json writes for doubles at the edges of its positional form.
-        for value in [0.000012345678901234567f64, 1.2345678901234567e-7, 1e16, 1.5e99] {
+        for value in [
+            0.000012345678901234567f64,
+            1.2345678901234567e-7,
+            1e16,
+            1.5e99,
+        ] {
             let text = serde_json::to_string(&value).unwrap();
             assert!(numbers.recognize(&text).is_ok(), "{text}");
         }

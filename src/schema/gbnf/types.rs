@@ -574,49 +574,47 @@ fn positive_multiples(deriver: &mut Deriver<'_>, step: u64) -> Option<Expr> {
         return found.clone();
     }
     let digits = super::numbers::INTEGER_DIGITS as usize;
-    let made = super::numbers::divisibility(step, MOST_DIVISIBILITY_RULES / digits).map(|automaton| {
-        let hint = format!("multiple-of-{step}");
-        // The digits from `from` on, grouped by the state they lead to, each group a class
-        // before that state's rule in `next` (a state without a rule there is left out).
-        let moves = |state: usize, from: u8, next: &[Expr]| -> Vec<Expr> {
-            let mut targets: Vec<(usize, Vec<u8>)> = Vec::new();
-            for digit in from..=9 {
-                let target = automaton.next[state][usize::from(digit)];
-                match targets.iter_mut().find(|(seen, _)| *seen == target) {
-                    Some((_, digits)) => digits.push(digit),
-                    None => targets.push((target, vec![digit])),
+    let made =
+        super::numbers::divisibility(step, MOST_DIVISIBILITY_RULES / digits).map(|automaton| {
+            let hint = format!("multiple-of-{step}");
+            // The digits from `from` on, grouped by the state they lead to, each group a class
+            // before that state's rule in `next` (a state without a rule there is left out).
+            let moves = |state: usize, from: u8, next: &[Expr]| -> Vec<Expr> {
+                let mut targets: Vec<(usize, Vec<u8>)> = Vec::new();
+                for digit in from..=9 {
+                    let target = automaton.next[state][usize::from(digit)];
+                    match targets.iter_mut().find(|(seen, _)| *seen == target) {
+                        Some((_, digits)) => digits.push(digit),
+                        None => targets.push((target, vec![digit])),
+                    }
+                }
+                targets
+                    .into_iter()
+                    .filter(|(target, _)| next[*target] != Expr::Never)
+                    .map(|(target, digits)| {
+                        Expr::seq([super::numbers::digits_class(&digits), next[target].clone()])
+                    })
+                    .collect()
+            };
+            // rules[state] with `left` more digits allowed, built from none left upwards.
+            let mut rules: Vec<Expr> = vec![Expr::Never; automaton.next.len()];
+            for left in 0..digits {
+                let below = rules.clone();
+                for (state, rule) in rules.iter_mut().enumerate() {
+                    let mut body = if left == 0 {
+                        Vec::new()
+                    } else {
+                        moves(state, 0, &below)
+                    };
+                    if automaton.accepting[state] {
+                        body.push(Expr::Empty);
+                    }
+                    *rule = deriver.named(Expr::alt(body), &hint);
                 }
             }
-            targets
-                .into_iter()
-                .filter(|(target, _)| next[*target] != Expr::Never)
-                .map(|(target, digits)| {
-                    Expr::seq([
-                        super::numbers::digits_class(&digits),
-                        next[target].clone(),
-                    ])
-                })
-                .collect()
-        };
-        // rules[state] with `left` more digits allowed, built from none left upwards.
-        let mut rules: Vec<Expr> = vec![Expr::Never; automaton.next.len()];
-        for left in 0..digits {
-            let below = rules.clone();
-            for (state, rule) in rules.iter_mut().enumerate() {
-                let mut body = if left == 0 {
-                    Vec::new()
-                } else {
-                    moves(state, 0, &below)
-                };
-                if automaton.accepting[state] {
-                    body.push(Expr::Empty);
-                }
-                *rule = deriver.named(Expr::alt(body), &hint);
-            }
-        }
-        let first = Expr::alt(moves(automaton.start, 1, &rules));
-        deriver.named(first, &format!("positive-multiple-of-{step}"))
-    });
+            let first = Expr::alt(moves(automaton.start, 1, &rules));
+            deriver.named(first, &format!("positive-multiple-of-{step}"))
+        });
     deriver.multiple_rules.insert(step, made.clone());
     made
 }

@@ -756,7 +756,10 @@ fn property_dependencies_are_exact() {
             },
             "additionalProperties": false
         });
-        schema.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        schema
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
         schema
     };
     for extra in [
@@ -786,7 +789,10 @@ fn property_dependencies_are_exact() {
     assert_eq!(noted(&many), [" dependencies"].map(str::to_owned));
     assert!(accepts(&many, r#"{"p0":1}"#));
     let schema_form = object(json!({"dependencies": {"a": {"required": ["b"]}, "c": ["d"]}}));
-    assert_eq!(noted(&schema_form), ["/dependencies/a -"].map(str::to_owned));
+    assert_eq!(
+        noted(&schema_form),
+        ["/dependencies/a -"].map(str::to_owned)
+    );
     assert!(!accepts(&schema_form, r#"{"c":1}"#));
     // Draft-07 does not know dependentRequired: the validator ignores it, and the grammar.
     let draft7 = object(json!({"dependentRequired": {"c": ["a"]}}));
