@@ -435,13 +435,40 @@ impl<'schema> Deriver<'schema> {
         };
         let rest = without(map, &[keyword]);
         let combine = rest.keys().any(|key| !ANNOTATIONS.contains(&key.as_str()));
+        let mut nonempty: Vec<Value> = Vec::new();
         if keyword == "oneOf" && !overlap::pairwise_disjoint(self, branches, !combine) {
-            self.note(
-                pointer,
-                Some("oneOf"),
-                "oneOf is derived as anyOf: a value that matches several branches passes the grammar and fails validation",
-            );
+            let apart = if combine {
+                None
+            } else {
+                overlap::arrays_apart(self, branches)
+            };
+            match apart {
+                // Arrays whose items no two branches share overlap only on `[]`: when two
+                // branches accept it, it matches several and so none, and every branch
+                // needs an item.
+                Some(arrays) => {
+                    if arrays.iter().filter(|(_, fewest)| *fewest == 0).count() >= 2 {
+                        nonempty = arrays
+                            .into_iter()
+                            .map(|(mut map, _)| {
+                                map.insert("minItems".to_owned(), Value::from(1));
+                                Value::Object(map)
+                            })
+                            .collect();
+                    }
+                }
+                None => self.note(
+                    pointer,
+                    Some("oneOf"),
+                    "oneOf is derived as anyOf: a value that matches several branches passes the grammar and fails validation",
+                ),
+            }
         }
+        let branches = if nonempty.is_empty() {
+            branches
+        } else {
+            &nonempty
+        };
         let mut alternatives = Vec::with_capacity(branches.len());
         for (index, branch) in branches.iter().enumerate() {
             let branch_pointer = pointer_push(&here, &index.to_string());

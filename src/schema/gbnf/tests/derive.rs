@@ -802,3 +802,43 @@ fn property_dependencies_are_exact() {
     let undeclared = object(json!({"dependencies": {"a": ["z"]}}));
     assert_eq!(noted(&undeclared), ["/dependencies/a -"].map(str::to_owned));
 }
+
+#[test]
+fn one_of_arrays_apart_but_for_the_empty_one() {
+    // JSONSchemaBench Github_hard o65730: an array of nullable numbers or an array of arrays
+    // of them. Only `[]` matches both, so under `oneOf` it matches none.
+    let schema = json!({
+        "definitions": {
+            "nullable_number": {"oneOf": [{"type": "number"}, {"type": "null"}]},
+            "numbers": {"type": "array", "items": {"$ref": "#/definitions/nullable_number"}}
+        },
+        "oneOf": [
+            {"$ref": "#/definitions/numbers"},
+            {"type": "array", "items": {"$ref": "#/definitions/numbers"}}
+        ]
+    });
+    let texts = [
+        "[]",
+        "[1]",
+        "[null]",
+        "[1,null]",
+        "[[]]",
+        "[[1]]",
+        "[[],[null,2]]",
+        "[1,[1]]",
+        "[[1],1]",
+    ];
+    assert!(noted(&schema).is_empty(), "{:?}", noted(&schema));
+    agrees_with_validation(&schema, texts.map(str::to_owned));
+    // One branch that needs an item already: `[]` matches the other alone.
+    let mut one_empty = schema.clone();
+    one_empty["oneOf"][1]["minItems"] = json!(1);
+    assert!(noted(&one_empty).is_empty());
+    agrees_with_validation(&one_empty, texts.map(str::to_owned));
+    // Items that overlap: still anyOf, with the note.
+    let overlapping = json!({"oneOf": [
+        {"type": "array", "items": {"type": "number"}},
+        {"type": "array", "items": {"type": "integer"}}
+    ]});
+    assert_eq!(noted(&overlapping), [" oneOf"].map(str::to_owned));
+}
