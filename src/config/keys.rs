@@ -283,7 +283,7 @@ pub static KEYS: [KeySpec; 22] = [
     KeySpec {
         key: Key::BriefInstructions,
         name: "brief_instructions",
-        doc: "whether a contract's instructions leave out what an exact constraint already enforces (types, bounds, enum lists, \"JSON only\") when one goes on the wire: a shorter prompt, each field's meaning kept",
+        doc: "whether a contract's instructions leave out what an exact constraint already enforces (types, bounds, enum lists, \"JSON only\") when one goes on the wire: a shorter prompt, each field's meaning and each list's bound on its items kept",
         accepted: "true or false (also yes/no, on/off, 1/0)",
         default: "false",
         environment: "SLMCODE_BRIEF_INSTRUCTIONS",

@@ -6,6 +6,14 @@
 //! `(ws "," ws key-value)`, optional or not as the schema says. That is linear in the number
 //! of alternatives times properties, admits every subset of the optional properties in
 //! schema order, and never a leading or doubled comma.
+//!
+//! Property dependencies (`dependencies` with a list of names, `dependentRequired`) keep that
+//! shape: for each set of the optional properties that have dependencies, one member list in
+//! which exactly those are written (required) together with what they need, and the others
+//! left out (a set where a left-out property is needed is not a list). The lists are disjoint
+//! (they differ in which of those properties appear) and together hold exactly the objects that
+//! meet every dependency; their number can double with each such property, so past
+//! [`MOST_DEPENDENCY_LISTS`] the dependencies are noted instead.
 
 use std::collections::HashSet;
 
@@ -153,8 +161,21 @@ fn tuple(
     Expr::seq([Expr::lit("["), ws, items, Expr::lit("]")])
 }
 
+/// Most member lists an object's property dependencies expand to (see the module docs).
+const MOST_DEPENDENCY_LISTS: usize = 16;
+
+/// Most optional properties with dependencies whose combinations are tried (each set of them
+/// is one candidate list; most are ruled out when they need one another).
+const MOST_DEPENDENCY_TRIGGERS: usize = 10;
+
+/// The note for dependencies the grammar leaves to validation.
+const DEPENDENCIES_NOTED: &str =
+    "dependencies between properties are not expressed by the grammar; validation checks them";
+
 /// One property as the grammar sees it.
+#[derive(Clone)]
 struct Member {
+    name: String,
     /// The `"key" ws ":" ws value` rule, or `Never` when no value is allowed.
     key_value: Expr,
     required: bool,
@@ -211,6 +232,11 @@ pub(crate) fn object(
                 hint,
                 depth,
             );
+        }
+        for keyword in ["dependencies", "dependentRequired"] {
+            if map.contains_key(keyword) {
+                deriver.note(pointer, Some(keyword), DEPENDENCIES_NOTED);
+            }
         }
         return free_form(deriver, map, additional, pointer, hint, depth);
     }
@@ -308,12 +334,174 @@ pub(crate) fn object(
         ]);
         let key_value = deriver.named(key_value, &format!("{value_hint}-kv"));
         members.push(Member {
+            name: name.to_owned(),
             key_value,
             required: is_required,
         });
     }
-    let body = member_list(deriver, &members, &ws, hint);
+    let needs = property_dependencies(deriver, map, pointer, &members);
+    let body = match dependency_lists(&members, &needs) {
+        Some(lists) => {
+            let bodies: Vec<Expr> = lists
+                .iter()
+                .enumerate()
+                .map(|(index, list)| {
+                    let list_hint = if lists.len() == 1 {
+                        hint.to_owned()
+                    } else {
+                        format!("{hint}-with-{index}")
+                    };
+                    member_list(deriver, list, &ws, &list_hint)
+                })
+                .collect();
+            Expr::alt(bodies)
+        }
+        None => {
+            for keyword in ["dependencies", "dependentRequired"] {
+                if map.contains_key(keyword) {
+                    deriver.note(
+                        pointer,
+                        Some(keyword),
+                        format!(
+                            "more than {MOST_DEPENDENCY_LISTS} combinations of the properties with dependencies: the grammar does not express them; validation checks them"
+                        ),
+                    );
+                }
+            }
+            member_list(deriver, &members, &ws, hint)
+        }
+    };
     Expr::seq([Expr::lit("{"), ws, body, Expr::lit("}")])
+}
+
+/// The property-list dependencies of an object (`dependencies` entries that are lists of names,
+/// and `dependentRequired`) between its members: each member's name with the members it needs.
+/// What the grammar does not hold this way is noted: schema dependencies, and names the
+/// grammar does not write.
+fn property_dependencies(
+    deriver: &mut Deriver<'_>,
+    map: &Map<String, Value>,
+    pointer: &str,
+    members: &[Member],
+) -> Vec<(String, Vec<String>)> {
+    let is_member = |name: &str| members.iter().any(|member| member.name == name);
+    let mut needs: Vec<(String, Vec<String>)> = Vec::new();
+    for keyword in ["dependencies", "dependentRequired"] {
+        let Some(entries) = map.get(keyword) else {
+            continue;
+        };
+        if keyword == "dependentRequired" && !deriver.dependent_required_applies() {
+            deriver.note(
+                pointer,
+                Some(keyword),
+                "dependentRequired is not a draft-07 keyword (the draft this schema is read in): the validator ignores it, so the grammar does too",
+            );
+            continue;
+        }
+        let Some(entries) = entries.as_object() else {
+            deriver.note(pointer, Some(keyword), DEPENDENCIES_NOTED);
+            continue;
+        };
+        for (name, needed) in entries {
+            let entry_pointer = pointer_push(&pointer_push(pointer, keyword), name);
+            let names: Option<Vec<&str>> = needed
+                .as_array()
+                .and_then(|names| names.iter().map(Value::as_str).collect());
+            let Some(names) = names else {
+                deriver.note(
+                    &entry_pointer,
+                    None,
+                    "a schema dependency is not expressed by the grammar; validation checks it",
+                );
+                continue;
+            };
+            // The grammar never writes a property that is not a member: nothing depends on it.
+            if !is_member(name) || names.is_empty() {
+                continue;
+            }
+            if let Some(missing) = names.iter().find(|needed| !is_member(needed)) {
+                deriver.note(
+                    &entry_pointer,
+                    None,
+                    format!(
+                        "`{name}` needs `{missing}`, which the grammar does not write; validation checks the dependency"
+                    ),
+                );
+                continue;
+            }
+            needs.push((name.clone(), names.into_iter().map(str::to_owned).collect()));
+        }
+    }
+    needs
+}
+
+/// The member lists that together hold exactly the objects meeting `needs` (see the module
+/// docs): one list without dependencies; `None` when there would be more than
+/// [`MOST_DEPENDENCY_LISTS`].
+fn dependency_lists(
+    members: &[Member],
+    needs: &[(String, Vec<String>)],
+) -> Option<Vec<Vec<Member>>> {
+    // Every name a set of present names brings in, the set included.
+    let closure = |present: &mut HashSet<String>| loop {
+        let before = present.len();
+        for (name, needed) in needs {
+            if present.contains(name) {
+                present.extend(needed.iter().cloned());
+            }
+        }
+        if present.len() == before {
+            break;
+        }
+    };
+    let mut always: HashSet<String> = members
+        .iter()
+        .filter(|member| member.required)
+        .map(|member| member.name.clone())
+        .collect();
+    closure(&mut always);
+    let mut triggers: Vec<&str> = Vec::new();
+    for (name, _) in needs {
+        if !always.contains(name) && !triggers.contains(&name.as_str()) {
+            triggers.push(name);
+        }
+    }
+    if triggers.len() > MOST_DEPENDENCY_TRIGGERS {
+        return None;
+    }
+    let mut lists = Vec::new();
+    for subset in 0..1usize << triggers.len() {
+        let written: Vec<&str> = (0..triggers.len())
+            .filter(|bit| subset & (1 << bit) != 0)
+            .map(|bit| triggers[bit])
+            .collect();
+        let mut present = always.clone();
+        present.extend(written.iter().map(|name| (*name).to_owned()));
+        closure(&mut present);
+        let left_out: Vec<&str> = triggers
+            .iter()
+            .copied()
+            .filter(|name| !written.contains(name))
+            .collect();
+        // A left-out property that another one needs: that set is another list's.
+        if left_out.iter().any(|name| present.contains(*name)) {
+            continue;
+        }
+        if lists.len() == MOST_DEPENDENCY_LISTS {
+            return None;
+        }
+        lists.push(
+            members
+                .iter()
+                .filter(|member| !left_out.contains(&member.name.as_str()))
+                .map(|member| Member {
+                    required: present.contains(&member.name),
+                    ..member.clone()
+                })
+                .collect(),
+        );
+    }
+    Some(lists)
 }
 
 /// The members between the braces, including the whitespace before `}`.

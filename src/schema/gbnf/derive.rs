@@ -73,6 +73,8 @@ const HANDLED: &[&str] = &[
     "oneOf",
     "allOf",
     "$ref",
+    "dependencies",
+    "dependentRequired",
 ];
 
 /// Keywords no grammar expresses; each is reported where it occurs.
@@ -108,14 +110,6 @@ const INEXPRESSIBLE: &[(&str, &str)] = &[
     (
         "maxContains",
         "the grammar does not count matching items; validation checks it",
-    ),
-    (
-        "dependencies",
-        "dependencies between properties are not expressed by the grammar; validation checks them",
-    ),
-    (
-        "dependentRequired",
-        "dependencies between properties are not expressed by the grammar; validation checks them",
     ),
     (
         "dependentSchemas",
@@ -181,6 +175,12 @@ impl<'schema> Deriver<'schema> {
             ref_siblings_apply: draft.contains("2019-09") || draft.contains("2020-12"),
             error: None,
         }
+    }
+
+    /// Whether `dependentRequired` applies: the validator knows it from draft 2019-09 on (the
+    /// drafts where keywords beside `$ref` apply too), and ignores it in draft-07.
+    pub fn dependent_required_applies(&self) -> bool {
+        self.ref_siblings_apply
     }
 
     /// Builds `root ::= ws <value> ws`.
@@ -435,13 +435,40 @@ impl<'schema> Deriver<'schema> {
         };
         let rest = without(map, &[keyword]);
         let combine = rest.keys().any(|key| !ANNOTATIONS.contains(&key.as_str()));
+        let mut nonempty: Vec<Value> = Vec::new();
         if keyword == "oneOf" && !overlap::pairwise_disjoint(self, branches, !combine) {
-            self.note(
-                pointer,
-                Some("oneOf"),
-                "oneOf is derived as anyOf: a value that matches several branches passes the grammar and fails validation",
-            );
+            let apart = if combine {
+                None
+            } else {
+                overlap::arrays_apart(self, branches)
+            };
+            match apart {
+                // Arrays whose items no two branches share overlap only on `[]`: when two
+                // branches accept it, it matches several and so none, and every branch
+                // needs an item.
+                Some(arrays) => {
+                    if arrays.iter().filter(|(_, fewest)| *fewest == 0).count() >= 2 {
+                        nonempty = arrays
+                            .into_iter()
+                            .map(|(mut map, _)| {
+                                map.insert("minItems".to_owned(), Value::from(1));
+                                Value::Object(map)
+                            })
+                            .collect();
+                    }
+                }
+                None => self.note(
+                    pointer,
+                    Some("oneOf"),
+                    "oneOf is derived as anyOf: a value that matches several branches passes the grammar and fails validation",
+                ),
+            }
         }
+        let branches = if nonempty.is_empty() {
+            branches
+        } else {
+            &nonempty
+        };
         let mut alternatives = Vec::with_capacity(branches.len());
         for (index, branch) in branches.iter().enumerate() {
             let branch_pointer = pointer_push(&here, &index.to_string());

@@ -13,10 +13,44 @@
 //! range. An unbounded number keeps JSON's exponent, with at most two exponent digits: a JSON
 //! parser turns `8e555` into an error (the value is out of range for a double), and a model
 //! under a grammar that allows it writes it now and then (measured on llama.cpp's server with a
-//! random model). Every finite double is still in the language: positionally, or with an
-//! exponent under 100.
+//! random model).
+//!
+//! Digit counts are bounded too, deliberately: an integer part has at most
+//! [`INTEGER_DIGITS`] digits and a fraction at most [`FRACTION_DIGITS`]. A model under a
+//! grammar with an open digit loop (measured: a random-weight model on llama.cpp's server)
+//! can write digits until its token budget runs out; llama.cpp's own schema converter bounds
+//! both parts (at 16 digits each) for the same reason. Twenty integer digits hold every `i64`
+//! and `u64`; twenty-two fraction digits hold the shortest round-trip form of every double
+//! that serde_json or JavaScript writes positionally (at most 17 significant digits after at
+//! most five zeros, from 1e-6 up), and smaller magnitudes take the exponent. A number with
+//! more digits is valid under the schema but outside the grammar.
 
 use super::expr::{CharClass, Expr};
+
+/// Most digits of an integer part (see the module docs): `u64::MAX` has twenty.
+pub(crate) const INTEGER_DIGITS: u32 = 20;
+
+/// Most digits after a number's point (see the module docs).
+pub(crate) const FRACTION_DIGITS: u64 = 22;
+
+/// The largest magnitude an integer part can spell.
+const LARGEST_INTEGER_PART: u128 = 10u128.pow(INTEGER_DIGITS) - 1;
+
+/// A fraction: the point and one to [`FRACTION_DIGITS`] digits.
+fn any_fraction() -> Expr {
+    Expr::seq([
+        Expr::lit("."),
+        Expr::repeat(any_digit(), 1, Some(FRACTION_DIGITS)),
+    ])
+}
+
+/// A fraction of zeros only (an integral value written with a point).
+pub(crate) fn zero_fraction() -> Expr {
+    Expr::seq([
+        Expr::lit("."),
+        Expr::repeat(Expr::lit("0"), 1, Some(FRACTION_DIGITS)),
+    ])
+}
 
 /// The digits `0-9` as a class.
 fn any_digit() -> Expr {
@@ -58,9 +92,15 @@ pub(crate) fn integer_range(low: Option<i128>, high: Option<i128>) -> Expr {
 }
 
 /// The canonical decimal forms of the naturals in `[low, high]`.
+/// An integer part has at most [`INTEGER_DIGITS`] digits: `high` is cut there, and a range
+/// that starts beyond it is empty.
 fn natural_range(low: u128, high: Option<u128>) -> Expr {
     let mut alternatives = Vec::new();
     let mut low = low;
+    if low > LARGEST_INTEGER_PART {
+        return Expr::Never;
+    }
+    let high = high.map(|high| high.min(LARGEST_INTEGER_PART));
     if low == 0 {
         alternatives.push(Expr::lit("0"));
         if high == Some(0) {
@@ -92,11 +132,17 @@ fn natural_range(low: u128, high: Option<u128>) -> Expr {
                 &decimal(pow10(low_digits) - 1),
                 &mut alternatives,
             );
-            // Every number with more digits.
-            alternatives.push(Expr::seq([
-                digit_class(1, 9),
-                Expr::repeat(any_digit(), low_digits as u64, None),
-            ]));
+            // Every number with more digits, up to the bound.
+            if low_digits < INTEGER_DIGITS {
+                alternatives.push(Expr::seq([
+                    digit_class(1, 9),
+                    Expr::repeat(
+                        any_digit(),
+                        u64::from(low_digits),
+                        Some(u64::from(INTEGER_DIGITS - 1)),
+                    ),
+                ]));
+            }
         }
     }
     Expr::alt(alternatives)
@@ -236,12 +282,6 @@ pub(crate) fn number_range(low: Option<Bound>, high: Option<Bound>) -> Expr {
 /// The non-negative numbers `m` with `lower <= m` (`<` when `strict`) and `m <= upper` (`<`
 /// when the upper bound is exclusive), positionally.
 fn magnitudes(lower: u128, strict: bool, upper: Option<(u128, bool)>) -> Expr {
-    let any_fraction = || {
-        Expr::optional(Expr::seq([
-            Expr::lit("."),
-            Expr::repeat(any_digit(), 1, None),
-        ]))
-    };
     let mut alternatives = Vec::new();
     // Integer parts strictly inside the range take any fraction.
     let first = if strict {
@@ -257,16 +297,26 @@ fn magnitudes(lower: u128, strict: bool, upper: Option<(u128, bool)>) -> Expr {
         && first <= last
     {
         let high = upper.map(|_| last);
-        alternatives.push(Expr::seq([natural_range(first, high), any_fraction()]));
+        alternatives.push(Expr::seq([
+            natural_range(first, high),
+            Expr::optional(any_fraction()),
+        ]));
     }
     // Just above an exclusive lower bound: that integer part with a fraction that is not zero.
     if strict && upper.is_none_or(|(upper, _)| upper > lower) {
+        // Some digit is not zero: one alternative per count of zeros before the first that is
+        // not, so the fraction's length stays bounded.
+        let nonzero = (0..FRACTION_DIGITS).map(|zeros| {
+            Expr::seq([
+                Expr::lit("0".repeat(zeros as usize)),
+                digit_class(1, 9),
+                Expr::repeat(any_digit(), 0, Some(FRACTION_DIGITS - 1 - zeros)),
+            ])
+        });
         alternatives.push(Expr::seq([
             natural_range(lower, Some(lower)),
             Expr::lit("."),
-            Expr::repeat(Expr::lit("0"), 0, None),
-            digit_class(1, 9),
-            Expr::repeat(any_digit(), 0, None),
+            Expr::alt(nonzero),
         ]));
     }
     // An inclusive upper bound itself: that integer part with a fraction of zeros only.
@@ -275,10 +325,7 @@ fn magnitudes(lower: u128, strict: bool, upper: Option<(u128, bool)>) -> Expr {
     {
         alternatives.push(Expr::seq([
             natural_range(upper, Some(upper)),
-            Expr::optional(Expr::seq([
-                Expr::lit("."),
-                Expr::repeat(Expr::lit("0"), 1, None),
-            ])),
+            Expr::optional(zero_fraction()),
         ]));
     }
     Expr::alt(alternatives)
@@ -366,17 +413,19 @@ pub(crate) fn digits_class(digits: &[u8]) -> Expr {
     Expr::Class(CharClass::of(&ranges))
 }
 
-/// Any JSON number as RFC 8259 writes it, except exponents of three or more digits (see the
-/// module docs).
+/// Any JSON number as RFC 8259 writes it, except exponents of three or more digits and parts
+/// longer than the digit bounds (see the module docs).
 pub(crate) fn json_number() -> Expr {
-    let digits = || Expr::repeat(any_digit(), 1, None);
     Expr::seq([
         Expr::optional(Expr::lit("-")),
         Expr::alt([
             Expr::lit("0"),
-            Expr::seq([digit_class(1, 9), Expr::repeat(any_digit(), 0, None)]),
+            Expr::seq([
+                digit_class(1, 9),
+                Expr::repeat(any_digit(), 0, Some(u64::from(INTEGER_DIGITS - 1))),
+            ]),
         ]),
-        Expr::optional(Expr::seq([Expr::lit("."), digits()])),
+        Expr::optional(any_fraction()),
         Expr::optional(Expr::seq([
             Expr::Class(CharClass::of(&[('e', 'e'), ('E', 'E')])),
             Expr::optional(Expr::Class(CharClass::of(&[('+', '+'), ('-', '-')]))),
@@ -549,6 +598,82 @@ mod tests {
         }
     }
 
+    /// The digit bounds: every `u64` and `i64` fits, one digit more does not, in every number
+    /// rule (open, bounded on one side, an edge's fraction).
+    #[test]
+    fn digits_are_bounded() {
+        let twenty = "9".repeat(20);
+        let twenty_one = format!("1{twenty}");
+        let integers = grammar(integer_range(None, None));
+        let above_five = grammar(integer_range(Some(5), None));
+        let below_five = grammar(integer_range(None, Some(-5)));
+        let numbers = grammar(json_number());
+        let positive = grammar(number_range(
+            Some(Bound {
+                value: 0,
+                exclusive: true,
+            }),
+            None,
+        ));
+        for grammar in [&integers, &above_five, &numbers, &positive] {
+            assert!(grammar.recognize(&u64::MAX.to_string()).is_ok());
+            assert!(grammar.recognize(&i64::MAX.to_string()).is_ok());
+            assert!(grammar.recognize(&twenty).is_ok());
+            assert!(grammar.recognize(&twenty_one).is_err());
+        }
+        for grammar in [&integers, &below_five, &numbers] {
+            assert!(grammar.recognize(&i64::MIN.to_string()).is_ok());
+            assert!(grammar.recognize(&format!("-{twenty}")).is_ok());
+            assert!(grammar.recognize(&format!("-{twenty_one}")).is_err());
+        }
+        // Twenty-two fraction digits, also at an exclusive edge (zeros first) and on an
+        // integral value's zeros.
+        let fraction = "1234567890123456789012";
+        let zeros = format!("{}1", "0".repeat(21));
+        for grammar in [&numbers, &positive] {
+            for digits in [fraction, zeros.as_str()] {
+                assert!(
+                    grammar.recognize(&format!("0.{digits}")).is_ok(),
+                    "{digits}"
+                );
+                assert!(
+                    grammar.recognize(&format!("0.{digits}5")).is_err(),
+                    "{digits}"
+                );
+            }
+            assert!(grammar.recognize(&format!("{twenty}.{fraction}")).is_ok());
+        }
+        let at_most_ten = grammar(number_range(
+            None,
+            Some(Bound {
+                value: 10,
+                exclusive: false,
+            }),
+        ));
+        assert!(
+            at_most_ten
+                .recognize(&format!("10.{}", "0".repeat(22)))
+                .is_ok()
+        );
+        assert!(
+            at_most_ten
+                .recognize(&format!("10.{}", "0".repeat(23)))
+                .is_err()
+        );
+        // What serde_json writes for doubles at the edges of its positional form.
+        for value in [
+            0.000012345678901234567f64,
+            1.2345678901234567e-7,
+            1e16,
+            1.5e99,
+        ] {
+            let text = serde_json::to_string(&value).unwrap();
+            assert!(numbers.recognize(&text).is_ok(), "{text}");
+        }
+        // A range that starts beyond twenty digits is empty.
+        assert_eq!(integer_range(Some(10i128.pow(20)), None), Expr::Never);
+    }
+
     #[test]
     fn digit_rules_read_well() {
         let mut builder = Builder::new();
@@ -568,15 +693,33 @@ mod tests {
                 }),
             ),
         );
+        let edge: Vec<String> = (0..22)
+            .map(|zeros| {
+                let rest = match 21 - zeros {
+                    0 => String::new(),
+                    1 => " [0-9]?".to_owned(),
+                    more => format!(" [0-9]{{0,{more}}}"),
+                };
+                let zeros = if zeros == 0 {
+                    String::new()
+                } else {
+                    format!("\"{}\" ", "0".repeat(zeros))
+                };
+                format!("{zeros}[1-9]{rest}")
+            })
+            .collect();
         assert_eq!(
             builder.finish(),
-            "root ::= ([1-9] | [1-5] [0-9]) (\".\" [0-9]+)? | \"0.\" \"0\"* [1-9] [0-9]* | \"60\" (\".\" \"0\"+)?\n"
+            format!(
+                "root ::= ([1-9] | [1-5] [0-9]) (\".\" [0-9]{{1,22}})? | \"0.\" ({}) | \"60\" (\".\" \"0\"{{1,22}})?\n",
+                edge.join(" | ")
+            )
         );
         let mut builder = Builder::new();
         builder.define(0, integer_range(Some(-5), None));
         assert_eq!(
             builder.finish(),
-            "root ::= \"0\" | [1-9] | [1-9] [0-9]+ | \"-\" [1-5]\n"
+            "root ::= \"0\" | [1-9] | [1-9] [0-9]{1,19} | \"-\" [1-5]\n"
         );
     }
 }

@@ -11,7 +11,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::derive::Deriver;
+use super::derive::{ANNOTATIONS, Deriver};
 use super::types::{type_names, value_types};
 use crate::schema::distinct::equality_hash;
 
@@ -96,7 +96,7 @@ fn shape(deriver: &mut Deriver<'_>, branch: &Value) -> Shape {
                 .copied()
                 .collect(),
         ),
-        (None, None) => None,
+        (None, None) => alternative_types(deriver, map, 0),
     };
     let required: HashSet<&str> = map
         .get("required")
@@ -133,6 +133,70 @@ fn shape(deriver: &mut Deriver<'_>, branch: &Value) -> Shape {
         required: required.iter().map(|name| (*name).to_owned()).collect(),
         declared,
     }
+}
+
+/// The types a schema made only of `oneOf` / `anyOf` branches allows: those its branches
+/// name (through `$ref`s and nested alternatives, a few levels deep); `None` when a branch
+/// does not say.
+fn alternative_types(
+    deriver: &mut Deriver<'_>,
+    map: &Map<String, Value>,
+    depth: u32,
+) -> Option<BTreeSet<&'static str>> {
+    let mut keywords = map
+        .keys()
+        .filter(|key| !ANNOTATIONS.contains(&key.as_str()));
+    let keyword = keywords.next()?;
+    if keywords.next().is_some() || !["oneOf", "anyOf"].contains(&keyword.as_str()) || depth > 4 {
+        return None;
+    }
+    let mut types = BTreeSet::new();
+    for branch in map.get(keyword)?.as_array()? {
+        let mut branch = branch.as_object()?;
+        if let Some(reference) = branch.get("$ref").and_then(Value::as_str) {
+            branch = deriver.lookup(reference)?.as_object()?;
+        }
+        let named = if branch.contains_key("type") || literal_values(branch).is_some() {
+            shape(deriver, &Value::Object(branch.clone())).types?
+        } else {
+            alternative_types(deriver, branch, depth + 1)?
+        };
+        types.extend(named);
+    }
+    Some(types)
+}
+
+/// Keywords beside which an array branch is its items and its length bounds only (with
+/// annotations).
+const PLAIN_ARRAY: &[&str] = &["type", "items", "minItems", "maxItems"];
+
+/// When every branch is an array of one `items` schema and no two branches' items overlap
+/// (as [`pairwise_disjoint`] tells of the items): the branches (a `$ref` read), each with how
+/// few items it allows. Two such branches can only both accept `[]`.
+pub(crate) fn arrays_apart(
+    deriver: &mut Deriver<'_>,
+    branches: &[Value],
+) -> Option<Vec<(Map<String, Value>, u64)>> {
+    let mut arrays = Vec::new();
+    let mut items = Vec::new();
+    for branch in branches {
+        let mut map = branch.as_object()?;
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            map = deriver.lookup(reference)?.as_object()?;
+        }
+        let plain = map.get("type").and_then(Value::as_str) == Some("array")
+            && map.keys().all(|key| {
+                PLAIN_ARRAY.contains(&key.as_str()) || ANNOTATIONS.contains(&key.as_str())
+            });
+        let item = map.get("items").filter(|item| item.is_object())?;
+        if !plain {
+            return None;
+        }
+        items.push(item.clone());
+        let fewest = map.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+        arrays.push((map.clone(), fewest));
+    }
+    pairwise_disjoint(deriver, &items, true).then_some(arrays)
 }
 
 /// Whether no value the grammar writes for branch `a` satisfies branch `b`: each type `a`

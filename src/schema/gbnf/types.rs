@@ -12,7 +12,6 @@ use serde_json::{Map, Value};
 
 use super::derive::Deriver;
 use super::expr::Expr;
-use super::shared::RESERVED;
 use crate::schema::{json_kind, pointer_push};
 
 const TYPES: &[&str] = &[
@@ -421,10 +420,7 @@ fn number(deriver: &mut Deriver<'_>, map: &Map<String, Value>, pointer: &str) ->
             Ok(expr) => {
                 // As the bounded number grammar writes an integral value: also with a
                 // fraction of zeros.
-                let zeros = Expr::optional(Expr::seq([
-                    Expr::lit("."),
-                    Expr::repeat(Expr::lit("0"), 1, None),
-                ]));
+                let zeros = Expr::optional(super::numbers::zero_fraction());
                 return never_if_empty(deriver, Expr::seq([expr, zeros]), pointer);
             }
             Err(reason) => deriver.note(
@@ -466,8 +462,10 @@ fn number(deriver: &mut Deriver<'_>, map: &Map<String, Value>, pointer: &str) ->
     }
 }
 
-/// Most states of a divisibility automaton the grammar spells out, one rule each.
-const MOST_DIVISIBILITY_STATES: usize = 256;
+/// Most rules the grammar spends on the multiples of one step: one per state of the
+/// divisibility automaton and count of digits still allowed (an integer part has at most
+/// [`super::numbers::INTEGER_DIGITS`]), so steps of up to 25 states.
+const MOST_DIVISIBILITY_RULES: usize = 512;
 
 /// Most multiples between two bounds the grammar lists one by one.
 const MOST_LISTED_MULTIPLES: i128 = 256;
@@ -549,7 +547,7 @@ fn multiples(
     let zero = first.is_none_or(|first| first <= 0) && last.is_none_or(|last| last >= 0);
     let positive = if positives || negatives {
         positive_multiples(deriver, step).ok_or_else(|| {
-            format!("the multiples of {step} need more than {MOST_DIVISIBILITY_STATES} rules")
+            format!("the multiples of {step} need more than {MOST_DIVISIBILITY_RULES} rules")
         })?
     } else {
         Expr::Never
@@ -567,50 +565,56 @@ fn multiples(
     Ok(Expr::alt(alternatives))
 }
 
-/// The positive multiples of `step` without leading zeros: one rule per state of the
-/// divisibility automaton, each a digit and the next state's rule (right-recursive, so the
-/// engine's stack does not grow with the digits). `None` when there are too many states.
+/// The positive multiples of `step` without leading zeros and with at most
+/// [`super::numbers::INTEGER_DIGITS`] digits: one rule per state of the divisibility automaton
+/// and count of digits still allowed, each a digit and the next rule (right-recursive, so the
+/// engine's stack does not grow with the digits). `None` when there are too many rules.
 fn positive_multiples(deriver: &mut Deriver<'_>, step: u64) -> Option<Expr> {
     if let Some(found) = deriver.multiple_rules.get(&step) {
         return found.clone();
     }
-    let made = super::numbers::divisibility(step, MOST_DIVISIBILITY_STATES).map(|automaton| {
-        let hint = format!("multiple-of-{step}");
-        let rules: Vec<usize> = automaton
-            .next
-            .iter()
-            .map(|_| deriver.builder.declare(&hint, RESERVED))
-            .collect();
-        // The digits from `from` on, grouped by the state they lead to, each group a class.
-        let moves = |state: usize, from: u8| -> Vec<Expr> {
-            let mut targets: Vec<(usize, Vec<u8>)> = Vec::new();
-            for digit in from..=9 {
-                let target = automaton.next[state][usize::from(digit)];
-                match targets.iter_mut().find(|(seen, _)| *seen == target) {
-                    Some((_, digits)) => digits.push(digit),
-                    None => targets.push((target, vec![digit])),
+    let digits = super::numbers::INTEGER_DIGITS as usize;
+    let made =
+        super::numbers::divisibility(step, MOST_DIVISIBILITY_RULES / digits).map(|automaton| {
+            let hint = format!("multiple-of-{step}");
+            // The digits from `from` on, grouped by the state they lead to, each group a class
+            // before that state's rule in `next` (a state without a rule there is left out).
+            let moves = |state: usize, from: u8, next: &[Expr]| -> Vec<Expr> {
+                let mut targets: Vec<(usize, Vec<u8>)> = Vec::new();
+                for digit in from..=9 {
+                    let target = automaton.next[state][usize::from(digit)];
+                    match targets.iter_mut().find(|(seen, _)| *seen == target) {
+                        Some((_, digits)) => digits.push(digit),
+                        None => targets.push((target, vec![digit])),
+                    }
+                }
+                targets
+                    .into_iter()
+                    .filter(|(target, _)| next[*target] != Expr::Never)
+                    .map(|(target, digits)| {
+                        Expr::seq([super::numbers::digits_class(&digits), next[target].clone()])
+                    })
+                    .collect()
+            };
+            // rules[state] with `left` more digits allowed, built from none left upwards.
+            let mut rules: Vec<Expr> = vec![Expr::Never; automaton.next.len()];
+            for left in 0..digits {
+                let below = rules.clone();
+                for (state, rule) in rules.iter_mut().enumerate() {
+                    let mut body = if left == 0 {
+                        Vec::new()
+                    } else {
+                        moves(state, 0, &below)
+                    };
+                    if automaton.accepting[state] {
+                        body.push(Expr::Empty);
+                    }
+                    *rule = deriver.named(Expr::alt(body), &hint);
                 }
             }
-            targets
-                .into_iter()
-                .map(|(target, digits)| {
-                    Expr::seq([
-                        super::numbers::digits_class(&digits),
-                        Expr::Ref(rules[target]),
-                    ])
-                })
-                .collect()
-        };
-        for (state, &rule) in rules.iter().enumerate() {
-            let mut body = moves(state, 0);
-            if automaton.accepting[state] {
-                body.push(Expr::Empty);
-            }
-            deriver.builder.define(rule, Expr::alt(body));
-        }
-        let first = Expr::alt(moves(automaton.start, 1));
-        deriver.named(first, &format!("positive-multiple-of-{step}"))
-    });
+            let first = Expr::alt(moves(automaton.start, 1, &rules));
+            deriver.named(first, &format!("positive-multiple-of-{step}"))
+        });
     deriver.multiple_rules.insert(step, made.clone());
     made
 }

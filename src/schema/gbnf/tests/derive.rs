@@ -669,15 +669,27 @@ fn multiples_the_grammar_cannot_bound_are_noted() {
     ] {
         assert_eq!(noted(&schema), [" multipleOf"], "{schema}");
     }
-    // Multiples of 1000 need four rules, not a thousand.
-    let derived = derive_uncached(&json!({"type": "integer", "multipleOf": 1000})).unwrap();
+    // Multiples of 1000 need four states, not a thousand: a rule for each and each count of
+    // digits still allowed (fewer where a state cannot reach a multiple in time).
+    let schema = json!({"type": "integer", "multipleOf": 1000});
+    let derived = derive_uncached(&schema).unwrap();
     assert!(derived.notes.is_empty());
     let states = derived
         .grammar
         .lines()
         .filter(|line| line.starts_with("multiple-of-1000"))
         .count();
-    assert_eq!(states, 4, "{}", derived.grammar);
+    assert!(states <= 4 * 20, "{}", derived.grammar);
+    // At most twenty digits, as every integer in the grammar (JSONSchemaBench Github_trivial
+    // o83695: a random model wrote multiples of 12 until its budget).
+    for step in [1000u64, 12] {
+        let schema = json!({"type": "integer", "multipleOf": step});
+        let largest = u64::MAX - u64::MAX % step;
+        assert!(accepts(&schema, &largest.to_string()), "{largest}");
+        assert!(accepts(&schema, &format!("-{largest}")), "{largest}");
+        let longer = format!("{largest}0");
+        assert!(!accepts(&schema, &longer), "{longer}");
+    }
     // No multiple between the bounds.
     let schema = json!({"type": "integer", "minimum": 1, "maximum": 2, "multipleOf": 3});
     assert!(matches!(
@@ -718,4 +730,115 @@ fn a_pattern_that_matches_every_key_holds_every_member() {
     assert_eq!(noted(&schema), [" patternProperties"]);
     assert!(!accepts(&schema, r#"{"b": "text"}"#));
     assert!(accepts(&schema, r#"{"b": 1.5}"#));
+}
+
+#[test]
+fn property_dependencies_are_exact() {
+    // JSONSchemaBench WashingtonPost wp_37: two properties need one written after them.
+    let names = ["a", "b", "c", "d"];
+    let every_subset = || {
+        (0..1u32 << names.len()).map(|subset| {
+            let members: Vec<String> = (0..names.len())
+                .filter(|bit| subset & (1 << bit) != 0)
+                .map(|bit| format!("\"{}\":1", names[bit]))
+                .collect();
+            format!("{{{}}}", members.join(","))
+        })
+    };
+    let object = |extra: Value| {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "integer"},
+                "b": {"type": "integer"},
+                "c": {"type": "integer"},
+                "d": {"type": "integer"}
+            },
+            "additionalProperties": false
+        });
+        schema
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        schema
+    };
+    for extra in [
+        // Needed later, earlier, both; chains and cycles; a required trigger.
+        json!({"dependencies": {"a": ["c"], "b": ["c"]}}),
+        json!({"dependencies": {"d": ["a"]}}),
+        json!({"dependencies": {"b": ["a", "d"]}}),
+        json!({"dependencies": {"a": ["b"], "b": ["c"], "c": ["d"]}}),
+        json!({"dependencies": {"a": ["d"], "d": ["a"]}}),
+        json!({"dependencies": {"a": ["b"]}, "required": ["a"]}),
+        json!({"dependencies": {"c": ["b"]}, "required": ["d"]}),
+        json!({"dependentRequired": {"c": ["a"], "d": ["b"]}, "$schema": "https://json-schema.org/draft/2020-12/schema"}),
+        json!({"dependencies": {"a": []}}),
+    ] {
+        let schema = object(extra);
+        assert!(noted(&schema).is_empty(), "{schema}: {:?}", noted(&schema));
+        agrees_with_validation(&schema, every_subset());
+    }
+    // Past the bound, or a schema dependency: the dependency is noted, the grammar looser.
+    let mut wide = json!({"type": "object", "properties": {}, "dependencies": {}, "additionalProperties": false});
+    for index in 0..5 {
+        wide["properties"][format!("p{index}")] = json!({"type": "integer"});
+        wide["properties"][format!("q{index}")] = json!({"type": "integer"});
+        wide["dependencies"][format!("p{index}")] = json!([format!("q{index}")]);
+    }
+    let many = wide;
+    assert_eq!(noted(&many), [" dependencies"].map(str::to_owned));
+    assert!(accepts(&many, r#"{"p0":1}"#));
+    let schema_form = object(json!({"dependencies": {"a": {"required": ["b"]}, "c": ["d"]}}));
+    assert_eq!(
+        noted(&schema_form),
+        ["/dependencies/a -"].map(str::to_owned)
+    );
+    assert!(!accepts(&schema_form, r#"{"c":1}"#));
+    // Draft-07 does not know dependentRequired: the validator ignores it, and the grammar.
+    let draft7 = object(json!({"dependentRequired": {"c": ["a"]}}));
+    assert_eq!(noted(&draft7), [" dependentRequired"].map(str::to_owned));
+    agrees_with_validation(&draft7, every_subset());
+    // A needed property the grammar does not write.
+    let undeclared = object(json!({"dependencies": {"a": ["z"]}}));
+    assert_eq!(noted(&undeclared), ["/dependencies/a -"].map(str::to_owned));
+}
+
+#[test]
+fn one_of_arrays_apart_but_for_the_empty_one() {
+    // JSONSchemaBench Github_hard o65730: an array of nullable numbers or an array of arrays
+    // of them. Only `[]` matches both, so under `oneOf` it matches none.
+    let schema = json!({
+        "definitions": {
+            "nullable_number": {"oneOf": [{"type": "number"}, {"type": "null"}]},
+            "numbers": {"type": "array", "items": {"$ref": "#/definitions/nullable_number"}}
+        },
+        "oneOf": [
+            {"$ref": "#/definitions/numbers"},
+            {"type": "array", "items": {"$ref": "#/definitions/numbers"}}
+        ]
+    });
+    let texts = [
+        "[]",
+        "[1]",
+        "[null]",
+        "[1,null]",
+        "[[]]",
+        "[[1]]",
+        "[[],[null,2]]",
+        "[1,[1]]",
+        "[[1],1]",
+    ];
+    assert!(noted(&schema).is_empty(), "{:?}", noted(&schema));
+    agrees_with_validation(&schema, texts.map(str::to_owned));
+    // One branch that needs an item already: `[]` matches the other alone.
+    let mut one_empty = schema.clone();
+    one_empty["oneOf"][1]["minItems"] = json!(1);
+    assert!(noted(&one_empty).is_empty());
+    agrees_with_validation(&one_empty, texts.map(str::to_owned));
+    // Items that overlap: still anyOf, with the note.
+    let overlapping = json!({"oneOf": [
+        {"type": "array", "items": {"type": "number"}},
+        {"type": "array", "items": {"type": "integer"}}
+    ]});
+    assert_eq!(noted(&overlapping), [" oneOf"].map(str::to_owned));
 }
