@@ -208,8 +208,8 @@ fn a_loop_that_counts_is_cut_off_early_and_re_asked_as_a_loop_never_with_a_large
         "{}",
         run.stderr
     );
-    // With re-asks allowed, every one after the loop is an anti-repetition re-ask with the
-    // same budget, never a raise.
+    // With re-asks allowed, every one after the loop is an anti-repetition re-ask with at most
+    // the same budget, never a raise (the call's deadline may fit it smaller).
     let run = loops("2");
     let json = run.json();
     let meta = &json["meta"];
@@ -220,7 +220,8 @@ fn a_loop_that_counts_is_cut_off_early_and_re_asked_as_a_loop_never_with_a_large
         assert_ne!(reask["action"], "raise_max_tokens", "{json}");
         if reask["class"] == "repetition" {
             assert_eq!(reask["action"], "anti_repetition", "{json}");
-            assert_eq!(reask["max_tokens"], 2048, "{json}");
+            let budget = reask["max_tokens"].as_u64().unwrap();
+            assert!(budget <= 2048, "{json}");
         }
     }
 }
