@@ -78,6 +78,9 @@ pub enum LoopKind {
     NumberDigits,
     /// The items of a list, alike but for a counter or a few words.
     SimilarItems,
+    /// The items of a list alternating between two, each alike the one two before it but for
+    /// a counter or a few words.
+    AlternatingItems,
 }
 
 impl LoopKind {
@@ -89,6 +92,7 @@ impl LoopKind {
             LoopKind::Whitespace => "whitespace",
             LoopKind::NumberDigits => "number_digits",
             LoopKind::SimilarItems => "similar_items",
+            LoopKind::AlternatingItems => "alternating_items",
         }
     }
 }
@@ -102,8 +106,8 @@ pub struct Repetition {
     pub start: usize,
     /// Byte offset (exclusive) where it was recognised.
     pub end: usize,
-    /// Length of the repeated unit in bytes (1 for whitespace and digits; similar items: their
-    /// mean length).
+    /// Length of the repeated unit in bytes (1 for whitespace and digits; similar and
+    /// alternating items: their mean length).
     pub period: usize,
     /// How many whole units (or items) the run holds when it was recognised.
     pub repeats: usize,
@@ -130,6 +134,12 @@ impl std::fmt::Display for Repetition {
             LoopKind::SimilarItems => write!(
                 f,
                 "{} items in a row alike but for a counter or a few words, from byte {}: {:?}",
+                self.repeats, self.start, self.unit
+            ),
+            LoopKind::AlternatingItems => write!(
+                f,
+                "{} items in a row alternating between two, alike but for a counter or a few \
+                 words, from byte {}: {:?}",
                 self.repeats, self.start, self.unit
             ),
             LoopKind::RepeatedText | LoopKind::RepeatedMember => write!(
@@ -233,7 +243,11 @@ impl RepetitionDetector {
         self.items.step(byte, at);
         if let Some(run) = self.items.found() {
             self.found = Some(Repetition {
-                kind: LoopKind::SimilarItems,
+                kind: if run.period == 1 {
+                    LoopKind::SimilarItems
+                } else {
+                    LoopKind::AlternatingItems
+                },
                 start: run.start,
                 end: run.end,
                 period: (run.end - run.start) / run.items,

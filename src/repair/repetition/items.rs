@@ -5,23 +5,26 @@
 //! the files. The periodic rule needs an exact period; this one compares whole items. It reads
 //! the text's JSON structure (strings, nesting, keys), and for every array it tracks (the
 //! outermost [`MAX_TRACKED`] containers) it keeps the pairs of words in a row of the item
-//! being read and of the item before it. Words are runs of letters and digits inside strings
-//! that are not keys, and numbers outside strings; every run of digits reads as one word, so a
-//! counter is the same word in every item. Pairs, not single words: a template whose slots hold
-//! other words (`"Wire the X through layer N"`) shares few pairs, while a loop that changed a
-//! clause shares all the others. When an item ends, it is compared with the one before: the
-//! share of the longer item's pairs that the other has too. [`MIN_ITEMS`] items in a row, each
-//! similar to the one before by at least [`SIMILARITY`] and holding at least [`MIN_WORDS`]
-//! pairs, over at least [`super::MIN_SPAN`] bytes, are a loop. The thresholds come from the
-//! loops two real models wrote (`tests/fixtures/loops-collected/`: their alike items share 0.77
-//! to 1.0 of their pairs) and from their plain answers, which stay below.
+//! being read and of the two items before it. Words are runs of letters and digits inside
+//! strings that are not keys, and numbers outside strings; every run of digits reads as one
+//! word, so a counter is the same word in every item. Pairs, not single words: a template whose
+//! slots hold other words (`"Wire the X through layer N"`) shares few pairs, while a loop that
+//! changed a clause shares all the others. When an item ends, it is compared with the one
+//! before and with the one two before (a model that alternates between two items): the share
+//! of the longer item's pairs that the other has too. [`MIN_ITEMS`] - 1 items in a row, each
+//! similar to the item one (or each to the item two) before it by at least [`SIMILARITY`] and
+//! holding at least [`MIN_WORDS`] pairs, over at least [`super::MIN_SPAN`] bytes, are a loop.
+//! The thresholds come from the loops two real models wrote (`tests/fixtures/loops-collected/`:
+//! their alike items share 0.77 to 1.0 of their pairs) and from their plain answers, which stay
+//! below.
 //!
 //! Items of a few words (file names, short strings) are left to the periodic rule: two file
 //! names differ in one word of two, which says nothing. Each word costs one push per tracked
 //! array that holds it and each item a sort of its words, so a text is read in time linear in
 //! its length (times the tracked depth) and an item keeps at most [`MAX_WORDS`] words.
 
-/// The fewest items in a row that make a loop.
+/// The fewest items in a row that make a loop of items alike the one before (a loop of period
+/// 2 needs one more: the same number of items that repeat an earlier one).
 pub const MIN_ITEMS: usize = 4;
 
 /// The fewest pairs of words an item must hold to be compared.
@@ -47,6 +50,16 @@ pub struct SimilarRun {
     pub end: usize,
     /// Items in the run.
     pub items: usize,
+    /// Each item is alike the one this many before it: 1, or 2 when they alternate.
+    pub period: usize,
+}
+
+/// A run of alike items long enough to be a loop, before its span is judged.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    items: usize,
+    start: usize,
+    period: usize,
 }
 
 /// One open container.
@@ -58,6 +71,12 @@ struct Level {
     expect_key: bool,
 }
 
+/// The longest period, in items, that a run of similar items may have: each item alike the
+/// one before it (1), or the one two before it, as when a model alternates between two items
+/// (`retry ...`, `broker ...`, `retry ...`, `broker ...`; tests/fixtures/loops-collected/
+/// qwen-architect-pairs.txt), which no item-to-item comparison sees.
+const PERIODS: usize = 2;
+
 /// The items of one open array.
 #[derive(Clone, Debug, Default)]
 struct ArrayItems {
@@ -65,12 +84,15 @@ struct ArrayItems {
     start: Option<usize>,
     /// The current item's pairs of words (hashes), unsorted; `None` once it holds too many.
     words: Option<Vec<u32>>,
-    /// The previous item's pairs of words, sorted; empty when it was not comparable.
-    previous: Vec<u32>,
-    /// Similar items in a row, ending with the previous one (0 or 1: no run).
-    run: usize,
-    /// Where the run's first item starts.
-    run_start: usize,
+    /// The last [`PERIODS`] items, the latest first: their pairs of words, sorted (empty when
+    /// the item was not comparable), and where each starts.
+    earlier: [(Vec<u32>, usize); PERIODS],
+    /// For each period p (index p - 1): the items in a row, ending with the previous one, that
+    /// are each alike the item p before them.
+    alike: [usize; PERIODS],
+    /// For each period: where the run's first item starts (the one the first alike item
+    /// repeats).
+    run_start: [usize; PERIODS],
 }
 
 /// Reads a text's structure one byte at a time and compares the items of its arrays.
@@ -136,7 +158,7 @@ impl Items {
                 }) = self.levels.pop()
                 {
                     items.end();
-                    self.judge_run(items.run, items.run_start, at);
+                    self.judge_run(items.run(), at);
                 }
             }
             b',' if self.untracked == 0 => match self.levels.last_mut() {
@@ -144,8 +166,8 @@ impl Items {
                     array: Some(items), ..
                 }) => {
                     items.end();
-                    let (run, run_start) = (items.run, items.run_start);
-                    self.judge_run(run, run_start, at);
+                    let run = items.run();
+                    self.judge_run(run, at);
                 }
                 Some(level) => level.expect_key = true,
                 None => {}
@@ -259,22 +281,25 @@ impl Items {
         }
     }
 
-    /// After an item ended at `at`, closing a run of `run` similar items from `run_start`: a
-    /// run long enough is a loop.
-    fn judge_run(&mut self, run: usize, run_start: usize, at: usize) {
-        if self.found.is_none() && run >= MIN_ITEMS && at - run_start >= super::MIN_SPAN {
+    /// After an item ended at `at`, closing `run`: a run long enough is a loop.
+    fn judge_run(&mut self, run: Option<Run>, at: usize) {
+        if let Some(run) = run
+            && self.found.is_none()
+            && at - run.start >= super::MIN_SPAN
+        {
             self.found = Some(SimilarRun {
-                start: run_start,
+                start: run.start,
                 end: at + 1,
-                items: run,
+                items: run.items,
+                period: run.period,
             });
         }
     }
 }
 
 impl ArrayItems {
-    /// The current item ends (if there was one: not in `[]`): it extends the run of similar
-    /// items or may begin the next one.
+    /// The current item ends (if there was one: not in `[]`): for each period, it extends the
+    /// run of items alike the one that many before, or ends it.
     fn end(&mut self) {
         let Some(start) = self.start.take() else {
             return;
@@ -282,16 +307,31 @@ impl ArrayItems {
         let mut words = self.words.take().unwrap_or_default();
         words.sort_unstable();
         let comparable = words.len() >= MIN_WORDS;
-        let similar =
-            comparable && self.previous.len() >= MIN_WORDS && similar(&self.previous, &words);
-        if similar {
-            self.run += 1;
-        } else {
-            // This item may begin the next run.
-            self.run = 1;
-            self.run_start = start;
+        for (period, (earlier, earlier_start)) in self.earlier.iter().enumerate() {
+            if comparable && earlier.len() >= MIN_WORDS && similar(earlier, &words) {
+                if self.alike[period] == 0 {
+                    self.run_start[period] = *earlier_start;
+                }
+                self.alike[period] += 1;
+            } else {
+                self.alike[period] = 0;
+            }
         }
-        self.previous = if comparable { words } else { Vec::new() };
+        self.earlier.rotate_right(1);
+        self.earlier[0] = (if comparable { words } else { Vec::new() }, start);
+    }
+
+    /// The run of alike items that counts as a loop, if any. The same evidence for every
+    /// period: [`MIN_ITEMS`] - 1 items in a row, each alike the item a period before it (four
+    /// items for period 1, five for period 2).
+    fn run(&self) -> Option<Run> {
+        (0..PERIODS)
+            .find(|&index| self.alike[index] + 1 >= MIN_ITEMS)
+            .map(|index| Run {
+                items: self.alike[index] + index + 1,
+                start: self.run_start[index],
+                period: index + 1,
+            })
     }
 }
 

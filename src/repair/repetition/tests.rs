@@ -421,3 +421,96 @@ fn a_list_of_distinct_items_of_one_shape_is_not_a_loop() {
         .collect();
     assert_eq!(find_repetition(&format!("[{}]", tasks.join(", "))), None);
 }
+
+/// Decisions that alternate between two, each alike the one two before it: what Qwen wrote
+/// for `architect` under the brief prompt (tests/fixtures/loops-collected/
+/// qwen-architect-pairs.txt, cut by the call's deadline), here with a counter in each.
+fn alternating_decisions(count: usize) -> String {
+    let pair = [
+        "Implement a retry logic for failed deliveries using the backoff strategy and retry options provided by FastAPI.",
+        "Use a message broker to distribute order events across multiple servers efficiently.",
+    ];
+    let items: Vec<String> = (0..count)
+        .map(|n| {
+            format!(
+                "{{\"decision\": \"{} (decision {})\", \"rationale\": \"This design allows us to manage order events in a reliable manner.\", \"alternatives\": []}}",
+                pair[n % 2],
+                n + 1
+            )
+        })
+        .collect();
+    format!(
+        "{{\"summary\": \"Webhooks\", \"decisions\": [{}",
+        items.join(",")
+    )
+}
+
+#[test]
+fn items_that_alternate_between_two_are_a_loop() {
+    let text = alternating_decisions(12);
+    let found = find_repetition(&text).expect("alternating items are a loop");
+    assert_eq!(found.kind, LoopKind::AlternatingItems, "{found}");
+    // Four items that each repeat the one two before: five items from the first.
+    assert_eq!(found.repeats, items::MIN_ITEMS + 1, "{found}");
+    assert!(
+        found.unit.starts_with("{\"decision\": \"Implement"),
+        "{found:?}"
+    );
+    assert_eq!(find_repetition(&text[..found.end]), Some(found.clone()));
+    assert!(
+        found.to_string().contains("alternating between two"),
+        "{found}"
+    );
+    // One item fewer is not yet a loop.
+    let four = alternating_decisions(4);
+    assert_eq!(find_repetition(&format!("{four}]}}")), None);
+}
+
+#[test]
+fn the_alternating_loop_qwen_wrote_is_caught_before_the_deadline_cut_it() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/loops-collected/qwen-architect-pairs.txt"),
+    )
+    .unwrap();
+    let found = find_repetition(&text).expect("a loop");
+    assert_eq!(found.kind, LoopKind::AlternatingItems, "{found}");
+    // The pair starts repeating at byte 1851 (the sixth decision); the deadline cut the
+    // answer at byte 3555, inside the twelfth.
+    assert!(found.start >= 1500 && found.end < 3432, "{found}");
+}
+
+#[test]
+fn a_plan_that_alternates_two_kinds_of_step_is_not_a_loop() {
+    // Write a module, then test it: each pair shares its shape and half its words with the
+    // pair before, as a real plan does.
+    let modules = [
+        (
+            "parser",
+            "turns the token stream into a syntax tree with spans",
+        ),
+        (
+            "checker",
+            "resolves every name and reports unknown types with their span",
+        ),
+        (
+            "emitter",
+            "writes the bytecode for each function and the constant table",
+        ),
+        (
+            "linker",
+            "joins the modules and fails on a symbol defined twice",
+        ),
+    ];
+    let mut steps = Vec::new();
+    for (module, does) in modules {
+        steps.push(format!(
+            "{{\"title\": \"Write the {module}\", \"description\": \"Add src/{module}.rs: it {does}.\", \"files\": [\"src/{module}.rs\"]}}"
+        ));
+        steps.push(format!(
+            "{{\"title\": \"Test the {module}\", \"description\": \"Add tests/{module}.rs with a case for each thing the {module} does and one for bad input.\", \"files\": [\"tests/{module}.rs\"]}}"
+        ));
+    }
+    let plan = format!("{{\"steps\": [{}]}}", steps.join(", "));
+    assert_eq!(find_repetition(&plan), None);
+}
