@@ -150,6 +150,11 @@ pub struct ProbeReport {
     pub elapsed_ms: u64,
     /// The deadline it ran under, in milliseconds.
     pub deadline_ms: u64,
+    /// The forms that got no answer: none by the deadline, or a request that failed without
+    /// an HTTP status. On a busy or slow server that queues the probe's requests, this says
+    /// nothing about the form.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unanswered: Vec<WireForm>,
 }
 
 /// How one form's probe ended, before the baseline is known.
@@ -262,6 +267,7 @@ pub fn probe(target: &Target, timeout: Duration) -> ProbeReport {
             }))
     );
     let mut answered = matches!(&baseline, Some(Ok(_)));
+    let mut unanswered = Vec::new();
     let mut outcomes = BTreeMap::new();
     for form in WireForm::ALL {
         let outcome = if !preset.worth_probing(form) {
@@ -276,9 +282,12 @@ pub fn probe(target: &Target, timeout: Duration) -> ProbeReport {
             }
         } else {
             match results.remove(&form) {
-                None => FormOutcome::Untested {
-                    reason: deadline_text.clone(),
-                },
+                None => {
+                    unanswered.push(form);
+                    FormOutcome::Untested {
+                        reason: deadline_text.clone(),
+                    }
+                }
                 Some(FormResult::Enforced) => {
                     (reachable, answered) = (true, true);
                     FormOutcome::Supported
@@ -297,6 +306,9 @@ pub fn probe(target: &Target, timeout: Duration) -> ProbeReport {
                 }
                 Some(FormResult::Failed(error)) => {
                     reachable |= error.status.is_some();
+                    if error.status.is_none() {
+                        unanswered.push(form);
+                    }
                     failed_outcome(error, &baseline)
                 }
             }
@@ -317,6 +329,7 @@ pub fn probe(target: &Target, timeout: Duration) -> ProbeReport {
         fingerprint: found,
         elapsed_ms: started.elapsed().as_millis() as u64,
         deadline_ms: timeout.as_millis() as u64,
+        unanswered,
     }
 }
 

@@ -68,6 +68,54 @@ fn refresh_probes_again_and_the_cache_otherwise_answers() {
 }
 
 #[test]
+fn a_probe_that_missed_stronger_forms_says_so_and_is_not_kept_for_good() {
+    // A busy server: the json_schema forms wait behind the others past the probe's deadline.
+    let emulator = Emulator::start(Profile::llama_server());
+    emulator.delay_json_schema(Some(std::time::Duration::from_secs(5)));
+    let mut slm = Slm::new();
+    slm.env("SLMCODE_PROVIDER", "llamacpp")
+        .env("SLMCODE_ENDPOINT", &emulator.base_url())
+        .env("SLMCODE_PROBE_TIMEOUT_S", "2");
+    let run = slm.run(["probe", "--json"], "");
+    let json = run.code(0).json();
+    assert_eq!(json["mechanism"], "gbnf_grammar", "{json}");
+    let reason = json["reason"].as_str().unwrap();
+    assert!(
+        reason
+            .contains("no answer in time for json_schema_strict, json_schema; probed again after"),
+        "{reason}"
+    );
+    assert!(
+        run.stderr
+            .contains("the probe got no answer in time for json_schema_strict, json_schema"),
+        "{}",
+        run.stderr
+    );
+    // The cache says so too, and the next run within the lifetime reads it.
+    let cache: Value = serde_json::from_str(
+        &std::fs::read_to_string(slm.config_dir().join("capabilities.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        cache["entries"][0]["incomplete_probe"]["unanswered"],
+        serde_json::json!(["json_schema_strict", "json_schema"]),
+        "{cache}"
+    );
+    emulator.delay_json_schema(None);
+    let cached = slm.run(["probe", "--json"], "").code(0).json();
+    assert_eq!(cached["source"], "cache");
+    assert_eq!(cached["mechanism"], "gbnf_grammar");
+    let fresh = slm.run(["probe", "--json", "--refresh"], "").code(0).json();
+    assert_eq!(fresh["mechanism"], "json_schema", "{fresh}");
+    assert!(
+        !fresh["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no answer in time")
+    );
+}
+
+#[test]
 fn a_dead_endpoint_exits_6_and_degrades_to_prompt_only() {
     // Held dead for the whole test: no parallel test can take the port.
     let dead = RefusingPort::new();

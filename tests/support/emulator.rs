@@ -174,6 +174,7 @@ struct Shared {
     faults: Mutex<VecDeque<Fault>>,
     script: Mutex<VecDeque<Scripted>>,
     always_delay: Mutex<Option<Duration>>,
+    schema_delay: Mutex<Option<Duration>>,
     token_delay: Mutex<Option<Duration>>,
     echo_key: AtomicBool,
     log: Mutex<Vec<Recorded>>,
@@ -219,6 +220,7 @@ impl Emulator {
                 faults: Mutex::new(VecDeque::new()),
                 script: Mutex::new(VecDeque::new()),
                 always_delay: Mutex::new(None),
+                schema_delay: Mutex::new(None),
                 token_delay: Mutex::new(None),
                 echo_key: AtomicBool::new(false),
                 log: Mutex::new(Vec::new()),
@@ -275,6 +277,14 @@ impl Emulator {
     /// Delays every chat answer by `delay`.
     pub fn always_delay(&self, delay: Duration) -> &Emulator {
         *self.shared.always_delay.lock().unwrap() = Some(delay);
+        self
+    }
+
+    /// Delays every answer to a `response_format` of type `json_schema` by `delay` (`None`:
+    /// no more): the requests that, on a busy server serving one at a time, wait behind the
+    /// others.
+    pub fn delay_json_schema(&self, delay: Option<Duration>) -> &Emulator {
+        *self.shared.schema_delay.lock().unwrap() = delay;
         self
     }
 

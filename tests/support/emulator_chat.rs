@@ -69,6 +69,10 @@ pub(super) fn chat(request: &Recorded, profile: &Profile, shared: &Shared) -> Re
     let format_type = response_format
         .and_then(|format| format.get("type"))
         .and_then(Value::as_str);
+    let schema_delay = *shared.schema_delay.lock().unwrap();
+    if let (Some(delay), Some("json_schema")) = (schema_delay, format_type) {
+        std::thread::sleep(delay);
+    }
     let strict = response_format
         .and_then(|format| format.pointer("/json_schema/strict"))
         .and_then(Value::as_bool)

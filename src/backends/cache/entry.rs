@@ -89,20 +89,69 @@ impl FailedProbe {
 
     /// Until when it stands (RFC 3339 UTC); `None` when `at` does not parse.
     pub fn until(&self) -> Option<String> {
-        parse_rfc3339(&self.at).map(|at| format_rfc3339(at + FAILED_PROBE_LIFETIME))
+        until(&self.at, FAILED_PROBE_LIFETIME)
     }
 
-    /// Whether it still stands: recorded less than [`FAILED_PROBE_LIFETIME`] ago (a time in
-    /// the future, from a clock set back, does not count as fresh beyond the lifetime either).
+    /// Whether it still stands: recorded less than [`FAILED_PROBE_LIFETIME`] ago.
     pub fn is_fresh(&self) -> bool {
-        let Some(at) = parse_rfc3339(&self.at) else {
-            return false;
-        };
-        let now = SystemTime::now();
-        match now.duration_since(at) {
-            Ok(age) => age < FAILED_PROBE_LIFETIME,
-            Err(ahead) => ahead.duration() < FAILED_PROBE_LIFETIME,
+        is_fresh(&self.at, FAILED_PROBE_LIFETIME)
+    }
+}
+
+/// How long the result of an [`IncompleteProbe`] is used before a call probes again. The
+/// probe's requests wait in a busy server's queue behind each other, so the last ones miss the
+/// deadline whatever form they ask for; a weaker form found meanwhile must not stand for good.
+pub const INCOMPLETE_PROBE_LIFETIME: Duration = Duration::from_secs(600);
+
+/// A probe that succeeded but got no answer, by its deadline, for forms stronger than the one
+/// it selected: its result stands for [`INCOMPLETE_PROBE_LIFETIME`], then a call probes again.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IncompleteProbe {
+    /// When, RFC 3339 UTC.
+    pub at: String,
+    /// The stronger forms that got no answer, strongest first.
+    pub unanswered: Vec<WireForm>,
+}
+
+impl IncompleteProbe {
+    /// A probe finished now without an answer for `unanswered`.
+    pub fn now(unanswered: Vec<WireForm>) -> IncompleteProbe {
+        IncompleteProbe {
+            at: now_rfc3339(),
+            unanswered,
         }
+    }
+
+    /// Until when its result stands (RFC 3339 UTC); `None` when `at` does not parse.
+    pub fn until(&self) -> Option<String> {
+        until(&self.at, INCOMPLETE_PROBE_LIFETIME)
+    }
+
+    /// The unanswered forms' names, comma-separated.
+    pub fn forms(&self) -> String {
+        let names: Vec<&str> = self.unanswered.iter().map(|form| form.as_str()).collect();
+        names.join(", ")
+    }
+
+    /// Whether its result still stands: recorded less than [`INCOMPLETE_PROBE_LIFETIME`] ago.
+    pub fn is_fresh(&self) -> bool {
+        is_fresh(&self.at, INCOMPLETE_PROBE_LIFETIME)
+    }
+}
+
+fn until(at: &str, lifetime: Duration) -> Option<String> {
+    parse_rfc3339(at).map(|at| format_rfc3339(at + lifetime))
+}
+
+/// Whether `at` is less than `lifetime` ago (a time in the future, from a clock set back, does
+/// not count as fresh beyond the lifetime either); `false` when it does not parse.
+fn is_fresh(at: &str, lifetime: Duration) -> bool {
+    let Some(at) = parse_rfc3339(at) else {
+        return false;
+    };
+    match SystemTime::now().duration_since(at) {
+        Ok(age) => age < lifetime,
+        Err(ahead) => ahead.duration() < lifetime,
     }
 }
 
@@ -167,6 +216,10 @@ pub struct CacheEntry {
     /// one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text_fallbacks: Option<TextFallbacks>,
+    /// The probe behind the entry got no answer for forms stronger than the one it selected
+    /// (see [`IncompleteProbe`]); absent when it got every answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete_probe: Option<IncompleteProbe>,
 }
 
 impl CacheEntry {
@@ -204,6 +257,7 @@ impl CacheEntry {
             refuses_streaming: false,
             failed_probe: None,
             text_fallbacks: None,
+            incomplete_probe: None,
         }
     }
 

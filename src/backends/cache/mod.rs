@@ -28,7 +28,8 @@ use super::time::now_rfc3339;
 mod entry;
 
 pub use entry::{
-    CacheEntry, CacheKey, Demotion, FAILED_PROBE_LIFETIME, FailedProbe, TextFallbacks,
+    CacheEntry, CacheKey, Demotion, FAILED_PROBE_LIFETIME, FailedProbe, INCOMPLETE_PROBE_LIFETIME,
+    IncompleteProbe, TextFallbacks,
 };
 
 /// The cache file's name in the config directory.
@@ -674,6 +675,7 @@ mod tests {
         assert_eq!(
             CacheEntry {
                 text_fallbacks: None,
+                incomplete_probe: None,
                 ..entry
             },
             probed,

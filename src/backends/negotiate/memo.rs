@@ -2,7 +2,8 @@
 //! life of the value, and concurrent callers for the same key collapse onto one probe (a
 //! `OnceLock` per key). A failed probe's result is the exception: it is kept only for a backoff
 //! ([`FAILED_PROBE_BACKOFF`], doubling after every failure up to [`FAILED_PROBE_BACKOFF_CAP`]);
-//! the next caller after it probes again.
+//! the next caller after it probes again. So is a probe that got no answer for forms stronger
+//! than the one it found (a busy server): kept for [`INCOMPLETE_PROBE_LIFETIME`].
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -10,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::config::StructuredDecoding;
 
-use super::super::cache::{CacheKey, FAILED_PROBE_LIFETIME};
+use super::super::cache::{CacheKey, FAILED_PROBE_LIFETIME, INCOMPLETE_PROBE_LIFETIME};
 use super::super::target::Target;
 use super::{NegotiateOptions, Negotiation, forced_off, resolve};
 
@@ -43,6 +44,7 @@ struct KeyMemo {
 pub struct Negotiator {
     memo: Mutex<HashMap<CacheKey, KeyMemo>>,
     backoff: Duration,
+    incomplete_lifetime: Duration,
 }
 
 impl Default for Negotiator {
@@ -50,6 +52,7 @@ impl Default for Negotiator {
         Negotiator {
             memo: Mutex::default(),
             backoff: FAILED_PROBE_BACKOFF,
+            incomplete_lifetime: INCOMPLETE_PROBE_LIFETIME,
         }
     }
 }
@@ -64,6 +67,13 @@ impl Negotiator {
     /// `FAILED_PROBE_BACKOFF`.
     pub fn with_failure_backoff(mut self, backoff: Duration) -> Negotiator {
         self.backoff = backoff;
+        self
+    }
+
+    /// Keeps an incomplete probe's result for `lifetime` instead of
+    /// `INCOMPLETE_PROBE_LIFETIME`.
+    pub fn with_incomplete_lifetime(mut self, lifetime: Duration) -> Negotiator {
+        self.incomplete_lifetime = lifetime;
         self
     }
 
@@ -97,7 +107,7 @@ impl Negotiator {
     }
 
     /// Notes how `cell` was resolved: a failed probe starts (or lengthens) the backoff; a
-    /// success clears the count of failures.
+    /// success clears the count of failures, and an incomplete one is kept for its lifetime.
     fn settle(&self, key: &CacheKey, cell: &Cell, negotiation: &Negotiation) {
         let mut memo = self.memo();
         let Some(entry) = memo
@@ -108,6 +118,9 @@ impl Negotiator {
         };
         if !negotiation.probe_failed() {
             entry.failures = 0;
+            if negotiation.incomplete_probe.is_some() && entry.retry_at.is_none() {
+                entry.retry_at = Some(Instant::now() + self.incomplete_lifetime);
+            }
             return;
         }
         if entry.retry_at.is_none() {

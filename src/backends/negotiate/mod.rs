@@ -13,6 +13,13 @@
 //! - in a process, the memo keeps a failed result only for a backoff (see [`memo`]), so a
 //!   long-lived process climbs back up once the server is up.
 //!
+//! Nor is a probe that succeeded but got no answer, by its deadline, for forms stronger than
+//! the one it found: a busy server queues the probe's requests, and the last ones miss the
+//! deadline whatever they ask. Its result is cached with an
+//! [`IncompleteProbe`](super::cache::IncompleteProbe) and used for
+//! [`INCOMPLETE_PROBE_LIFETIME`](super::cache::INCOMPLETE_PROBE_LIFETIME), in the cache as in
+//! the memo; then a call probes again.
+//!
 //! With `structured_decoding = off` nothing is probed at all.
 
 use std::time::{Duration, Instant};
@@ -22,7 +29,7 @@ use serde::Serialize;
 use crate::config::{Settings, StructuredDecoding};
 use crate::schema::Mechanism;
 
-use super::cache::{CacheEntry, CacheKey, CapabilityCache, Demotion, FailedProbe};
+use super::cache::{CacheEntry, CacheKey, CapabilityCache, Demotion, FailedProbe, IncompleteProbe};
 use super::capabilities::{Capabilities, FormOutcome, WireForm};
 use super::engine::Engine;
 use super::fingerprint::{self, Fingerprint};
@@ -117,6 +124,9 @@ pub struct Negotiation {
     /// The earlier failed probe this negotiation reused instead of probing (see the module
     /// docs); `None` when it probed or found a successful probe.
     pub failed_probe: Option<FailedProbe>,
+    /// The probe behind the capabilities (this call's or the cached one) got no answer for
+    /// forms stronger than the one it selected: they stand only for a while.
+    pub incomplete_probe: Option<IncompleteProbe>,
 }
 
 impl Negotiation {
@@ -163,9 +173,18 @@ impl Negotiation {
                     "the cached probe"
                 };
                 match capabilities.wire_form() {
-                    Some(form) => {
-                        format!("the strongest form {from} found enforced: {}", form.wire())
-                    }
+                    Some(form) => match &self.incomplete_probe {
+                        None => {
+                            format!("the strongest form {from} found enforced: {}", form.wire())
+                        }
+                        Some(incomplete) => format!(
+                            "the strongest form {from} found enforced, {}, while it got no \
+                             answer in time for {}; probed again after {}",
+                            form.wire(),
+                            incomplete.forms(),
+                            incomplete.until().as_deref().unwrap_or("a while")
+                        ),
+                    },
                     None if !capabilities.probed => {
                         "the endpoint did not answer the probe: prompt-only JSON and repair"
                             .to_owned()
@@ -209,6 +228,7 @@ fn forced_off(target: &Target, options: &NegotiateOptions) -> Negotiation {
         report: None,
         warnings: warning.into_iter().collect(),
         failed_probe: None,
+        incomplete_probe: None,
     }
 }
 
@@ -223,6 +243,7 @@ fn from_entry(key: CacheKey, entry: CacheEntry, warnings: Vec<String>) -> Negoti
         report: None,
         warnings,
         failed_probe: entry.failed_probe.filter(FailedProbe::is_fresh),
+        incomplete_probe: entry.incomplete_probe,
     }
 }
 
@@ -249,8 +270,8 @@ pub fn prior(target: &Target) -> Capabilities {
     }
 }
 
-/// Negotiates from the cache or a probe; `reuse_failure`: a recent failed probe in the cache
-/// stands in for a probe (unless `options.refresh`).
+/// Negotiates from the cache or a probe; `reuse_failure`: a recent failed or incomplete probe
+/// in the cache stands in for a probe (unless `options.refresh`).
 fn resolve(target: &Target, options: &NegotiateOptions, reuse_failure: bool) -> Negotiation {
     let key = target.key();
     let mut warnings = Vec::new();
@@ -274,10 +295,15 @@ fn resolve(target: &Target, options: &NegotiateOptions, reuse_failure: bool) -> 
         .map(|entry| entry.demotions.clone())
         .unwrap_or_default();
 
-    if let Some(entry) = entry
-        .clone()
-        .filter(|entry| entry.probed && !options.refresh)
-    {
+    // A probe that missed stronger forms (a busy server) stands only for a while.
+    if let Some(entry) = entry.clone().filter(|entry| {
+        entry.probed
+            && !options.refresh
+            && entry
+                .incomplete_probe
+                .as_ref()
+                .is_none_or(|incomplete| reuse_failure && incomplete.is_fresh())
+    }) {
         let changed = if options.check_fingerprint && options.allow_probe {
             fingerprint_change(target, &entry, options.probe_timeout)
         } else {
@@ -307,6 +333,7 @@ fn resolve(target: &Target, options: &NegotiateOptions, reuse_failure: bool) -> 
             report: None,
             warnings,
             failed_probe: None,
+            incomplete_probe: None,
         };
     }
     if reuse_failure
@@ -378,6 +405,7 @@ fn resolve(target: &Target, options: &NegotiateOptions, reuse_failure: bool) -> 
             report: Some(report),
             warnings,
             failed_probe: None,
+            incomplete_probe: None,
         };
     }
     let demoted: Vec<WireForm> = keep_demotions
@@ -387,14 +415,27 @@ fn resolve(target: &Target, options: &NegotiateOptions, reuse_failure: bool) -> 
     let capabilities = Capabilities::select(report.outcomes.clone(), &demoted, true);
     let probed_at = now_rfc3339();
     let fingerprint = Some(report.fingerprint.clone()).filter(|found| !found.is_empty());
+    let incomplete = incomplete_probe(&report, &capabilities, &demoted);
+    if let Some(incomplete) = &incomplete {
+        warnings.push(format!(
+            "the probe got no answer in time for {} (a busy or slow server): {} until {}, then \
+             probed again (`slmcode probe --refresh` probes now)",
+            incomplete.forms(),
+            capabilities
+                .wire_form()
+                .map_or("prompt-only JSON", WireForm::as_str),
+            incomplete.until().as_deref().unwrap_or("a while later"),
+        ));
+    }
     if let Some(cache) = writable_cache {
-        let entry = CacheEntry::new(
+        let mut entry = CacheEntry::new(
             &key,
             &capabilities,
             Some(probed_at.clone()),
             fingerprint.clone(),
             keep_demotions.clone(),
         );
+        entry.incomplete_probe = incomplete.clone();
         match cache.store(entry) {
             // The read before the probe said the same (a corrupt file, now replaced): once is
             // enough.
@@ -413,7 +454,24 @@ fn resolve(target: &Target, options: &NegotiateOptions, reuse_failure: bool) -> 
         report: Some(report),
         warnings,
         failed_probe: None,
+        incomplete_probe: incomplete,
     }
+}
+
+/// The forms stronger than the selected one that got no answer from `report`, if any, as an
+/// [`IncompleteProbe`] recorded now (a demoted form is not waited for).
+fn incomplete_probe(
+    report: &ProbeReport,
+    selected: &Capabilities,
+    demoted: &[WireForm],
+) -> Option<IncompleteProbe> {
+    let selected = selected.wire_form();
+    let unanswered: Vec<WireForm> = WireForm::ALL
+        .into_iter()
+        .take_while(|form| Some(*form) != selected)
+        .filter(|form| report.unanswered.contains(form) && !demoted.contains(form))
+        .collect();
+    (!unanswered.is_empty()).then(|| IncompleteProbe::now(unanswered))
 }
 
 /// How the live server differs from the cached entry's fingerprint, if it does.

@@ -215,3 +215,84 @@ fn a_failed_probe_is_forgotten_after_its_lifetime() {
     };
     assert!(!garbled.is_fresh());
 }
+
+#[test]
+fn a_probe_that_missed_stronger_forms_on_a_busy_server_stands_only_for_a_while() {
+    // The json_schema forms wait behind the other requests past the probe's deadline, as on a
+    // busy server that serves one request at a time; the grammar answers in time.
+    let emulator = Emulator::start(Profile::llama_server());
+    emulator.delay_json_schema(Some(Duration::from_secs(5)));
+    let target = target_at(Provider::LlamaCpp, &emulator.base_url());
+    let directory = tempfile::tempdir().unwrap();
+    let options = options(
+        Some(CapabilityCache::in_dir(directory.path())),
+        Duration::from_secs(2),
+    );
+
+    let busy = Negotiator::new().negotiate(&target, &options);
+    assert_eq!(busy.capabilities.mechanism, Mechanism::GbnfGrammar);
+    let incomplete = busy.incomplete_probe.clone().expect("an incomplete probe");
+    assert_eq!(
+        incomplete.unanswered,
+        [WireForm::JsonSchemaStrict, WireForm::JsonSchema]
+    );
+    assert!(
+        busy.warnings
+            .iter()
+            .any(|warning| warning.contains("no answer in time for json_schema")),
+        "{:?}",
+        busy.warnings
+    );
+    assert!(
+        busy.reason().contains("probed again after"),
+        "{}",
+        busy.reason()
+    );
+    let cache = CapabilityCache::in_dir(directory.path());
+    let mut entry = cache.get(&target.key()).0.unwrap();
+    assert_eq!(entry.incomplete_probe, Some(incomplete));
+
+    // Another process within the lifetime uses it without probing.
+    emulator.delay_json_schema(None);
+    let sent = emulator.chat_count();
+    let cached = Negotiator::new().negotiate(&target, &options);
+    assert_eq!(cached.source, CapabilitySource::Cache);
+    assert_eq!(cached.capabilities.mechanism, Mechanism::GbnfGrammar);
+    assert_eq!(emulator.chat_count(), sent);
+
+    // After it, the next process probes again and finds json_schema, for good.
+    entry.incomplete_probe.as_mut().unwrap().at = "2026-01-01T00:00:00Z".to_owned();
+    cache.store(entry).unwrap();
+    let recovered = Negotiator::new().negotiate(&target, &options);
+    assert_eq!(recovered.source, CapabilitySource::Probe);
+    assert_eq!(recovered.capabilities.mechanism, Mechanism::JsonSchema);
+    assert!(recovered.incomplete_probe.is_none());
+    let entry = cache.get(&target.key()).0.unwrap();
+    assert!(entry.incomplete_probe.is_none(), "{entry:?}");
+}
+
+#[test]
+fn a_long_lived_process_probes_again_after_an_incomplete_probe() {
+    let emulator = Emulator::start(Profile::llama_server());
+    emulator.delay_json_schema(Some(Duration::from_secs(5)));
+    let target = target_at(Provider::LlamaCpp, &emulator.base_url());
+    let directory = tempfile::tempdir().unwrap();
+    let options = options(
+        Some(CapabilityCache::in_dir(directory.path())),
+        Duration::from_secs(2),
+    );
+    let negotiator = Negotiator::new().with_incomplete_lifetime(Duration::from_millis(300));
+    let busy = negotiator.negotiate(&target, &options);
+    assert_eq!(busy.capabilities.mechanism, Mechanism::GbnfGrammar);
+    emulator.delay_json_schema(None);
+    let sent = emulator.chat_count();
+    // Within the lifetime the result is kept; after it, this process probes again although
+    // the cache's entry is younger than its own lifetime.
+    let kept = negotiator.negotiate(&target, &options);
+    assert_eq!(kept.capabilities.mechanism, Mechanism::GbnfGrammar);
+    assert_eq!(emulator.chat_count(), sent);
+    std::thread::sleep(Duration::from_millis(400));
+    let recovered = negotiator.negotiate(&target, &options);
+    assert_eq!(recovered.capabilities.mechanism, Mechanism::JsonSchema);
+    assert!(emulator.chat_count() > sent);
+}
