@@ -672,6 +672,7 @@ fn grammar_error(error: gbnf::GbnfError, origins: &Origins) -> CompileError {
             .map(|note| (note.pointer.clone(), note.reason.clone()))
             .unwrap_or_else(|| (String::new(), error.to_string())),
         gbnf::GbnfError::LeftRecursive { .. } => (String::new(), error.to_string()),
+        gbnf::GbnfError::TooComplex { pointer, .. } => (pointer.clone(), error.to_string()),
     };
     match locate(&pointer, origins) {
         Some((tool, pointer)) => CompileError::Grammar {

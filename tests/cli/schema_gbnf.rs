@@ -171,6 +171,50 @@ fn gbnf_errors() {
 }
 
 #[test]
+fn a_schema_whose_combinators_multiply_fails_at_once_with_where() {
+    // Thirty levels whose two members each inline the next level through allOf: 2^30 schemas
+    // to walk, refused at the derivation's step limit instead.
+    let mut definitions = serde_json::Map::new();
+    for level in 0..30 {
+        let next =
+            serde_json::json!({"allOf": [{"$ref": format!("#/definitions/d{}", level + 1)}]});
+        definitions.insert(
+            format!("d{level}"),
+            serde_json::json!({"type": "object", "properties": {"a": next.clone(), "b": next}}),
+        );
+    }
+    definitions.insert("d30".to_owned(), serde_json::json!({"type": "string"}));
+    let schema = serde_json::json!({"definitions": definitions, "$ref": "#/definitions/d0"});
+    let slm = Slm::new();
+    let file = slm.file("doubling.json", schema.to_string());
+    let run = slm.run(
+        ["--json", "schema", "gbnf", "--file", file.to_str().unwrap()],
+        "",
+    );
+    run.code(1);
+    let error = &run.json()["error"];
+    let cause = error["causes"][0].as_str().unwrap();
+    assert!(
+        cause.starts_with(
+            "the schema is too complex to derive a grammar from: its allOf, anyOf and $ref \
+             multiply one another past 20000 steps, the limit for a schema of its size, at \
+             /definitions/d0/properties/a/"
+        ),
+        "{cause}"
+    );
+    assert!(
+        error["hint"]
+            .as_str()
+            .unwrap()
+            .contains("--mechanism json_schema"),
+        "{error}"
+    );
+    // `schema check` lists it as the schema's grammar problem.
+    let check = slm.run(["--json", "schema", "check", file.to_str().unwrap()], "");
+    assert!(check.stdout.contains("too complex"), "{}", check.stdout);
+}
+
+#[test]
 fn every_shipped_example_matches_its_contract() {
     let slm = Slm::new();
     for contract in contracts() {

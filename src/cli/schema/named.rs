@@ -50,6 +50,7 @@ pub(super) fn derive(named: &Named, whitespace: Whitespace) -> Result<Arc<Derive
             GbnfError::InvalidSchema { .. } => "`slmcode schema check FILE` lists every problem of a schema",
             GbnfError::Unsatisfiable { .. } => "a schema that no value satisfies cannot constrain anything; check its bounds and `required`",
             GbnfError::LeftRecursive { .. } => "put an object or array between a schema and its `$ref` back to itself",
+            GbnfError::TooComplex { .. } => "flatten the nested allOf and anyOf, or send the schema itself with `--mechanism json_schema`",
         };
         CliError::new(
             Exit::Failure,

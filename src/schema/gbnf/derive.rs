@@ -22,6 +22,14 @@ use crate::schema::{Problem, json_kind, pointer_push, resolve_ref, unescape_toke
 /// walk gives up on a part of the schema.
 const MAX_INLINE_DEPTH: u32 = 32;
 
+/// Steps (a schema walked or two merged) a derivation may take per object or array in the
+/// schema, and beyond that many in all. `allOf` branches that each inline `$ref`s holding more
+/// `allOf`s multiply one another: one public schema (JSONSchemaBench `Github_ultra/o69206`, 424
+/// objects and arrays) took more than a million steps and five minutes. The 400 schemas of the
+/// benchmark's sample take at most 2.2 steps per object or array (bench/README.md).
+const STEPS_PER_NODE: u64 = 20;
+const MIN_STEPS: u64 = 20_000;
+
 /// Keywords that describe a schema without constraining its instances.
 pub(crate) const ANNOTATIONS: &[&str] = &[
     "title",
@@ -155,6 +163,10 @@ pub(crate) struct Deriver<'schema> {
     ref_siblings_apply: bool,
     /// The first schema error found; the walk goes on but the derivation fails.
     pub error: Option<GbnfError>,
+    /// Steps left before the derivation gives up (see [`STEPS_PER_NODE`]).
+    steps_left: u64,
+    /// The steps it started with.
+    step_limit: u64,
 }
 
 impl<'schema> Deriver<'schema> {
@@ -174,7 +186,31 @@ impl<'schema> Deriver<'schema> {
             multiple_rules: HashMap::new(),
             ref_siblings_apply: draft.contains("2019-09") || draft.contains("2020-12"),
             error: None,
+            steps_left: 0,
+            step_limit: 0,
         }
+        .with_step_limit(nodes(root).saturating_mul(STEPS_PER_NODE).max(MIN_STEPS))
+    }
+
+    fn with_step_limit(mut self, limit: u64) -> Deriver<'schema> {
+        (self.steps_left, self.step_limit) = (limit, limit);
+        self
+    }
+
+    /// Takes one step at `pointer`; `false` once the steps are spent (the derivation then
+    /// fails as too complex, and the walk stops where it is).
+    pub fn step(&mut self, pointer: &str) -> bool {
+        if self.steps_left == 0 {
+            return false;
+        }
+        self.steps_left -= 1;
+        if self.steps_left == 0 && self.error.is_none() {
+            self.error = Some(GbnfError::TooComplex {
+                pointer: pointer.to_owned(),
+                steps: self.step_limit,
+            });
+        }
+        self.steps_left > 0
     }
 
     /// Whether `dependentRequired` applies: the validator knows it from draft 2019-09 on (the
@@ -270,6 +306,9 @@ impl<'schema> Deriver<'schema> {
         hint: &str,
         depth: u32,
     ) -> Expr {
+        if !self.step(pointer) {
+            return Expr::Never;
+        }
         if depth > MAX_INLINE_DEPTH {
             self.note(
                 pointer,
@@ -535,4 +574,24 @@ fn refers_to_root(schema: &Value) -> bool {
         }
     }
     false
+}
+
+/// The objects and arrays in `schema`, counted without recursion.
+fn nodes(schema: &Value) -> u64 {
+    let mut count = 0;
+    let mut pending = vec![schema];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Object(map) => {
+                count += 1;
+                pending.extend(map.values());
+            }
+            Value::Array(items) => {
+                count += 1;
+                pending.extend(items);
+            }
+            _ => {}
+        }
+    }
+    count
 }

@@ -41,6 +41,9 @@ pub(crate) fn merge(
     pointer: &str,
     depth: u32,
 ) -> Option<Map<String, Value>> {
+    if !deriver.step(pointer) {
+        return None;
+    }
     let extra = match extra {
         Value::Bool(true) => return Some(base.clone()),
         Value::Bool(false) => {

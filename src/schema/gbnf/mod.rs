@@ -89,6 +89,20 @@ pub enum GbnfError {
         /// The rule that can reach itself.
         rule: String,
     },
+    /// Deriving the grammar took more steps than the schema's size allows: combinators
+    /// (`allOf` over `$ref`s that hold more `allOf`s, branches merged into branches) multiply
+    /// one another.
+    #[error(
+        "the schema is too complex to derive a grammar from: its allOf, anyOf and $ref multiply \
+         one another past {steps} steps, the limit for a schema of its size, at {}",
+        display_pointer(.pointer)
+    )]
+    TooComplex {
+        /// JSON pointer into the schema where the steps ran out.
+        pointer: String,
+        /// The steps it was allowed.
+        steps: u64,
+    },
 }
 
 fn first_reason(notes: &[Problem]) -> String {
@@ -180,5 +194,17 @@ pub fn grammar_problems(schema: &Value) -> Vec<Problem> {
             keyword: Some("$ref".to_owned()),
             reason: error.to_string(),
         }],
+        Err(GbnfError::TooComplex { pointer, steps }) => {
+            let reason = GbnfError::TooComplex {
+                pointer: pointer.clone(),
+                steps,
+            }
+            .to_string();
+            vec![Problem {
+                pointer,
+                keyword: Some("allOf".to_owned()),
+                reason,
+            }]
+        }
     }
 }

@@ -234,6 +234,41 @@ fn schemas_without_a_grammar_are_errors() {
     );
 }
 
+/// Each level's two members inline the next level through `allOf`, so the walk doubles per
+/// level: 2^30 schemas for 31 levels, unless the derivation stops at its step limit.
+fn doubling(levels: usize) -> Value {
+    let mut definitions = serde_json::Map::new();
+    for level in 0..levels {
+        let next = json!({"allOf": [{"$ref": format!("#/definitions/d{}", level + 1)}]});
+        definitions.insert(
+            format!("d{level}"),
+            json!({"type": "object", "properties": {"a": next.clone(), "b": next},
+                "additionalProperties": false}),
+        );
+    }
+    definitions.insert(format!("d{levels}"), json!({"type": "string"}));
+    json!({"definitions": definitions, "allOf": [{"$ref": "#/definitions/d0"}]})
+}
+
+#[test]
+fn combinators_that_multiply_one_another_stop_at_a_limit_of_the_schema_size() {
+    match derive_uncached(&doubling(30)) {
+        Err(GbnfError::TooComplex { pointer, steps }) => {
+            assert_eq!(steps, 20_000);
+            assert!(
+                pointer.starts_with("/properties/a/properties/a"),
+                "{pointer}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let problems = crate::schema::gbnf::grammar_problems(&doubling(30));
+    assert!(problems[0].reason.contains("too complex"), "{problems:?}");
+    // Ten levels are 2,047 schemas walked: within the limit, and exact.
+    let derived = derive_uncached(&doubling(10)).unwrap();
+    assert!(derived.notes.is_empty(), "{:?}", derived.notes.first());
+}
+
 #[test]
 fn parts_that_accept_nothing_are_left_out() {
     let schema = json!({
