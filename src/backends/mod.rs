@@ -48,7 +48,7 @@ pub use crate::config::endpoint::{
 };
 pub use cache::{
     CacheEntry, CacheError, CacheKey, CapabilityCache, Demotion, FAILED_PROBE_LIFETIME,
-    FailedProbe, Snapshot, TextFallbacks,
+    FailedProbe, INCOMPLETE_PROBE_LIFETIME, IncompleteProbe, Snapshot, TextFallbacks,
 };
 pub use capabilities::{Capabilities, FormOutcome, GuidedField, WireForm};
 pub use chat::{ChatMessage, ChatRequest, ChatResponse, ToolCall, Usage, build_body};

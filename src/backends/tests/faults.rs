@@ -216,10 +216,10 @@ fn a_failed_probe_is_forgotten_after_its_lifetime() {
     assert!(!garbled.is_fresh());
 }
 
-#[test]
-fn a_probe_that_missed_stronger_forms_on_a_busy_server_stands_only_for_a_while() {
-    // The json_schema forms wait behind the other requests past the probe's deadline, as on a
-    // busy server that serves one request at a time; the grammar answers in time.
+/// A llama-server whose json_schema answers wait behind the other requests past the probe's
+/// 2 s deadline, as on a busy server that serves one request at a time (the grammar answers in
+/// time), with a cache in a directory of its own.
+fn busy_server() -> (Emulator, Target, tempfile::TempDir, NegotiateOptions) {
     let emulator = Emulator::start(Profile::llama_server());
     emulator.delay_json_schema(Some(Duration::from_secs(5)));
     let target = target_at(Provider::LlamaCpp, &emulator.base_url());
@@ -228,7 +228,12 @@ fn a_probe_that_missed_stronger_forms_on_a_busy_server_stands_only_for_a_while()
         Some(CapabilityCache::in_dir(directory.path())),
         Duration::from_secs(2),
     );
+    (emulator, target, directory, options)
+}
 
+#[test]
+fn a_probe_that_missed_stronger_forms_on_a_busy_server_stands_only_for_a_while() {
+    let (emulator, target, directory, options) = busy_server();
     let busy = Negotiator::new().negotiate(&target, &options);
     assert_eq!(busy.capabilities.mechanism, Mechanism::GbnfGrammar);
     let incomplete = busy.incomplete_probe.clone().expect("an incomplete probe");
@@ -273,14 +278,7 @@ fn a_probe_that_missed_stronger_forms_on_a_busy_server_stands_only_for_a_while()
 
 #[test]
 fn a_long_lived_process_probes_again_after_an_incomplete_probe() {
-    let emulator = Emulator::start(Profile::llama_server());
-    emulator.delay_json_schema(Some(Duration::from_secs(5)));
-    let target = target_at(Provider::LlamaCpp, &emulator.base_url());
-    let directory = tempfile::tempdir().unwrap();
-    let options = options(
-        Some(CapabilityCache::in_dir(directory.path())),
-        Duration::from_secs(2),
-    );
+    let (emulator, target, _directory, options) = busy_server();
     let negotiator = Negotiator::new().with_incomplete_lifetime(Duration::from_millis(300));
     let busy = negotiator.negotiate(&target, &options);
     assert_eq!(busy.capabilities.mechanism, Mechanism::GbnfGrammar);
