@@ -314,7 +314,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
                     hint: Some(if args.tools.is_some() {
                         tools::hint(&violation)
                     } else {
-                        violation_hint(&violation)
+                        violation_hint(&violation, resolved.settings.max_tokens)
                     }),
                     class: violation.class.as_str(),
                     status: None,
@@ -570,7 +570,8 @@ fn endpoint_hint(error: &CallError, target: &Target) -> String {
     }
 }
 
-fn violation_hint(violation: &SchemaViolation) -> String {
+/// What to do about `violation`; `max_tokens` is the budget the call was given.
+fn violation_hint(violation: &SchemaViolation, max_tokens: u32) -> String {
     let meta = &violation.meta;
     if meta.degrade_reason == Some(DegradeReason::StructuredDecodingOff) {
         return "nothing constrained the model: `slmcode config set structured_decoding auto` lets the endpoint enforce the schema".to_owned();
@@ -594,12 +595,29 @@ fn violation_hint(violation: &SchemaViolation) -> String {
                 ),
             }
         }
-        FailureClass::Truncated => meta.reasks.last().map_or_else(String::new, |reask| {
-            format!(" (the last request had {})", reask.max_tokens)
-        }),
+        FailureClass::Truncated => {
+            let last = meta.reasks.last().map(|reask| reask.max_tokens);
+            if let Some(hint) = deadline_cut(last, max_tokens, meta.deadline_s) {
+                return hint;
+            }
+            last.map_or_else(String::new, |budget| {
+                format!(" (the last request had {budget})")
+            })
+        }
         _ => format!(" under {}", meta.mechanism),
     };
     row.call_hint(&detail)
+}
+
+/// The hint for a truncated answer whose last request had a budget below the call's
+/// (`max_tokens`): all the deadline left room for, so more tokens would not help; `None`
+/// otherwise.
+fn deadline_cut(last_budget: Option<u32>, max_tokens: u32, deadline_s: f64) -> Option<String> {
+    let budget = last_budget.filter(|budget| *budget < max_tokens)?;
+    Some(format!(
+        "the answer ran out of tokens: the last request had {budget}, all the call's deadline of \
+         {deadline_s} s left room for: raise --call-timeout (setting call_timeout_s)"
+    ))
 }
 
 /// Warnings the call produced, and for a schema file what the projection left out of the wire
@@ -662,4 +680,24 @@ fn degraded_note(meta: &CallMeta) -> Option<String> {
         if meta.attempts == 1 { "" } else { "s" }
     ));
     Some(note)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::deadline_cut;
+
+    #[test]
+    fn a_truncation_the_deadline_caused_points_at_the_deadline_not_the_budget() {
+        assert_eq!(
+            deadline_cut(Some(363), 2048, 60.0).as_deref(),
+            Some(
+                "the answer ran out of tokens: the last request had 363, all the call's deadline \
+                 of 60 s left room for: raise --call-timeout (setting call_timeout_s)"
+            )
+        );
+        // The call's own budget (or a raised one) ran out: more tokens may help.
+        assert_eq!(deadline_cut(Some(2048), 2048, 60.0), None);
+        assert_eq!(deadline_cut(Some(4096), 2048, 60.0), None);
+        assert_eq!(deadline_cut(None, 2048, 60.0), None);
+    }
 }
