@@ -128,7 +128,7 @@ impl IncompleteProbe {
     }
 
     /// The unanswered forms' names, comma-separated.
-    pub fn forms(&self) -> String {
+    pub fn form_names(&self) -> String {
         let names: Vec<&str> = self.unanswered.iter().map(|form| form.as_str()).collect();
         names.join(", ")
     }

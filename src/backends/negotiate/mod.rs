@@ -181,7 +181,7 @@ impl Negotiation {
                             "the strongest form {from} found enforced, {}, while it got no \
                              answer in time for {}; probed again after {}",
                             form.wire(),
-                            incomplete.forms(),
+                            incomplete.form_names(),
                             incomplete.until().as_deref().unwrap_or("a while")
                         ),
                     },
@@ -420,7 +420,7 @@ fn resolve(target: &Target, options: &NegotiateOptions, reuse_failure: bool) -> 
         warnings.push(format!(
             "the probe got no answer in time for {} (a busy or slow server): {} until {}, then \
              probed again (`slmcode probe --refresh` probes now)",
-            incomplete.forms(),
+            incomplete.form_names(),
             capabilities
                 .wire_form()
                 .map_or("prompt-only JSON", WireForm::as_str),

@@ -175,6 +175,7 @@ impl<'schema> Deriver<'schema> {
             .get("$schema")
             .and_then(Value::as_str)
             .unwrap_or_default();
+        let step_limit = nodes(root).saturating_mul(STEPS_PER_NODE).max(MIN_STEPS);
         Deriver {
             root,
             builder: Builder::new(),
@@ -186,15 +187,9 @@ impl<'schema> Deriver<'schema> {
             multiple_rules: HashMap::new(),
             ref_siblings_apply: draft.contains("2019-09") || draft.contains("2020-12"),
             error: None,
-            steps_left: 0,
-            step_limit: 0,
+            steps_left: step_limit,
+            step_limit,
         }
-        .with_step_limit(nodes(root).saturating_mul(STEPS_PER_NODE).max(MIN_STEPS))
-    }
-
-    fn with_step_limit(mut self, limit: u64) -> Deriver<'schema> {
-        (self.steps_left, self.step_limit) = (limit, limit);
-        self
     }
 
     /// Takes one step at `pointer`; `false` once the steps are spent (the derivation then
