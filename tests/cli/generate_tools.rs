@@ -216,3 +216,23 @@ fn beside_a_schema_the_default_is_auto_and_an_answer_is_the_validated_value() {
     let body = emulator.chat_bodies().pop().unwrap();
     assert_eq!(body["tool_choice"], "auto");
 }
+
+#[test]
+fn a_truncated_call_says_what_the_last_request_had_as_an_answer_would() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let call =
+        "{\"name\": \"read_file\", \"arguments\": {\"path\": \"a/long/path/to/the/README.md\"}}";
+    emulator.answers([call, call]);
+    let slm = slm_for(&emulator, "llamacpp");
+    let run = slm.run(
+        generate(&["--max-tokens", "12", "--reask", "1", "--json"]),
+        "",
+    );
+    run.code(4);
+    let error = &run.json()["error"];
+    assert_eq!(error["class"], "truncated");
+    assert_eq!(
+        error["hint"],
+        "the answer ran out of tokens (the last request had 24): raise --max-tokens"
+    );
+}

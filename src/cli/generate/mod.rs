@@ -312,7 +312,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
                     message: violation.to_string(),
                     causes: Vec::new(),
                     hint: Some(if args.tools.is_some() {
-                        tools::hint(&violation)
+                        tools::hint(&violation, resolved.settings.max_tokens)
                     } else {
                         violation_hint(&violation, resolved.settings.max_tokens)
                     }),

@@ -125,8 +125,8 @@ pub fn print(outcome: &StructuredOutcome, pretty: bool, printer: &Printer) -> Re
     Ok(())
 }
 
-/// What to do about a tool turn that failed.
-pub fn hint(violation: &SchemaViolation) -> String {
+/// What to do about a tool turn that failed; `max_tokens` is the budget the call was given.
+pub fn hint(violation: &SchemaViolation, max_tokens: u32) -> String {
     match violation.class {
         // Without a tool call, the class says what came instead of the call.
         FailureClass::Empty | FailureClass::Prose | FailureClass::Malformed => format!(
@@ -135,6 +135,11 @@ pub fn hint(violation: &SchemaViolation) -> String {
         ),
         FailureClass::WrongShape => {
             "the model answered instead of calling, and the answer does not satisfy the schema: try --reask 5 --call-timeout 120".to_owned()
+        }
+        // A loop and a truncation read as they do without tools: the re-asks tried, and a
+        // budget the deadline cut points at the deadline.
+        FailureClass::Repetition | FailureClass::Truncated => {
+            super::violation_hint(violation, max_tokens)
         }
         class => exit::failure(class).call_hint(""),
     }
