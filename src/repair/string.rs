@@ -380,7 +380,7 @@ impl Parser<'_> {
             b']' if role == Role::ArrayValue => true,
             _ if is_end_marker(bytes, at) => true,
             _ if role == Role::ObjectValue => self.starts_key(at),
-            _ => self.starts_value(at),
+            _ => self.starts_value(at) || bare_element(bytes, at),
         }
     }
 
@@ -507,6 +507,20 @@ fn key_after_comma(content: &[u8], quote: u8) -> Option<usize> {
 
 /// How many strings without commas between them `continues_list` looks through.
 const STRING_RUN: usize = 8;
+
+/// Whether a bare word at `at`, after a comma in an array, is the next element
+/// (`["Done", then commit]`): its words run to a comma, closer or line end; words that run into
+/// a quote are the rest of a string that holds a quoted word (`["Run "make", then commit"]`).
+fn bare_element(bytes: &[u8], at: usize) -> bool {
+    if !is_word_start(bytes[at]) {
+        return false;
+    }
+    let end = bytes[at..]
+        .iter()
+        .position(|byte| matches!(byte, b'"' | b',' | b']' | b'}' | b'\n'))
+        .map_or(bytes.len(), |end| at + end);
+    bytes.get(end) != Some(&b'"')
+}
 
 /// The next unescaped `quote` on the same line, from `at`.
 fn same_line_quote(bytes: &[u8], mut at: usize, quote: u8) -> Option<usize> {
