@@ -81,6 +81,17 @@ fn bounded_message(message: String) -> String {
     )
 }
 
+/// Whether `text` is a UUID in its hyphenated form, hex digits in either case: what the grammar
+/// generates for `format: uuid`, and what the validator checks under 2019-09 and later.
+fn is_uuid(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() == 36
+        && bytes.iter().enumerate().all(|(at, byte)| match at {
+            8 | 13 | 18 | 23 => *byte == b'-',
+            _ => byte.is_ascii_hexdigit(),
+        })
+}
+
 /// A compiled schema, ready to validate many values.
 pub struct Validator {
     compiled: jsonschema::Validator,
@@ -97,7 +108,11 @@ impl Validator {
     /// contracts are written in; an explicit `$schema` picks its own draft. `format` is
     /// asserted, not just annotated, because a user who wrote it meant it.
     pub fn compile(schema: &Value) -> Result<Validator, SchemaError> {
-        let mut options = jsonschema::options().should_validate_formats(true);
+        // `uuid` is checked under every draft: drafts before 2019-09 do not define it, and the
+        // validator would accept any string where the grammar generates UUIDs.
+        let mut options = jsonschema::options()
+            .should_validate_formats(true)
+            .with_format("uuid", is_uuid);
         let declares_draft = schema.get("$schema").is_some_and(Value::is_string);
         if !declares_draft {
             options = options.with_draft(jsonschema::Draft::Draft7);
@@ -110,7 +125,8 @@ impl Validator {
                 // The schema is the instance the meta-schema validates, so the instance path is
                 // the place in the user's schema; the schema path would point into the meta-schema.
                 pointer: error.instance_path().to_string(),
-                message: error.to_string(),
+                // The message quotes the offending part of the schema, which may be most of it.
+                message: bounded_message(error.to_string()),
             })
     }
 
@@ -236,6 +252,59 @@ mod tests {
                 .iter()
                 .any(|line| line.starts_with("/steps/2: ") && line.contains("title")),
             "{rendered:?}"
+        );
+    }
+
+    #[test]
+    fn uuid_is_checked_under_every_draft() {
+        for draft in [
+            None,
+            Some("http://json-schema.org/draft-04/schema#"),
+            Some("http://json-schema.org/draft-07/schema#"),
+            Some("https://json-schema.org/draft/2020-12/schema"),
+        ] {
+            let mut schema = json!({"type": "string", "format": "uuid"});
+            if let Some(draft) = draft {
+                schema["$schema"] = json!(draft);
+            }
+            let validator = Validator::compile(&schema).unwrap();
+            assert!(
+                validator
+                    .validate(&json!("123e4567-E89B-12d3-a456-426614174000"))
+                    .is_ok(),
+                "{draft:?}"
+            );
+            for wrong in [
+                "not-a-uuid",
+                "123e4567e89b12d3a456426614174000",
+                "123e4567-e89b-12d3-a456-42661417400g",
+                "123e4567-e89b-12d3-a456-4266141740000",
+            ] {
+                assert!(
+                    validator.validate(&json!(wrong)).is_err(),
+                    "{draft:?} {wrong}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_schema_error_quotes_a_huge_subschema_in_part() {
+        let branches: Vec<Value> = (0..2000)
+            .map(|n| json!({"const": format!("value {n}")}))
+            .collect();
+        // `items` may be a schema or an array of them: the meta-schema's `anyOf` fails on the
+        // whole subschema that holds the bad pattern, and the message quotes all of it.
+        let schema = json!({"items": {
+            "anyOf": branches,
+            "properties": {"p": {"pattern": ".*\\{\\{.+}}.*"}}
+        }});
+        let error = Validator::compile(&schema).unwrap_err();
+        assert_eq!(error.pointer, "/items");
+        assert!(
+            error.message.chars().count() < MESSAGE_LIMIT + 60,
+            "{}",
+            error.message
         );
     }
 

@@ -386,3 +386,58 @@ fn input_that_is_not_utf8_stops_at_the_bad_byte() {
         run.stdout
     );
 }
+
+#[test]
+fn a_schema_the_validator_cannot_load_has_no_grammar_and_no_match() {
+    let slm = Slm::new();
+    // ECMA-262 reads `}}` as two literal braces, the validator's regex engine refuses it; a
+    // multipleOf of 0 is no schema at all. Both derived a grammar before.
+    for (name, schema, pointer) in [
+        (
+            "pattern.json",
+            r#"{"type": "object", "properties": {"a": {"type": "string", "pattern": ".*\\{\\{.+}}.*"}}}"#,
+            "/properties/a/pattern",
+        ),
+        (
+            "multiple.json",
+            r#"{"type": "number", "multipleOf": 0}"#,
+            "/multipleOf",
+        ),
+    ] {
+        let file = slm.file(name, schema);
+        let document = slm.file("document.json", r#"{"a": "x {{y}} z"}"#);
+        let path = file.to_str().unwrap();
+        let gbnf = slm.run(["--json", "schema", "gbnf", "--file", path], "");
+        gbnf.code(1);
+        let error = &gbnf.json()["error"];
+        assert_eq!(error["message"], format!("{path} has no grammar"));
+        let cause = error["causes"][0].as_str().unwrap();
+        assert!(
+            cause.starts_with(&format!("invalid schema at {pointer}: ")),
+            "{cause}"
+        );
+        assert!(
+            error["hint"]
+                .as_str()
+                .unwrap()
+                .starts_with("validation cannot load the schema"),
+            "{error}"
+        );
+        let matched = slm.run(
+            [
+                "schema",
+                "match",
+                "--file",
+                path,
+                document.to_str().unwrap(),
+            ],
+            "",
+        );
+        matched.code(1);
+        assert!(
+            matched.stderr.contains("has no grammar"),
+            "{}",
+            matched.stderr
+        );
+    }
+}

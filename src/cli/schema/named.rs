@@ -43,9 +43,11 @@ pub(super) fn resolve(contract: Option<&str>, file: Option<&Path>) -> Result<Nam
 }
 
 /// The schema's grammar with `whitespace` between tokens; a schema without one is a failure
-/// that says why.
+/// that says why. So is a schema the validator cannot load (a `pattern` that is not a regular
+/// expression to it, a `multipleOf` of 0): a grammar for it would constrain answers that
+/// `generate` and `validate` then refuse to check.
 pub(super) fn derive(named: &Named, whitespace: Whitespace) -> Result<Arc<Derived>, CliError> {
-    gbnf::derive_with(&named.schema, whitespace).map_err(|error| {
+    let derived = gbnf::derive_with(&named.schema, whitespace).map_err(|error| {
         let hint = match &error {
             GbnfError::InvalidSchema { .. } => "`slmcode schema check FILE` lists every problem of a schema",
             GbnfError::Unsatisfiable { .. } => "a schema that no value satisfies cannot constrain anything; check its bounds and `required`",
@@ -57,5 +59,13 @@ pub(super) fn derive(named: &Named, whitespace: Whitespace) -> Result<Arc<Derive
             anyhow::Error::new(error).context(format!("{} has no grammar", named.name)),
         )
         .with_hint(hint)
-    })
+    })?;
+    slmcode::schema::validator(&named.schema).map_err(|error| {
+        CliError::new(
+            Exit::Failure,
+            anyhow::Error::new(error).context(format!("{} has no grammar", named.name)),
+        )
+        .with_hint("validation cannot load the schema, so no answer could be checked against it; `slmcode schema check FILE` lists every problem")
+    })?;
+    Ok(derived)
 }

@@ -7,8 +7,8 @@
 //! 29 February in the leap years of the Gregorian calendar (a regular set over four-digit
 //! years), fractions of any length, lowercase `t` and `z`. No character needs a JSON escape.
 //!
-//! Under draft-07 (slmcode's default draft) the validator does not know `uuid` and accepts any
-//! string; the grammar still generates UUIDs, the format's meaning.
+//! Drafts before 2019-09 do not define `uuid`; the validator checks it under every draft
+//! (`crate::schema::validate`), so the grammar is exact there too.
 //!
 //! A format beside a `pattern` the grammar follows is not generated (the note says the format is
 //! checked at validation). Beside `minLength` / `maxLength` the format is generated and the
