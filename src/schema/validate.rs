@@ -9,6 +9,8 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+use jsonschema::ReferencingError;
+use jsonschema::error::ValidationErrorKind;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -121,12 +123,26 @@ impl Validator {
         options
             .build(sidestepped.as_ref().unwrap_or(schema))
             .map(|compiled| Validator { compiled })
-            .map_err(|error| SchemaError {
-                // The schema is the instance the meta-schema validates, so the instance path is
-                // the place in the user's schema; the schema path would point into the meta-schema.
-                pointer: error.instance_path().to_string(),
-                // The message quotes the offending part of the schema, which may be most of it.
-                message: bounded_message(error.to_string()),
+            .map_err(|error| {
+                let message = match error.kind() {
+                    // The crate's own words name a feature of its build.
+                    ValidationErrorKind::Referencing(ReferencingError::Unretrievable {
+                        uri,
+                        ..
+                    }) => format!(
+                        "`$ref` to {uri}: slmcode reads no schema from files or the network, \
+                         only references inside the schema (`#/$defs/...`)"
+                    ),
+                    _ => error.to_string(),
+                };
+                SchemaError {
+                    // The schema is the instance the meta-schema validates, so the instance path
+                    // is the place in the user's schema; the schema path would point into the
+                    // meta-schema.
+                    pointer: error.instance_path().to_string(),
+                    // The message quotes the offending part of the schema, which may be most of it.
+                    message: bounded_message(message),
+                }
             })
     }
 
@@ -306,6 +322,20 @@ mod tests {
             "{}",
             error.message
         );
+    }
+
+    #[test]
+    fn a_reference_outside_the_schema_is_named_in_its_own_words() {
+        for uri in ["http://127.0.0.1:9/x.json", "file:///etc/schema.json"] {
+            let error = Validator::compile(&json!({"$ref": uri})).unwrap_err();
+            assert!(
+                error
+                    .message
+                    .starts_with(&format!("`$ref` to {uri}: slmcode reads no schema")),
+                "{}",
+                error.message
+            );
+        }
     }
 
     #[test]
