@@ -5,6 +5,7 @@
 //! `NO_COLOR`, then whether the stream is a terminal, and output reads the same without it.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+use std::borrow::Cow;
 use std::io::{self, IsTerminal, Write};
 use std::time::Duration;
 
@@ -108,30 +109,42 @@ impl Printer {
     /// A message for the user on stderr; silenced by `-q`.
     pub fn note(&self, text: &str) {
         if !self.quiet {
-            to_stderr(&format!("{text}\n"));
+            to_stderr(&format!("{}\n", visible(text)));
         }
     }
 
     /// `warning: ...` on stderr; silenced by `-q`.
     pub fn warn(&self, text: &str) {
         if !self.quiet {
-            to_stderr(&format!("{}: {text}\n", self.paint("warning", "1;33")));
+            to_stderr(&format!(
+                "{}: {}\n",
+                self.paint("warning", "1;33"),
+                visible(text)
+            ));
         }
     }
 
     /// A line of a long-running command's log on stderr (`serve`): its output, never silenced.
     pub fn log(&self, text: &str) {
-        to_stderr(&format!("{text}\n"));
+        to_stderr(&format!("{}\n", visible(text)));
     }
 
     /// An error with its causes and a hint, on stderr; never silenced.
     pub fn error(&self, error: &anyhow::Error, hint: Option<&str>) {
-        let mut text = format!("{}: {error}\n", self.paint("error", "1;31"));
+        let mut text = format!(
+            "{}: {}\n",
+            self.paint("error", "1;31"),
+            visible(&error.to_string())
+        );
         for cause in error.chain().skip(1) {
-            text.push_str(&format!("  caused by: {cause}\n"));
+            text.push_str(&format!("  caused by: {}\n", visible(&cause.to_string())));
         }
         if let Some(hint) = hint {
-            text.push_str(&format!("{}: {hint}\n", self.paint("hint", "1;36")));
+            text.push_str(&format!(
+                "{}: {}\n",
+                self.paint("hint", "1;36"),
+                visible(hint)
+            ));
         }
         to_stderr(&text);
     }
@@ -165,6 +178,25 @@ fn to_stderr(text: &str) {
     let _ = stderr.flush();
 }
 
+/// `text` with its control characters other than line breaks and tabs written as escapes
+/// (`\u{1b}`): a message or table echoes what the user or a server wrote, and a raw escape
+/// sequence in it would drive the terminal (clear the screen, set the title).
+fn visible(text: &str) -> Cow<'_, str> {
+    let control = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if control(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// Aligned columns without borders, two spaces apart, no trailing spaces: easy to read and to
 /// `grep`/`awk`.
 pub fn plain_table(header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> String {
@@ -173,7 +205,7 @@ pub fn plain_table(header: &[&str], rows: impl IntoIterator<Item = Vec<String>>)
         .load_style(comfy_table::presets::NOTHING)
         .set_header(header.to_vec());
     for row in rows {
-        table.add_row(row);
+        table.add_row(row.iter().map(|cell| visible(cell)));
     }
     for column in table.column_iter_mut() {
         column.set_padding((0, 2));

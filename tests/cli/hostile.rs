@@ -278,3 +278,24 @@ fn a_stats_lock_held_by_another_process_is_waited_for_briefly_then_skipped() {
     );
     lock.unlock().unwrap();
 }
+
+#[test]
+fn escape_sequences_in_what_a_message_or_table_echoes_reach_the_terminal_escaped() {
+    let slm = Slm::new();
+    // An unknown contract's name, echoed in the error and its suggestion.
+    let run = slm.run(["schema", "show", "pl\x1b[2Jan"], "");
+    run.code(2);
+    assert!(!run.stderr.contains('\x1b'), "{:?}", run.stderr);
+    assert!(run.stderr.contains("pl\\u{1b}[2Jan"), "{}", run.stderr);
+    // A role id, echoed in the table of how it is decoded.
+    let run = slm.run(["roles", "a\x1b]0;pwned\x07x"], "");
+    assert!(
+        !run.stdout.contains('\x1b') && !run.stderr.contains('\x1b'),
+        "{run:?}"
+    );
+    assert!(
+        run.stdout.contains("\\u{1b}]0;pwned\\u{7}x")
+            || run.stderr.contains("\\u{1b}]0;pwned\\u{7}x"),
+        "{run:?}"
+    );
+}
