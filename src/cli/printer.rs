@@ -178,6 +178,17 @@ fn to_stderr(text: &str) {
     let _ = stderr.flush();
 }
 
+/// An error and its causes on one line, `: ` between them, for a warning.
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
+}
+
 /// `text` with its control characters other than line breaks and tabs written as escapes
 /// (`\u{1b}`): a message or table echoes what the user or a server wrote, and a raw escape
 /// sequence in it would drive the terminal (clear the screen, set the title).

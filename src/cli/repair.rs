@@ -19,7 +19,7 @@ use slmcode::schema::ValidationError;
 
 use super::exit::{self, CliError, CommandResult, Exit};
 use super::input::{Input, load_schema_file, not_both_stdin};
-use super::printer::Printer;
+use super::printer::{Printer, error_chain};
 use super::settings_args;
 
 #[derive(Debug, clap::Args)]
@@ -337,14 +337,4 @@ fn save_stats(stats: &Stats, path: &Path, printer: &Printer) {
             printer.warn(&format!("{}; this run is not counted", error_chain(&error)));
         }
     }
-}
-
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(&format!(": {cause}"));
-        source = cause.source();
-    }
-    text
 }

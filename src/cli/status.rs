@@ -15,7 +15,7 @@ use slmcode::repair::Stats;
 use slmcode::serve::{ProxyState, ProxyStatus, proxy_status};
 
 use super::exit::{CommandResult, Exit};
-use super::printer::Printer;
+use super::printer::{Printer, error_chain};
 use super::probe::{Connection, FormRow, form_rows, negotiate, options};
 use super::settings_args::{self, SettingsArgs};
 
@@ -109,7 +109,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     };
     let stats_path = resolved.config_path.with_file_name(STATS_FILE);
     let repair = stats::load(&stats_path).unwrap_or_else(|error| {
-        warnings.push(format!("repair stats: {error}"));
+        warnings.push(format!("repair stats: {}", error_chain(&error)));
         Stats::new()
     });
     let settings = &resolved.settings;

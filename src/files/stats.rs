@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{FileError, FileLock, read_regular, write_json_atomic};
-use crate::repair::Stats;
+use crate::repair::{STATS_FORMAT_VERSION, Stats};
 
 /// The file name of the statistics in the config directory.
 pub const STATS_FILE: &str = "repair-stats.json";
@@ -36,6 +36,18 @@ pub enum StatsError {
         /// What the JSON parser said.
         #[source]
         source: serde_json::Error,
+    },
+    /// The file was written by a newer slmcode (its `version` is above
+    /// [`STATS_FORMAT_VERSION`]): it is kept as it is, and nothing is added to it.
+    #[error(
+        "{path} was written by a newer slmcode (format version {version}; this one writes \
+         {STATS_FORMAT_VERSION}): it is kept as it is"
+    )]
+    Newer {
+        /// The stats file.
+        path: PathBuf,
+        /// The file's format version.
+        version: u64,
     },
     /// Another process held the lock for longer than [`LOCK_WAIT`].
     #[error("{path} is locked by another process")]
@@ -66,10 +78,29 @@ pub fn load(path: &Path) -> Result<Stats, StatsError> {
             });
         }
     };
-    serde_json::from_slice(&bytes).map_err(|source| StatsError::Corrupt {
+    let corrupt = |source| StatsError::Corrupt {
         path: path.to_owned(),
         source,
-    })
+    };
+    // The version is read before the counts: a newer format may not parse as this one, and
+    // must not be taken for a corrupt file and replaced.
+    let version: FormatVersion = serde_json::from_slice(&bytes).map_err(corrupt)?;
+    if let Some(version) = version
+        .version
+        .filter(|v| *v > u64::from(STATS_FORMAT_VERSION))
+    {
+        return Err(StatsError::Newer {
+            path: path.to_owned(),
+            version,
+        });
+    }
+    serde_json::from_slice(&bytes).map_err(corrupt)
+}
+
+/// Only the `version` of a stats file.
+#[derive(serde::Deserialize)]
+struct FormatVersion {
+    version: Option<u64>,
 }
 
 /// Adds `stats` to the stats file at `path`, under the advisory lock on `<path>.lock` held
@@ -109,6 +140,35 @@ pub fn save(stats: &Stats, path: &Path) -> Result<(), StatsError> {
 mod tests {
     use super::*;
     use crate::repair::{RepairOptions, repair};
+
+    #[test]
+    fn a_file_from_a_newer_slmcode_is_kept_and_not_added_to() {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join(STATS_FILE);
+        // A newer format whose counts this build could not even read.
+        let newer = r#"{"version": 2, "total": "many", "future": {"x": 1}}"#;
+        std::fs::write(&path, newer).unwrap();
+        let mut one = Stats::new();
+        one.record(&repair("{\"a\": 1}", &RepairOptions::new()));
+        let error = add(&one, &path).unwrap_err();
+        assert!(
+            matches!(error, StatsError::Newer { version: 2, .. }),
+            "{error:?}"
+        );
+        assert!(
+            error.to_string().ends_with(
+                "was written by a newer slmcode (format version 2; this one writes 1): it is kept as it is"
+            ),
+            "{error}"
+        );
+        assert!(matches!(load(&path), Err(StatsError::Newer { .. })));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), newer);
+        // This build's own version, or none, is read as before.
+        std::fs::write(&path, r#"{"version": 1, "total": 3}"#).unwrap();
+        assert_eq!(load(&path).unwrap().total, 3);
+        std::fs::write(&path, r#"{"total": 4}"#).unwrap();
+        assert_eq!(load(&path).unwrap().total, 4);
+    }
 
     #[test]
     fn concurrent_additions_all_count() {

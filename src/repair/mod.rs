@@ -102,7 +102,7 @@ pub use reasoning::REASONING_TAGS;
 pub(crate) use reasoning::{Reasoning, leading_reasoning, reasoning};
 pub use repetition::{LoopKind, Repetition, RepetitionDetector, find_repetition};
 pub use rung::{Rung, RungSet};
-pub use stats::{CallEnding, Stats};
+pub use stats::{CallEnding, STATS_FORMAT_VERSION, Stats};
 pub use write::{drop_deep, equal_deep, to_compact, to_pretty};
 
 use outcome::ParseFailure;

@@ -62,8 +62,11 @@ impl CallEnding {
     }
 }
 
+/// The version of the stats file's format this build reads and writes.
+pub const STATS_FORMAT_VERSION: u32 = 1;
+
 fn format_version() -> u32 {
-    1
+    STATS_FORMAT_VERSION
 }
 
 /// Adds `count` to the counter `name`, stopping at `u64::MAX`.
