@@ -56,10 +56,36 @@ pub enum EndpointError {
     NoHost(String),
     /// Credentials in the URL would end up in the cache file and in messages.
     #[error(
-        "endpoint `{0}` holds credentials (user:password@); put the key in an environment variable instead"
+        "endpoint `{0}` holds credentials (user:password@, or a key in its query); put the key in an environment variable instead"
     )]
     Credentials(String),
 }
+
+/// Whether `query` (without `?`) has a parameter that carries a credential (`key=sk-...`).
+pub(crate) fn has_credential(query: &str) -> bool {
+    query.split('&').any(|pair| {
+        pair.split_once('=')
+            .is_some_and(|(name, value)| is_credential(name) && !value.is_empty())
+    })
+}
+
+fn is_credential(name: &str) -> bool {
+    CREDENTIAL_PARAMETERS
+        .iter()
+        .any(|known| known.eq_ignore_ascii_case(name))
+}
+
+/// Query parameters whose value is a credential, by name (compared without case).
+const CREDENTIAL_PARAMETERS: &[&str] = &[
+    "key",
+    "apikey",
+    "api_key",
+    "api-key",
+    "token",
+    "access_token",
+    "secret",
+    "password",
+];
 
 /// Normalises what a user wrote as an endpoint for `provider` (see the module docs).
 pub fn normalize_endpoint(
@@ -85,6 +111,9 @@ pub fn normalize_endpoint(
         Some((base, _)) => (base.to_owned(), None),
         None => (with_scheme.clone(), None),
     };
+    if query.as_deref().is_some_and(has_credential) {
+        return Err(EndpointError::Credentials(redact_userinfo(trimmed)));
+    }
     let scheme_end = without_query.find("://").map(|at| at + 3).unwrap_or(0);
     let (authority, path) = match without_query[scheme_end..].find('/') {
         Some(at) => without_query.split_at(scheme_end + at),
@@ -121,17 +150,31 @@ pub fn normalize_endpoint(
     })
 }
 
-/// `text`, an endpoint as someone wrote it, fit to quote: the userinfo (`user:password@`)
-/// replaced by `<redacted>`. Everything between the scheme (or the start, when there is none)
+/// `text`, an endpoint as someone wrote it, fit to quote: the userinfo (`user:password@`) and
+/// the value of each query parameter that carries a key ([`CREDENTIAL_PARAMETERS`]) replaced
+/// by `<redacted>`. Everything between the scheme (or the start, when there is none)
 /// and the last `@` goes, because a password may hold `/`, `?`, `#` or `@`, which would end the
 /// host early for a parser; an `@` in a path is masked along with it, which costs nothing in a
 /// message. Text without `@` comes back as it is.
 pub fn redact_userinfo(text: &str) -> String {
     let start = text.find("://").map_or(0, |scheme| scheme + 3);
-    match text[start..].rfind('@') {
+    let text = match text[start..].rfind('@') {
         Some(at) => format!("{}<redacted>{}", &text[..start], &text[start + at..]),
         None => text.to_owned(),
-    }
+    };
+    let Some((base, query)) = text.split_once('?') else {
+        return text;
+    };
+    let pairs: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) if is_credential(name) && !value.is_empty() => {
+                format!("{name}=<redacted>")
+            }
+            _ => pair.to_owned(),
+        })
+        .collect();
+    format!("{base}?{}", pairs.join("&"))
 }
 
 impl Endpoint {
@@ -329,6 +372,29 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(!error.contains("sk-123"), "{error}");
+    }
+
+    #[test]
+    fn a_key_in_the_query_is_refused_and_never_quoted() {
+        for (given, parameter) in [
+            ("http://127.0.0.1:8080/v1?key=sk-123", "key"),
+            ("https://x.test/v1?a=1&API_KEY=sk-123", "API_KEY"),
+            ("https://x.test/v1?access_token=sk-123&b=2", "access_token"),
+        ] {
+            let error = normalize_endpoint(Provider::OpenAiCompatible, given).unwrap_err();
+            let text = error.to_string();
+            assert!(!text.contains("sk-123"), "{text}");
+            assert!(text.contains(&format!("{parameter}=<redacted>")), "{text}");
+        }
+        // Azure's dated API keeps its api-version; a parameter named like a key but empty, or
+        // a name that only contains one, is no credential.
+        for fine in [
+            "https://r.openai.azure.com/openai/deployments/d?api-version=2024-10-21",
+            "http://127.0.0.1:8080/v1?key=",
+            "http://127.0.0.1:8080/v1?monkey=1",
+        ] {
+            assert!(normalize_endpoint(Provider::Azure, fine).is_ok(), "{fine}");
+        }
     }
 
     #[test]

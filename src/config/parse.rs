@@ -130,7 +130,7 @@ pub(crate) fn endpoint(text: &str) -> Result<String, String> {
         Some(slash) => rest.split_at(slash),
         None => (rest, ""),
     };
-    if authority.contains('@') {
+    if authority.contains('@') || super::endpoint::has_credential(query.trim_start_matches('?')) {
         return Err("credentials do not belong in the URL (use api_key_env)".to_owned());
     }
     let authority = host_and_port(authority)?;
@@ -352,6 +352,10 @@ mod tests {
             ("http://host:x", "the port must be a number from 1 to 65535"),
             (
                 "http://user:pw@host/v1",
+                "credentials do not belong in the URL (use api_key_env)",
+            ),
+            (
+                "http://host/v1?api_key=sk-1",
                 "credentials do not belong in the URL (use api_key_env)",
             ),
             ("http://host/v1#x", "a base URL has no fragment"),

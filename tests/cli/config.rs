@@ -564,6 +564,8 @@ fn a_password_in_the_endpoint_is_never_printed() {
         format!("http://user:{PASSWORD}/x#y?z@127.0.0.1:9/v1"),
         format!("user:{PASSWORD}@127.0.0.1:9/v1"),
         format!("ftp://user:{PASSWORD}@127.0.0.1:9/v1"),
+        // A key as a query parameter.
+        format!("http://127.0.0.1:9/v1?api-version=1&key={PASSWORD}"),
     ];
     for endpoint in &endpoints {
         let mut runs = Vec::new();
