@@ -36,6 +36,8 @@ pub struct EventReader<R> {
     line: Vec<u8>,
     /// Whether the body ended.
     ended: bool,
+    /// Whether a `data` line was read.
+    saw_data: bool,
 }
 
 impl<R: BufRead> EventReader<R> {
@@ -45,7 +47,14 @@ impl<R: BufRead> EventReader<R> {
             reader,
             line: Vec::new(),
             ended: false,
+            saw_data: false,
         }
+    }
+
+    /// Whether a `data` line has been read (`[DONE]` is one). A body that ends without one
+    /// was no event stream at all, whatever its type said.
+    pub fn saw_data(&self) -> bool {
+        self.saw_data
     }
 
     /// The next event; [`Event::Done`] at `[DONE]` and at the end of the body.
@@ -75,13 +84,16 @@ impl<R: BufRead> EventReader<R> {
                 None => (line, ""),
             };
             match field {
-                "data" => match &mut data {
-                    Some(payload) => {
-                        payload.push('\n');
-                        payload.push_str(value);
+                "data" => {
+                    self.saw_data = true;
+                    match &mut data {
+                        Some(payload) => {
+                            payload.push('\n');
+                            payload.push_str(value);
+                        }
+                        None => data = Some(value.to_owned()),
                     }
-                    None => data = Some(value.to_owned()),
-                },
+                }
                 "error" => return Ok(Event::Error(value.to_owned())),
                 _ => {}
             }
@@ -340,6 +352,16 @@ mod tests {
             [Event::Data("{\"x\":1}".to_owned()), Event::Done]
         );
         assert_eq!(events(""), [Event::Done]);
+    }
+
+    #[test]
+    fn a_body_without_a_data_line_is_told_from_a_stream_that_ended() {
+        let mut page = EventReader::new(Cursor::new(b"<html>\nhello: world\n\n".to_vec()));
+        assert_eq!(page.next_event().unwrap(), Event::Done);
+        assert!(!page.saw_data());
+        let mut stream = EventReader::new(Cursor::new(b": ping\n\ndata: [DONE]\n\n".to_vec()));
+        assert_eq!(stream.next_event().unwrap(), Event::Done);
+        assert!(stream.saw_data());
     }
 
     #[test]
