@@ -62,7 +62,7 @@ impl<R: BufRead> EventReader<R> {
         let mut data: Option<String> = None;
         loop {
             if self.ended {
-                return Ok(data.map_or(Event::Done, Event::Data));
+                return Ok(data.map_or(Event::Done, classify));
             }
             if !self.read_line()? {
                 self.ended = true;
@@ -352,6 +352,11 @@ mod tests {
             [Event::Data("{\"x\":1}".to_owned()), Event::Done]
         );
         assert_eq!(events(""), [Event::Done]);
+        // `[DONE]` is the end also when the body stops before the blank line after it.
+        assert_eq!(
+            events("data: {\"x\":1}\n\ndata: [DONE]"),
+            [Event::Data("{\"x\":1}".to_owned()), Event::Done]
+        );
     }
 
     #[test]
