@@ -162,8 +162,12 @@ fn parse() -> Result<Cli, clap::Error> {
 /// arguments, also on stdout as the error document of every other failure.
 fn unparsed(error: &clap::Error) -> ExitCode {
     if !error.use_stderr() {
-        let _ = error.print();
-        return Exit::Success.into();
+        let printer = Printer::new(false, false, ColorChoice::Auto);
+        // Through the Printer, so a full stdout fails as it fails any command.
+        return match printer.raw(&error.render().to_string()) {
+            Ok(()) => Exit::Success.into(),
+            Err(io) => finish(Err(io.into()), &printer),
+        };
     }
     if wants_json() {
         let printer = Printer::new(true, false, ColorChoice::Auto);

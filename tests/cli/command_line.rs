@@ -1,9 +1,10 @@
 //! The command line itself, before any command runs: a usage error clap finds is one with
-//! `--json` too (the error document on stdout, clap's words on stderr, exit 2).
+//! `--json` too (the error document on stdout, clap's words on stderr, exit 2), and help and
+//! the version follow the rule of every output (a full stdout is exit 1).
 
 use serde_json::json;
 
-use crate::util::Slm;
+use crate::util::{Slm, dev_full};
 
 #[test]
 fn a_usage_error_clap_finds_is_the_error_document_under_json() {
@@ -82,4 +83,39 @@ fn a_usage_error_clap_finds_is_the_error_document_under_json() {
     let run = slm.run(["repair", "--bogus", "--", "--json"], "");
     run.code(2);
     assert_eq!(run.stdout, "");
+}
+
+#[test]
+fn help_and_the_version_to_a_full_stdout_are_an_error_that_names_stdout() {
+    let slm = Slm::new();
+    for args in [
+        &["help"][..],
+        &["--help"],
+        &["-h"],
+        &["--version"],
+        &["schema", "--help"],
+        &["help", "schema", "check"],
+        &["--json", "--help"],
+    ] {
+        let output = slm
+            .command(args)
+            .stdout(dev_full())
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("error: cannot write to stdout: No space left on device"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // Help is still a success where it can be written.
+    let run = slm.run(["help"], "");
+    run.code(0);
+    assert!(
+        run.stdout.starts_with("Structured output"),
+        "{}",
+        run.stdout
+    );
 }
