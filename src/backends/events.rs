@@ -154,6 +154,10 @@ pub struct Assembler {
     finish_reason: Option<String>,
     usage: Usage,
     model: Option<String>,
+    /// The first chunk, while no chunk has had a `choices` member: what an error quotes when
+    /// none ever does.
+    first_without_choices: Option<String>,
+    saw_choices: bool,
     /// Chunks that carried content or reasoning text: one token each on the engines that
     /// stream token by token.
     pub text_chunks: u64,
@@ -201,6 +205,12 @@ impl Assembler {
             self.usage = parse_usage(usage);
         }
         let mut added = Added::default();
+        if chunk.get("choices").is_some() {
+            self.saw_choices = true;
+            self.first_without_choices = None;
+        } else if !self.saw_choices && self.first_without_choices.is_none() {
+            self.first_without_choices = Some(chunk.to_string());
+        }
         let Some(choice) = chunk.get("choices").and_then(|choices| choices.get(0)) else {
             return Ok(added);
         };
@@ -275,6 +285,16 @@ impl Assembler {
                 Some(other) => partial.arguments.push_str(&other.to_string()),
             }
         }
+    }
+
+    /// Why the chunks so far are no chat completion: there were some, and none had a
+    /// `choices` member (the usage chunk has an empty one). Worded as for a whole answer.
+    pub fn not_a_completion(&self) -> Option<String> {
+        self.first_without_choices.as_ref().map(|chunk| {
+            format!(
+                "the answer is not a chat completion (no chunk of its stream has choices): {chunk}"
+            )
+        })
     }
 
     /// The answer the chunks make.
@@ -462,6 +482,23 @@ mod tests {
             .add(&json!({"error": {"message": "out of memory", "code": 500}}))
             .unwrap_err();
         assert_eq!(error, "out of memory");
+    }
+
+    #[test]
+    fn chunks_that_never_have_choices_are_no_chat_completion() {
+        let mut assembler = Assembler::new();
+        assert_eq!(assembler.not_a_completion(), None);
+        assembler.add(&json!({"foo": 1})).unwrap();
+        assembler.add(&json!({"bar": 2})).unwrap();
+        assert_eq!(
+            assembler.not_a_completion().as_deref(),
+            Some(
+                r#"the answer is not a chat completion (no chunk of its stream has choices): {"foo":1}"#
+            )
+        );
+        // The usage chunk has no choice, but the member: a completion that wrote nothing.
+        assembler.add(&json!({"choices": [], "usage": {}})).unwrap();
+        assert_eq!(assembler.not_a_completion(), None);
     }
 
     #[test]

@@ -249,7 +249,14 @@ impl Client {
                         ),
                     )));
                 }
-                Event::Done => break,
+                Event::Done => match assembler.not_a_completion() {
+                    Some(detail) => {
+                        return Err(CallError::from_failure(TransportFailure::Malformed(
+                            self.mask(&detail),
+                        )));
+                    }
+                    None => break,
+                },
                 Event::Error(message) => return Err(mid_stream_error(&self.mask(&message))),
                 Event::Data(payload) => payload,
             };

@@ -668,6 +668,12 @@ fn an_answer_that_is_no_chat_completion_fails_as_the_probe_fails_not_as_an_empty
             "HTTP 200 but the body is not JSON (expected value at line 1 column 1): : keep-alive",
         ),
         (
+            "text/event-stream",
+            "data: {\"foo\": 1}\n\ndata: [DONE]\n\n",
+            "the answer is not a chat completion (no chunk of its stream has choices): {\"foo\":1}",
+            "HTTP 200 but the body is not JSON (expected value at line 1 column 1): data: ",
+        ),
+        (
             "",
             "<html>hello</html>\n",
             "HTTP 200 but the body is not JSON, nor an event stream (it has no `data:` line): \
@@ -703,4 +709,19 @@ fn an_answer_that_is_no_chat_completion_fails_as_the_probe_fails_not_as_an_empty
             probe.stderr
         );
     }
+    // A stream that ends before any chunk is one: the model's empty answer.
+    let emulator = Emulator::start(Profile::answering(
+        200,
+        "text/event-stream",
+        "data: [DONE]\n\n",
+    ));
+    let slm = slm_for(&emulator, "llamacpp");
+    let run = slm.run(
+        [
+            "--json", "generate", "--schema", "plan", "--prompt", "hi", "--reask", "0",
+        ],
+        "",
+    );
+    run.code(3);
+    assert_eq!(run.json()["error"]["class"], "empty", "{}", run.stdout);
 }
