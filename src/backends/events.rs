@@ -36,6 +36,8 @@ pub struct EventReader<R> {
     line: Vec<u8>,
     /// Whether the body ended.
     ended: bool,
+    /// Whether a `data` line was read.
+    saw_data: bool,
 }
 
 impl<R: BufRead> EventReader<R> {
@@ -45,7 +47,14 @@ impl<R: BufRead> EventReader<R> {
             reader,
             line: Vec::new(),
             ended: false,
+            saw_data: false,
         }
+    }
+
+    /// Whether a `data` line has been read (`[DONE]` is one). A body that ends without one
+    /// was no event stream at all, whatever its type said.
+    pub fn saw_data(&self) -> bool {
+        self.saw_data
     }
 
     /// The next event; [`Event::Done`] at `[DONE]` and at the end of the body.
@@ -53,7 +62,7 @@ impl<R: BufRead> EventReader<R> {
         let mut data: Option<String> = None;
         loop {
             if self.ended {
-                return Ok(data.map_or(Event::Done, Event::Data));
+                return Ok(data.map_or(Event::Done, classify));
             }
             if !self.read_line()? {
                 self.ended = true;
@@ -75,13 +84,16 @@ impl<R: BufRead> EventReader<R> {
                 None => (line, ""),
             };
             match field {
-                "data" => match &mut data {
-                    Some(payload) => {
-                        payload.push('\n');
-                        payload.push_str(value);
+                "data" => {
+                    self.saw_data = true;
+                    match &mut data {
+                        Some(payload) => {
+                            payload.push('\n');
+                            payload.push_str(value);
+                        }
+                        None => data = Some(value.to_owned()),
                     }
-                    None => data = Some(value.to_owned()),
-                },
+                }
                 "error" => return Ok(Event::Error(value.to_owned())),
                 _ => {}
             }
@@ -142,6 +154,10 @@ pub struct Assembler {
     finish_reason: Option<String>,
     usage: Usage,
     model: Option<String>,
+    /// The first chunk, while no chunk has had a `choices` member: what an error quotes when
+    /// none ever does.
+    first_without_choices: Option<String>,
+    saw_choices: bool,
     /// Chunks that carried content or reasoning text: one token each on the engines that
     /// stream token by token.
     pub text_chunks: u64,
@@ -189,6 +205,12 @@ impl Assembler {
             self.usage = parse_usage(usage);
         }
         let mut added = Added::default();
+        if chunk.get("choices").is_some() {
+            self.saw_choices = true;
+            self.first_without_choices = None;
+        } else if !self.saw_choices && self.first_without_choices.is_none() {
+            self.first_without_choices = Some(chunk.to_string());
+        }
         let Some(choice) = chunk.get("choices").and_then(|choices| choices.get(0)) else {
             return Ok(added);
         };
@@ -263,6 +285,16 @@ impl Assembler {
                 Some(other) => partial.arguments.push_str(&other.to_string()),
             }
         }
+    }
+
+    /// Why the chunks so far are no chat completion: there were some, and none had a
+    /// `choices` member (the usage chunk has an empty one). Worded as for a whole answer.
+    pub fn not_a_completion(&self) -> Option<String> {
+        self.first_without_choices.as_ref().map(|chunk| {
+            format!(
+                "the answer is not a chat completion (no chunk of its stream has choices): {chunk}"
+            )
+        })
     }
 
     /// The answer the chunks make.
@@ -340,6 +372,21 @@ mod tests {
             [Event::Data("{\"x\":1}".to_owned()), Event::Done]
         );
         assert_eq!(events(""), [Event::Done]);
+        // `[DONE]` is the end also when the body stops before the blank line after it.
+        assert_eq!(
+            events("data: {\"x\":1}\n\ndata: [DONE]"),
+            [Event::Data("{\"x\":1}".to_owned()), Event::Done]
+        );
+    }
+
+    #[test]
+    fn a_body_without_a_data_line_is_told_from_a_stream_that_ended() {
+        let mut page = EventReader::new(Cursor::new(b"<html>\nhello: world\n\n".to_vec()));
+        assert_eq!(page.next_event().unwrap(), Event::Done);
+        assert!(!page.saw_data());
+        let mut stream = EventReader::new(Cursor::new(b": ping\n\ndata: [DONE]\n\n".to_vec()));
+        assert_eq!(stream.next_event().unwrap(), Event::Done);
+        assert!(stream.saw_data());
     }
 
     #[test]
@@ -435,6 +482,23 @@ mod tests {
             .add(&json!({"error": {"message": "out of memory", "code": 500}}))
             .unwrap_err();
         assert_eq!(error, "out of memory");
+    }
+
+    #[test]
+    fn chunks_that_never_have_choices_are_no_chat_completion() {
+        let mut assembler = Assembler::new();
+        assert_eq!(assembler.not_a_completion(), None);
+        assembler.add(&json!({"foo": 1})).unwrap();
+        assembler.add(&json!({"bar": 2})).unwrap();
+        assert_eq!(
+            assembler.not_a_completion().as_deref(),
+            Some(
+                r#"the answer is not a chat completion (no chunk of its stream has choices): {"foo":1}"#
+            )
+        );
+        // The usage chunk has no choice, but the member: a completion that wrote nothing.
+        assembler.add(&json!({"choices": [], "usage": {}})).unwrap();
+        assert_eq!(assembler.not_a_completion(), None);
     }
 
     #[test]

@@ -5,9 +5,11 @@
 //! tokens is never taken for a dead endpoint) and the call's deadline, at which the answer so
 //! far is returned as it is. Stopping drops the connection, and the engines end a generation
 //! whose client went away (llama.cpp frees the slot). A server that answers a streamed request
-//! with a whole JSON body is read as one; a server that refuses streaming (a 400 or 422 that
-//! names `stream`) is asked again without it, and the client stops asking for streams. A
-//! sampling field the server refuses by name is dropped the same way.
+//! with a whole JSON body is read as one, and so is an empty body or one whose type is not
+//! `text/event-stream`: they fail as a non-streamed answer would, never as an empty stream; a
+//! body without a single `data:` line is no event stream either. A server that refuses
+//! streaming (a 400 or 422 that names `stream`) is asked again without it, and the client stops
+//! asking for streams. A sampling field the server refuses by name is dropped the same way.
 
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read};
@@ -187,6 +189,7 @@ impl Client {
             }
             return Err(error);
         }
+        let labelled_events = may_be_event_stream(&response);
         let cap = self.max_response_bytes();
         let body = response
             .into_body()
@@ -194,19 +197,28 @@ impl Client {
             .limit(cap.saturating_mul(STREAM_WIRE_FACTOR))
             .reader();
         let mut reader = BufReader::new(body);
-        let whole = match first_byte(&mut reader) {
-            Ok(first) => first == Some(b'{'),
+        let first = match first_byte(&mut reader) {
+            Ok(first) => first,
             Err(error) => return Err(self.io_error(error, limits, started)),
         };
-        if whole {
+        // Whatever is not an event stream is judged as a whole answer, so an empty body or a
+        // web page fails as it fails a non-streamed call ("HTTP 200 but the body is not JSON"),
+        // not as a stream that ended before the model wrote anything.
+        if first.is_none() || first == Some(b'{') || !labelled_events {
             return self.read_whole(reader, cap, limits, started, watch);
         }
-        self.read_events(EventReader::new(reader), cap, limits, started, watch)
+        let head = self.mask(&String::from_utf8_lossy(
+            &reader.buffer()[..reader.buffer().len().min(HEAD_BYTES)],
+        ));
+        self.read_events(EventReader::new(reader), &head, cap, limits, started, watch)
     }
 
+    /// Reads an event stream; `head` is how the body began, for the error of a body that turns
+    /// out to hold no event.
     fn read_events<R: BufRead>(
         &self,
         mut events: EventReader<R>,
+        head: &str,
         cap: u64,
         limits: &StreamLimits,
         started: Instant,
@@ -228,7 +240,23 @@ impl Client {
                 },
             };
             let payload = match event {
-                Event::Done => break,
+                // Not even `data: [DONE]`: something else than an event stream (a proxy's
+                // page sent without a type), which must not pass for an empty answer.
+                Event::Done if !events.saw_data() => {
+                    return Err(CallError::from_failure(TransportFailure::Malformed(
+                        format!(
+                            "HTTP 200 but the body is not JSON, nor an event stream (it has no `data:` line): {head}"
+                        ),
+                    )));
+                }
+                Event::Done => match assembler.not_a_completion() {
+                    Some(detail) => {
+                        return Err(CallError::from_failure(TransportFailure::Malformed(
+                            self.mask(&detail),
+                        )));
+                    }
+                    None => break,
+                },
                 Event::Error(message) => return Err(mid_stream_error(&self.mask(&message))),
                 Event::Data(payload) => payload,
             };
@@ -374,6 +402,26 @@ impl Client {
             }
         }
     }
+}
+
+/// How much of the start of a body the error of a body that is no event stream quotes (the
+/// error keeps less: [`super::errors::excerpt`]).
+const HEAD_BYTES: usize = 1024;
+
+/// Whether an answer may be an event stream: its `Content-Type` says so, or it has none. Any
+/// other type (`text/html`, `application/json`) is a whole answer.
+fn may_be_event_stream(response: &ureq::http::Response<ureq::Body>) -> bool {
+    let Some(value) = response.headers().get("content-type") else {
+        return true;
+    };
+    value.to_str().is_ok_and(|value| {
+        value
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .eq_ignore_ascii_case("text/event-stream")
+    })
 }
 
 /// The first byte of the body that is not whitespace (`None`: an empty body).

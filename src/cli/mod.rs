@@ -133,16 +133,7 @@ enum Command {
 pub fn main() -> ExitCode {
     let cli = match parse() {
         Ok(cli) => cli,
-        Err(error) => {
-            // Help and version are successes; clap knows how to print both kinds.
-            let code = if error.use_stderr() {
-                Exit::Usage
-            } else {
-                Exit::Success
-            };
-            let _ = error.print();
-            return code.into();
-        }
+        Err(error) => return unparsed(&error),
     };
     let printer = Printer::new(cli.json, cli.quiet, cli.color);
     let outcome = run(cli.command, &printer);
@@ -164,6 +155,94 @@ fn parse() -> Result<Cli, clap::Error> {
         });
     std::mem::forget(definition);
     parsed
+}
+
+/// A command line clap did not turn into a command: help or a version, which are successes,
+/// or a usage error (exit 2), told on stderr in clap's words and, when `--json` is among the
+/// arguments, also on stdout as the error document of every other failure.
+fn unparsed(error: &clap::Error) -> ExitCode {
+    if !error.use_stderr() {
+        let printer = Printer::new(false, false, ColorChoice::Auto);
+        // Through the Printer, so a full stdout fails as it fails any command.
+        return match printer.raw(&error.render().to_string()) {
+            Ok(()) => Exit::Success.into(),
+            Err(io) => finish(Err(io.into()), &printer),
+        };
+    }
+    if wants_json() {
+        let printer = Printer::new(true, false, ColorChoice::Auto);
+        // clap's message still goes to stderr below, whatever became of this.
+        let _ = printer.json_value(&error_document(&usage_error(error)));
+    }
+    let _ = error.print();
+    Exit::Usage.into()
+}
+
+/// Whether `--json` is among the arguments, before any `--` (after it, it is a value).
+fn wants_json() -> bool {
+    std::env::args_os()
+        .skip(1)
+        .take_while(|argument| argument != "--")
+        .any(|argument| argument == "--json")
+}
+
+/// clap's usage error in the terms of slmcode's own: the message on one line, and clap's tips
+/// and the usage line as the hint.
+fn usage_error(error: &clap::Error) -> exit::CliError {
+    let text = error.render().to_string();
+    let one_line = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut message = None;
+    let mut usage = None;
+    let mut subcommands = Vec::new();
+    let mut hints = Vec::new();
+    for paragraph in text.split("\n\n").map(str::trim) {
+        if let Some(rest) = paragraph.strip_prefix("error: ") {
+            message = Some(one_line(rest));
+        } else if paragraph.starts_with("tip: ") {
+            hints.extend(
+                paragraph
+                    .lines()
+                    .map(|line| one_line(line.trim().trim_start_matches("tip: "))),
+            );
+        } else if let Some(rest) = paragraph.strip_prefix("Usage: ") {
+            usage = Some(one_line(rest.lines().next().unwrap_or(rest)));
+        } else if let Some(rest) = paragraph.strip_prefix("Commands:") {
+            // A name opens each entry two spaces in; its description's next lines are deeper.
+            subcommands = rest
+                .lines()
+                .filter_map(|line| line.strip_prefix("  "))
+                .filter(|entry| !entry.starts_with(' '))
+                .filter_map(|entry| entry.split_whitespace().next())
+                .collect();
+        }
+    }
+    // A command without its subcommand and without any other argument is answered with its
+    // help, which has no `error:` line: the message is the one clap gives when there are other
+    // arguments, so both read the same.
+    let message = match message {
+        Some(message) => message,
+        None => {
+            let command: Vec<&str> = usage
+                .as_deref()
+                .unwrap_or("slmcode")
+                .split(' ')
+                .take_while(|word| !word.starts_with(['[', '<']))
+                .collect();
+            format!(
+                "'{}' requires a subcommand but one was not provided [subcommands: {}]",
+                command.join(" "),
+                subcommands.join(", ")
+            )
+        }
+    };
+    if let Some(usage) = usage {
+        hints.push(format!("usage: {usage}"));
+    }
+    let mut error = exit::CliError::usage(anyhow::anyhow!(message));
+    if !hints.is_empty() {
+        error = error.with_hint(hints.join("; "));
+    }
+    error
 }
 
 fn run(command: Command, printer: &Printer) -> CommandResult {
@@ -189,26 +268,29 @@ fn finish(outcome: CommandResult, printer: &Printer) -> ExitCode {
         Ok(exit) => exit.into(),
         Err(error) if error.is_broken_pipe() => Exit::Success.into(),
         Err(error) => {
-            if printer.json() {
-                let document = serde_json::json!({
-                    "error": {
-                        "kind": error.exit.name(),
-                        "exit_code": error.exit as u8,
-                        "message": error.error.to_string(),
-                        "causes": error.error.chain().skip(1).map(|cause| cause.to_string()).collect::<Vec<_>>(),
-                        "hint": error.hint,
-                    }
-                });
-                if let Err(io) = printer.json_value(&document)
-                    && io.kind() == std::io::ErrorKind::BrokenPipe
-                {
-                    return error.exit.into();
-                }
+            if printer.json()
+                && let Err(io) = printer.json_value(&error_document(&error))
+                && io.kind() == std::io::ErrorKind::BrokenPipe
+            {
+                return error.exit.into();
             }
             printer.error(&error.error, error.hint.as_deref());
             error.exit.into()
         }
     }
+}
+
+/// The `--json` form of a failure, on stdout.
+fn error_document(error: &exit::CliError) -> serde_json::Value {
+    serde_json::json!({
+        "error": {
+            "kind": error.exit.name(),
+            "exit_code": error.exit as u8,
+            "message": error.error.to_string(),
+            "causes": error.error.chain().skip(1).map(|cause| cause.to_string()).collect::<Vec<_>>(),
+            "hint": error.hint,
+        }
+    })
 }
 
 #[cfg(test)]

@@ -70,17 +70,24 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         return Ok(Exit::Success);
     }
 
-    let mut file = ConfigFile::load(&resolved.config_path).map_err(config_error)?;
+    // The lock only for a write: with nothing to write, a read-only config directory is fine.
+    let mut preview = config::read_document(&resolved.config_path).map_err(config_error)?;
+    let needs_writing = assessment
+        .changes()
+        .any(|change| config::set_value(&mut preview, change.key, &change.after));
     let mut applied = Vec::new();
-    for change in assessment.changes() {
-        if config::set_value(file.document_mut(), change.key, &change.after) {
-            applied.push(change.clone());
+    if needs_writing {
+        let mut file = ConfigFile::load(&resolved.config_path).map_err(config_error)?;
+        for change in assessment.changes() {
+            if config::set_value(file.document_mut(), change.key, &change.after) {
+                applied.push(change.clone());
+            }
+        }
+        if !applied.is_empty() {
+            file.save().map_err(config_error)?;
         }
     }
     let written = !applied.is_empty();
-    if written {
-        file.save().map_err(config_error)?;
-    }
     let still_overridden = assessment
         .changes()
         .filter_map(|change| match resolved.source(change.key) {

@@ -153,6 +153,20 @@ fn item_text(item: &Item) -> Result<String, &'static str> {
     }
 }
 
+/// The settings file's document as it is now (empty when there is no file), read without the
+/// lock: to find out whether an edit would change anything before taking the lock, which a
+/// read-only config directory cannot give. The edit itself loads the file again under the lock
+/// ([`ConfigFile::load`]).
+pub fn read_document(path: &Path) -> Result<DocumentMut, ConfigError> {
+    let text = read_text(path)?.unwrap_or_default();
+    parse_document(path, &text)
+}
+
+fn parse_document(path: &Path, text: &str) -> Result<DocumentMut, ConfigError> {
+    text.parse::<DocumentMut>()
+        .map_err(|error| syntax_error(path, text, &error))
+}
+
 /// The settings file loaded for editing: the document as the user wrote it, and the lock on
 /// `config.toml.lock` beside it, held until this is dropped. Another process's edit waits for
 /// this one's save, so edits made at the same moment all land (each reads what the one before
@@ -195,9 +209,7 @@ impl ConfigFile {
         let crlf = text
             .find('\n')
             .is_some_and(|end| text[..end].ends_with('\r'));
-        let document = text
-            .parse::<DocumentMut>()
-            .map_err(|error| syntax_error(path, &text, &error))?;
+        let document = parse_document(path, &text)?;
         Ok(ConfigFile {
             path: path.to_owned(),
             document,

@@ -29,7 +29,8 @@ mod values;
 pub use environment::{ConfigDirSource, Environment, EnvironmentVariable, environment_variables};
 pub use error::ConfigError;
 pub use file::{
-    CONFIG_FILE_NAME, ConfigFile, RemovedKey, holds_literal_key, set_value, unset_value,
+    CONFIG_FILE_NAME, ConfigFile, RemovedKey, holds_literal_key, read_document, set_value,
+    unset_value,
 };
 pub use keys::{InvalidValue, KEYS, Key, KeySpec, UnknownKey};
 pub use provider::{Provider, UnknownProvider};

@@ -5,11 +5,20 @@
 //! The same parsers read flags, environment variables and the file, so `--max-tokens 0`,
 //! `SLMCODE_MAX_TOKENS=0` and `max_tokens = 0` fail with the same words.
 
-/// A whole number in `min..=max`. Leading `+`, signs, underscores and fractions are refused:
-/// a setting is typed by people, and `1_000` or `2.0` probably means something else.
+/// A whole number in `min..=max`; a negative one is out of range. A leading `+`, underscores and
+/// fractions are refused: a setting is typed by people, and `1_000` or `2.0` probably means
+/// something else.
 pub(crate) fn integer(text: &str, min: u64, max: u64) -> Result<u64, String> {
     let text = text.trim();
-    if text.is_empty() || !text.bytes().all(|byte| byte.is_ascii_digit()) {
+    let digits = |text: &str| !text.is_empty() && text.bytes().all(|byte| byte.is_ascii_digit());
+    // A negative number is a whole number below every minimum; `-0` is only a stray sign.
+    if let Some(magnitude) = text.strip_prefix('-')
+        && digits(magnitude)
+        && magnitude.bytes().any(|byte| byte != b'0')
+    {
+        return Err("out of range".to_owned());
+    }
+    if !digits(text) {
         return Err("not a whole number".to_owned());
     }
     match text.parse::<u64>() {
@@ -243,6 +252,11 @@ mod tests {
         }
         assert_eq!(integer("0", 1, 100).unwrap_err(), "out of range");
         assert_eq!(integer("x", 1, 100).unwrap_err(), "not a whole number");
+        assert_eq!(integer("-5", 1, 100).unwrap_err(), "out of range");
+        assert_eq!(integer("-5", 0, 100).unwrap_err(), "out of range");
+        assert_eq!(integer("-0", 0, 100).unwrap_err(), "not a whole number");
+        assert_eq!(integer("--5", 0, 100).unwrap_err(), "not a whole number");
+        assert_eq!(integer("-", 0, 100).unwrap_err(), "not a whole number");
     }
 
     #[test]

@@ -370,6 +370,19 @@ fn a_file_problem_names_the_path_and_line_and_exits_one() {
     unset.code(0);
     assert_eq!(read_config(&slm), "model = \"m\"\n");
 
+    // A negative count is a number, only too small.
+    write_config(&slm, "max_tokens = -5\n");
+    let run = slm.run(["config", "get", "model"], "");
+    run.code(1);
+    assert!(
+        run.stderr.starts_with(&format!(
+            "error: {file} line 1: invalid value `-5` for max_tokens: out of range; expected a \
+             whole number from 1 to 1000000\n"
+        )),
+        "{}",
+        run.stderr
+    );
+
     write_config(&slm, "temperature = 9\n");
     let run = slm.run(["config", "get", "model"], "");
     run.code(1);

@@ -640,3 +640,88 @@ fn verbose_ends_with_the_retries_and_what_degraded() {
         run.stderr
     );
 }
+
+#[test]
+fn an_answer_that_is_no_chat_completion_fails_as_the_probe_fails_not_as_an_empty_answer() {
+    let page = format!("<html><body>{}</body></html>", "hello ".repeat(1000));
+    // (Content-Type, body, how generate's error begins, how the probe's begins)
+    let not_json = "HTTP 200 but the body is not JSON (expected value at line 1 column 1): ";
+    let cases = [
+        ("text/html", page.as_str(), not_json, not_json),
+        (
+            "application/json",
+            "",
+            "HTTP 200 but the body is not JSON (EOF while parsing a value at line 1 column 0):",
+            "HTTP 200 but the body is not JSON (EOF while parsing a value at line 1 column 0):",
+        ),
+        (
+            "text/event-stream",
+            "",
+            "HTTP 200 but the body is not JSON (EOF while parsing a value at line 1 column 0):",
+            "HTTP 200 but the body is not JSON (EOF while parsing a value at line 1 column 0):",
+        ),
+        (
+            "text/event-stream",
+            ": keep-alive\n\nevent: ping\n\n",
+            "HTTP 200 but the body is not JSON, nor an event stream (it has no `data:` line): \
+             : keep-alive event: ping",
+            "HTTP 200 but the body is not JSON (expected value at line 1 column 1): : keep-alive",
+        ),
+        (
+            "text/event-stream",
+            "data: {\"foo\": 1}\n\ndata: [DONE]\n\n",
+            "the answer is not a chat completion (no chunk of its stream has choices): {\"foo\":1}",
+            "HTTP 200 but the body is not JSON (expected value at line 1 column 1): data: ",
+        ),
+        (
+            "",
+            "<html>hello</html>\n",
+            "HTTP 200 but the body is not JSON, nor an event stream (it has no `data:` line): \
+             <html>hello</html>",
+            "HTTP 200 but the body is not JSON (expected value at line 1 column 1): <html>",
+        ),
+    ];
+    for (content_type, body, generated, probed) in cases {
+        let emulator = Emulator::start(Profile::answering(200, content_type, body));
+        let slm = slm_for(&emulator, "llamacpp");
+        let run = slm.run(
+            [
+                "--json", "generate", "--schema", "plan", "--prompt", "hi", "--reask", "0",
+            ],
+            "",
+        );
+        run.code(6);
+        let json = run.json();
+        assert_eq!(json["error"]["kind"], "endpoint", "{content_type}: {json}");
+        let message = json["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!("unknown error: {generated}")),
+            "{content_type}, {body:?}: {message}"
+        );
+        let probe = slm.run(["probe", "--refresh"], "");
+        probe.code(6);
+        assert!(
+            probe.stderr.starts_with(&format!(
+                "error: the server's answer to a plain chat request is not usable: unknown \
+                 error: {probed}"
+            )),
+            "{content_type}, {body:?}: {}",
+            probe.stderr
+        );
+    }
+    // A stream that ends before any chunk is one: the model's empty answer.
+    let emulator = Emulator::start(Profile::answering(
+        200,
+        "text/event-stream",
+        "data: [DONE]\n\n",
+    ));
+    let slm = slm_for(&emulator, "llamacpp");
+    let run = slm.run(
+        [
+            "--json", "generate", "--schema", "plan", "--prompt", "hi", "--reask", "0",
+        ],
+        "",
+    );
+    run.code(3);
+    assert_eq!(run.json()["error"]["class"], "empty", "{}", run.stdout);
+}

@@ -202,6 +202,52 @@ fn tool_choice_needs_tools_and_a_name_in_the_file() {
 }
 
 #[test]
+fn a_tools_file_at_fault_is_named_as_tools_compile_names_it() {
+    let emulator = Emulator::start(Profile::llama_server());
+    let slm = slm_for(&emulator, "llamacpp");
+    let choice = slm.file(
+        "choice.json",
+        r#"{"tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}],
+            "tool_choice": {"type": "function", "function": {"name": "nope"}}}"#,
+    );
+    let never = slm.file(
+        "never.json",
+        r#"[{"name": "a", "parameters": {"type": "object", "properties": {"x": false}, "required": ["x"]}}]"#,
+    );
+    for (file, caused_by) in [
+        (
+            &choice,
+            "tool_choice names \"nope\", which is not one of the tools (f)\n",
+        ),
+        (&never, "tool a: /properties/x: the schema is `false`"),
+    ] {
+        let run = slm.run(
+            [
+                "generate",
+                "--tools",
+                file.to_str().unwrap(),
+                "--prompt",
+                "x",
+            ],
+            "",
+        );
+        run.code(1);
+        assert!(
+            run.stderr.starts_with(&format!(
+                "error: tools file {}\n  caused by: {caused_by}",
+                file.display()
+            )),
+            "{}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("do not compile"), "{}", run.stderr);
+        if file == &choice {
+            assert_eq!(emulator.chat_count(), 0, "nothing sent");
+        }
+    }
+}
+
+#[test]
 fn beside_a_schema_the_default_is_auto_and_an_answer_is_the_validated_value() {
     let emulator = Emulator::start(Profile::llama_server());
     emulator.answers(["{\"reason\": \"Docs are in scope.\", \"in_scope\": true,}"]);

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::emulator::{Emulator, Profile, Streaming};
-use crate::util::Slm;
+use crate::util::{Slm, dev_full};
 
 /// `{"a":{"a":...1...}}`, `depth` levels.
 fn nested_objects(depth: usize) -> String {
@@ -181,16 +181,6 @@ fn a_violation_of_a_huge_value_is_quoted_in_part() {
         assert!(said.len() < 2_000, "{command}: {} bytes out", said.len());
         assert!(said.contains("characters left out"), "{said}");
     }
-}
-
-/// `/dev/full`, opened for writing: every write to it fails with "no space left".
-fn dev_full() -> Stdio {
-    Stdio::from(
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open("/dev/full")
-            .expect("/dev/full"),
-    )
 }
 
 /// `slmcode repair` started with `input` written to its stdin and the given stdout and stderr.

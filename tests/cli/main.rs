@@ -2,6 +2,7 @@
 //! a cleared environment. One module per command.
 
 mod assets;
+mod command_line;
 mod config;
 mod config_files;
 mod doctor;

@@ -225,6 +225,42 @@ fn a_value_a_variable_overrides_is_fixed_in_the_file_and_the_variable_named() {
 }
 
 #[test]
+fn fix_takes_the_lock_only_when_there_is_something_to_write() {
+    let mut slm = Slm::new();
+    // A lock that cannot be taken, as in a read-only config directory (a directory in its
+    // place stops root as well).
+    let lock = slm.config_dir().join("config.toml.lock");
+    std::fs::create_dir(&lock).unwrap();
+    let run = slm.run(["readiness", "--fix"], "");
+    run.code(0);
+    assert!(
+        run.stderr
+            .starts_with("nothing to fix in the config file\n"),
+        "{}",
+        run.stderr
+    );
+    // The file holds the value already; only a variable overrides it: nothing to write either.
+    write_config(&slm, "temperature = 0.0\n");
+    slm.env("SLMCODE_TEMPERATURE", "0.9");
+    let run = slm.run(["--json", "readiness", "--fix"], "");
+    run.code(0);
+    let fix = &run.json()["fix"];
+    assert_eq!(fix["written"], false, "{fix}");
+    assert_eq!(fix["applied"], json!([]), "{fix}");
+    // With something to write, the lock is needed and its failure is the command's.
+    write_config(&slm, "temperature = 0.5\n");
+    let run = slm.run(["readiness", "--fix"], "");
+    run.code(1);
+    assert!(
+        run.stderr
+            .starts_with(&format!("error: {} is a directory", lock.display())),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(read_config(&slm), "temperature = 0.5\n");
+}
+
+#[test]
 fn a_key_in_the_file_costs_points_is_not_moved_and_is_never_printed() {
     const SECRET: &str = "sk-readiness-SECRET-77";
     let slm = Slm::new();

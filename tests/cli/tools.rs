@@ -302,6 +302,47 @@ fn bad_tool_files_name_the_place_and_exit_1() {
 }
 
 #[test]
+fn a_compile_error_a_file_causes_names_the_file() {
+    let slm = Slm::new();
+    slm.file(
+        "choice.json",
+        r#"{"tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}],
+            "tool_choice": {"type": "function", "function": {"name": "nope"}}}"#,
+    );
+    slm.file(
+        "never.json",
+        r#"[{"name": "a", "parameters": {"type": "object", "properties": {"x": false}, "required": ["x"]}}]"#,
+    );
+    slm.file("answer.json", r#"{"type": "string"}"#);
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["choice.json"],
+            "error: tools file choice.json\n  caused by: tool_choice names \"nope\", which is not \
+             one of the tools (f)\n",
+        ),
+        (
+            &["never.json"],
+            "error: tools file never.json\n  caused by: tool a: /properties/x: ",
+        ),
+        (
+            &[
+                "choice.json",
+                "--tool-choice",
+                "auto",
+                "--answer-schema",
+                "answer.json",
+            ],
+            "error: schema file answer.json\n  caused by: answer shape: ",
+        ),
+    ];
+    for (args, expected) in cases {
+        let run = slm.run(["tools", "compile"].iter().chain(args), "");
+        run.code(1);
+        assert!(run.stderr.starts_with(expected), "{args:?}: {}", run.stderr);
+    }
+}
+
+#[test]
 fn unknown_choices_are_usage_errors() {
     let slm = Slm::new();
     let run = slm.run(

@@ -159,6 +159,16 @@ impl Slm {
     }
 }
 
+/// `/dev/full`, opened for writing: every write to it fails with "no space left".
+pub fn dev_full() -> Stdio {
+    Stdio::from(
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full"),
+    )
+}
+
 /// The repository's root, for fixtures and shipped examples.
 pub fn repo_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

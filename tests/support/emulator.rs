@@ -424,8 +424,8 @@ fn handle(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
     };
     shared.log.lock().unwrap().push(recorded.clone());
     let profile = shared.profile.lock().unwrap().clone();
-    if let Some((status, body)) = &profile.fixed_answer {
-        return respond(stream, *status, body, None);
+    if let Some(fixed) = &profile.fixed_answer {
+        return respond_as(stream, fixed.status, fixed.content_type, &fixed.body, None);
     }
     let streamed = recorded.json().get("stream") == Some(&Value::Bool(true));
     if streamed
@@ -613,8 +613,19 @@ fn stream_answer(
 }
 
 fn respond(
+    stream: TcpStream,
+    status: u16,
+    body: &str,
+    extra: Option<String>,
+) -> std::io::Result<()> {
+    respond_as(stream, status, "application/json", body, extra)
+}
+
+/// Answers with this `Content-Type` (none when empty).
+fn respond_as(
     mut stream: TcpStream,
     status: u16,
+    content_type: &str,
     body: &str,
     extra: Option<String>,
 ) -> std::io::Result<()> {
@@ -627,10 +638,14 @@ fn respond(
         503 => "Service Unavailable",
         _ => "Status",
     };
-    let mut head = format!(
-        "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+    let mut head = format!("HTTP/1.1 {status} {reason}\r\n");
+    if !content_type.is_empty() {
+        head.push_str(&format!("Content-Type: {content_type}\r\n"));
+    }
+    head.push_str(&format!(
+        "Content-Length: {}\r\nConnection: close\r\n",
         body.len()
-    );
+    ));
     if let Some(extra) = extra {
         head.push_str(&extra);
         head.push_str("\r\n");

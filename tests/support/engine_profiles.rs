@@ -86,9 +86,9 @@ pub struct Profile {
     pub streaming: Streaming,
     /// How this engine reports a context overflow.
     pub overflow: (u16, String),
-    /// When set, the status and body of the answer to every request, whatever its route: a
-    /// server that is not an OpenAI-compatible one.
-    pub fixed_answer: Option<(u16, String)>,
+    /// When set, the answer to every request, whatever its route: a server that is not an
+    /// OpenAI-compatible one.
+    pub fixed_answer: Option<FixedAnswer>,
     /// Refuses a `tool_choice` that is a bare tool name (a string other than none, auto and
     /// required) with this status and body, as llama-server does.
     pub bare_tool_choice: Option<(u16, String)>,
@@ -97,6 +97,15 @@ pub struct Profile {
     /// Whether `stop` is applied, to the whole generation (reasoning included), as every
     /// engine that returns reasoning does. Off by default: the other profiles predate it.
     pub honours_stops: bool,
+}
+
+/// The one answer of a server that gives the same to every request ([`Profile::fixed_answer`]).
+#[derive(Clone, Debug)]
+pub struct FixedAnswer {
+    pub status: u16,
+    /// The `Content-Type` header; none when empty.
+    pub content_type: &'static str,
+    pub body: String,
 }
 
 pub const OPENAI_FIELDS: [&str; 22] = [
@@ -384,7 +393,23 @@ impl Profile {
     /// proxy): HTTP 200 and `{"hello":"world"}` to every request.
     pub fn not_a_chat_server() -> Profile {
         Profile {
-            fixed_answer: Some((200, json!({"hello": "world"}).to_string())),
+            ..Profile::answering(
+                200,
+                "application/json",
+                &json!({"hello": "world"}).to_string(),
+            )
+        }
+    }
+
+    /// A server that answers every request, whatever its route, with this status, type (none
+    /// when empty) and body: a web page, an empty body, an event stream without events.
+    pub fn answering(status: u16, content_type: &'static str, body: &str) -> Profile {
+        Profile {
+            fixed_answer: Some(FixedAnswer {
+                status,
+                content_type,
+                body: body.to_owned(),
+            }),
             ..Profile::base("not-a-chat-server")
         }
     }
@@ -394,11 +419,12 @@ impl Profile {
     /// [`Profile::llama_server`] is the server that finished loading).
     pub fn loading_llama_server() -> Profile {
         Profile {
-            fixed_answer: Some((
-                503,
-                json!({"error": {"code": 503, "message": "Loading model", "type": "unavailable_error"}})
+            fixed_answer: Some(FixedAnswer {
+                status: 503,
+                content_type: "application/json",
+                body: json!({"error": {"code": 503, "message": "Loading model", "type": "unavailable_error"}})
                     .to_string(),
-            )),
+            }),
             ..Profile::llama_server()
         }
     }

@@ -257,7 +257,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
                 }
                 Ok(Exit::Success)
             }
-            Err(CallFailure::Request(error)) => Err(request_error(error)),
+            Err(CallFailure::Request(error)) => Err(request_error(error, &args)),
             Err(CallFailure::Endpoint { error, meta }) => {
                 warn_meta(&meta, schema_file, printer);
                 let hint = endpoint_hint(&error, &context.target);
@@ -414,6 +414,7 @@ fn request(args: &Args, printer: &Printer) -> Result<StructuredRequest, CliError
     if let Some(path) = &args.tools {
         let file = super::tools::load(path)?;
         request.tools = Some(file.tools);
+        let choice_from_flag = args.tool_choice.is_some();
         request.tool_choice = match &args.tool_choice {
             Some(text) => Some(
                 slmcode::tools::ToolChoice::from_argument(text)
@@ -439,10 +440,18 @@ fn request(args: &Args, printer: &Printer) -> Result<StructuredRequest, CliError
                 .as_ref()
                 .map(|tools| tools.names().join(", "))
                 .unwrap_or_default();
-            return Err(CliError::usage(anyhow!(
-                "--tool-choice names {name:?}, which is not one of the tools in {} ({known})",
-                path.display()
-            )));
+            if choice_from_flag {
+                return Err(CliError::usage(anyhow!(
+                    "--tool-choice names {name:?}, which is not one of the tools in {} ({known})",
+                    path.display()
+                )));
+            }
+            // The file's own tool_choice: the file is what to fix, as `tools compile` says.
+            return Err(CliError::new(
+                Exit::Failure,
+                anyhow!("tool_choice names {name:?}, which is not one of the tools ({known})")
+                    .context(format!("tools file {}", path.display())),
+            ));
         }
     }
     let text = match &args.prompt {
@@ -465,12 +474,23 @@ fn request(args: &Args, printer: &Printer) -> Result<StructuredRequest, CliError
 }
 
 /// Errors the library finds in a request before sending anything.
-fn request_error(error: RequestError) -> CliError {
+fn request_error(error: RequestError, args: &Args) -> CliError {
     match error {
         RequestError::InvalidSchema(_) => CliError::new(Exit::Failure, error),
         RequestError::Tools(slmcode::tools::CompileError::UnknownTool { .. }) => {
             CliError::usage(error).with_hint("--tool-choice names a tool: one of the file's tools")
         }
+        // One tool's schema admits no call: the tools file is what to fix. The compile error
+        // alone, since the request error's message already repeats it.
+        RequestError::Tools(
+            inner @ slmcode::tools::CompileError::Grammar { tool: Some(_), .. },
+        ) => match &args.tools {
+            Some(path) => CliError::new(
+                Exit::Failure,
+                anyhow::Error::new(inner).context(format!("tools file {}", path.display())),
+            ),
+            None => CliError::new(Exit::Failure, RequestError::Tools(inner)),
+        },
         RequestError::Tools(_) => CliError::new(Exit::Failure, error),
         _ => CliError::usage(error),
     }

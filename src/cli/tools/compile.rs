@@ -199,7 +199,7 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
         compile_options = compile_options.with_answer(answer);
     }
     let compiled = tools::compile(&file.tools, &compile_options)
-        .map_err(|error| compile_error(error, from_flag))?;
+        .map_err(|error| compile_error(error, from_flag, &args))?;
     let request = match args.format {
         Format::Request => Some(request_report(&args, &compiled, &file.tools, printer)?),
         _ => None,
@@ -267,11 +267,26 @@ pub fn run(args: Args, printer: &Printer) -> CommandResult {
     Ok(Exit::Success)
 }
 
-fn compile_error(error: CompileError, choice_from_flag: bool) -> CliError {
+/// The error of a failed compilation, naming the file to fix where a file is at fault, as the
+/// errors of reading it do.
+fn compile_error(error: CompileError, choice_from_flag: bool, args: &Args) -> CliError {
+    let in_file = |error: CompileError, path: &std::path::Path, what: &str| {
+        anyhow::Error::new(error).context(format!("{what} {}", path.display()))
+    };
     match &error {
         CompileError::UnknownTool { .. } if choice_from_flag => CliError::usage(error),
-        CompileError::AnswerShape { .. } => CliError::new(Exit::Failure, error)
-            .with_hint("an answer shape is an object schema that requires e.g. `answer`"),
+        CompileError::UnknownTool { .. } | CompileError::Grammar { tool: Some(_), .. } => {
+            CliError::new(Exit::Failure, in_file(error, &args.tools, "tools file"))
+        }
+        CompileError::AnswerShape { .. } => {
+            let error = match &args.answer_schema {
+                Some(path) => in_file(error, path, "schema file"),
+                None => error.into(),
+            };
+            CliError::new(Exit::Failure, error)
+                .with_hint("an answer shape is an object schema that requires e.g. `answer`")
+        }
+        // Where the combined schema failed outside any one tool, no one file is at fault.
         _ => CliError::new(Exit::Failure, error),
     }
 }
