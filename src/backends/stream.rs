@@ -204,7 +204,10 @@ impl Client {
         // Whatever is not an event stream is judged as a whole answer, so an empty body or a
         // web page fails as it fails a non-streamed call ("HTTP 200 but the body is not JSON"),
         // not as a stream that ended before the model wrote anything.
-        if first.is_none() || first == Some(b'{') || !labelled_events {
+        if first.is_none()
+            || first == Some(b'{')
+            || !(labelled_events || opens_event_stream(reader.buffer()))
+        {
             return self.read_whole(reader, cap, limits, started, watch);
         }
         let head = self.mask(&String::from_utf8_lossy(
@@ -422,6 +425,14 @@ fn may_be_event_stream(response: &ureq::http::Response<ureq::Body>) -> bool {
             .trim()
             .eq_ignore_ascii_case("text/event-stream")
     })
+}
+
+/// Whether `start`, the first bytes of a body, begins with an event stream's field or comment:
+/// a stream a proxy labelled `text/plain` is still read as one.
+fn opens_event_stream(start: &[u8]) -> bool {
+    [&b"data:"[..], b":", b"event:", b"id:", b"retry:"]
+        .iter()
+        .any(|field| start.starts_with(field))
 }
 
 /// The first byte of the body that is not whitespace (`None`: an empty body).

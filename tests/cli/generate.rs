@@ -725,3 +725,16 @@ fn an_answer_that_is_no_chat_completion_fails_as_the_probe_fails_not_as_an_empty
     run.code(3);
     assert_eq!(run.json()["error"]["class"], "empty", "{}", run.stdout);
 }
+
+#[test]
+fn an_event_stream_labelled_as_another_type_is_still_read_as_one() {
+    let chunk = json!({"choices": [{"index": 0, "delta": {"content": "{\"reason\": \"a\", \"in_scope\": true}"}}]});
+    let body = format!("data: {chunk}\n\ndata: [DONE]\n\n");
+    for content_type in ["text/plain", "application/json"] {
+        let emulator = Emulator::start(Profile::answering(200, content_type, &body));
+        let slm = slm_for(&emulator, "llamacpp");
+        let run = slm.run(scope(&["--json", "--reask", "0"]), "");
+        run.code(0);
+        assert_eq!(run.json()["value"]["in_scope"], true, "{content_type}");
+    }
+}
