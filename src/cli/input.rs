@@ -71,6 +71,24 @@ impl Input {
 /// How deep a document [`parse_json`] reads: `serde_json`'s recursion limit.
 const MAX_DEPTH: usize = 128;
 
+/// For a parse that stopped at serde_json's recursion limit: that `what` (an input's name) nests
+/// deeper than `reader` (`slmcode`, or `this command` where another reads deeper) reads, and
+/// where. The document may well be JSON; serde_json's only way
+/// to tell this case is its message.
+pub fn too_deep(what: &str, reader: &str, error: &serde_json::Error) -> Option<String> {
+    error
+        .to_string()
+        .starts_with("recursion limit exceeded")
+        .then(|| {
+            format!(
+                "{what} nests deeper than {MAX_DEPTH} levels, more than {reader} reads (line {}, \
+                 column {})",
+                error.line(),
+                error.column()
+            )
+        })
+}
+
 /// Parses `bytes` as one JSON document (a leading byte-order mark is ignored); the error names
 /// the input, line and column, and maps to the not-JSON or truncated exit code. Empty input
 /// holds no JSON: it is not a document cut off.
@@ -83,20 +101,8 @@ pub fn parse_json(bytes: &[u8], input: &Input) -> Result<Value, CliError> {
         ));
     }
     serde_json::from_slice(bytes).map_err(|error| {
-        // serde_json's only way to tell this case: its message. The document may well be
-        // JSON; it is deeper than this command reads.
-        if error.to_string().starts_with("recursion limit exceeded") {
-            return CliError::new(
-                Exit::Failure,
-                anyhow::anyhow!(
-                    "{} nests deeper than {MAX_DEPTH} levels, more than this command reads \
-                     (line {}, column {})",
-                    input.name(),
-                    error.line(),
-                    error.column()
-                ),
-            )
-            .with_hint(format!(
+        if let Some(message) = too_deep(&input.name(), "this command", &error) {
+            return CliError::new(Exit::Failure, anyhow::anyhow!(message)).with_hint(format!(
                 "`slmcode repair` reads documents nested up to {} levels",
                 slmcode::repair::MAX_DEPTH
             ));
@@ -129,11 +135,10 @@ pub fn load_schema_file(path: &Path) -> Result<Value, CliError> {
             .with_context(|| format!("cannot read schema file {}", path.display()))?,
     };
     serde_json::from_slice(&text).map_err(|error| {
-        let message = if error.to_string().starts_with("recursion limit exceeded") {
-            format!(
-                "schema file {} nests deeper than {MAX_DEPTH} levels, more than slmcode reads",
-                input.name()
-            )
+        let message = if let Some(message) =
+            too_deep(&format!("schema file {}", input.name()), "slmcode", &error)
+        {
+            message
         } else {
             format!("schema file {} is not valid JSON: {error}", input.name())
         };

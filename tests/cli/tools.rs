@@ -637,3 +637,24 @@ fn extract_reads_text_with_invalid_utf8_and_says_so() {
         run.stderr
     );
 }
+
+#[test]
+fn a_tools_file_nested_too_deep_says_so_with_where() {
+    let slm = Slm::new();
+    let deep = format!(
+        "{{\"tools\": [{{\"type\": \"function\", \"function\": {{\"name\": \"f\", \"parameters\": {}{{}}{}}}}}]}}",
+        "{\"type\": \"array\", \"items\": ".repeat(200),
+        "}".repeat(200)
+    );
+    let file = slm.file("deep-tools.json", deep);
+    let run = slm.run(["tools", "compile", file.to_str().unwrap()], "");
+    run.code(1);
+    assert!(
+        run.stderr.starts_with(&format!(
+            "error: tools file {} nests deeper than 128 levels, more than slmcode reads (line 1, column ",
+            file.display()
+        )),
+        "{}",
+        run.stderr
+    );
+}

@@ -136,7 +136,8 @@ fn a_document_nested_too_deep_is_a_clear_failure() {
     assert_eq!(
         run.stderr,
         format!(
-            "error: schema file {} nests deeper than 128 levels, more than slmcode reads\n",
+            "error: schema file {} nests deeper than 128 levels, more than slmcode reads (line 1, \
+             column 3430)\n",
             schema.display()
         )
     );

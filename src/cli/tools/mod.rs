@@ -15,6 +15,7 @@ use serde_json::Value;
 use slmcode::tools::{ToolChoice, ToolSet};
 
 use super::exit::{CliError, CommandResult, Exit};
+use super::input::too_deep;
 use super::printer::Printer;
 
 #[derive(Debug, clap::Args)]
@@ -59,10 +60,13 @@ pub(super) fn load(path: &Path) -> Result<ToolsFile, CliError> {
         )
     })?;
     let document: Value = serde_json::from_slice(&bytes).map_err(|error| {
-        CliError::new(
-            Exit::Failure,
-            anyhow::Error::new(error).context(format!("tools file {name} is not valid JSON")),
-        )
+        let error = match too_deep(&format!("tools file {name}"), "slmcode", &error) {
+            Some(message) => anyhow::anyhow!(message),
+            None => {
+                anyhow::Error::new(error).context(format!("tools file {name} is not valid JSON"))
+            }
+        };
+        CliError::new(Exit::Failure, error)
     })?;
     let hint = "a tools file is an OpenAI `tools` array, an object with a `tools` array (such as a request body), or Anthropic tools with `input_schema`";
     let tools = ToolSet::from_value(&document).map_err(|error| {
