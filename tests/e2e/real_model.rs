@@ -359,6 +359,12 @@ fn unconstrained_answers_come_back_as_json_and_prose_around_them_is_repaired() {
                 }
             }
             3 | 4 | 5 | 7 => assert!(json["error"]["class"].is_string(), "{prompt}: {json:#}"),
+            // On a slow machine the re-asks may run into the call's deadline: a cut answer,
+            // classified as such, with what had arrived.
+            6 => assert!(
+                json["error"]["class"] == "canceled" && json["meta"]["stream_end"] == "deadline",
+                "{prompt}: {json:#}"
+            ),
             other => panic!("{prompt}: exit {other}: {json:#}"),
         }
     }
