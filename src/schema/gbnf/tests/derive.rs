@@ -877,3 +877,80 @@ fn one_of_arrays_apart_but_for_the_empty_one() {
     ]});
     assert_eq!(noted(&overlapping), [" oneOf"].map(str::to_owned));
 }
+
+#[test]
+fn a_required_name_only_patterns_cover_takes_their_schemas() {
+    // JSONSchemaBench Github_medium o48427 and Handwritten dep7, reduced: `_id` is declared by
+    // the pattern alone, and additionalProperties applies only to names no pattern matches.
+    let schema = json!({"type": "object", "patternProperties": {"^[^$]": {"type": "string"}},
+        "additionalProperties": false, "required": ["_id"]});
+    // The patterns declare the object's other members too: they are written around the
+    // required one.
+    agrees_with_validation(
+        &schema,
+        [
+            r#"{"_id":"x"}"#,
+            r#"{"_id":1}"#,
+            "{}",
+            r#"{"_id":"x","a":"y"}"#,
+            r#"{"a":"y","_id":"x","b":"z"}"#,
+            r#"{"a":"y"}"#,
+            r#"{"_id":"x","$a":"y"}"#,
+            r#"{"_id":"x","a":1}"#,
+        ]
+        .map(str::to_owned),
+    );
+    // A pattern member may repeat the required key, which validation reads once: the one note.
+    let notes = derive_uncached(&schema).unwrap().notes;
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(notes[0].keyword.as_deref(), Some("patternProperties"));
+    assert!(!notes[0].reason.contains("declared"), "{}", notes[0].reason);
+    // Declared properties keep their order, and pattern members come between any of them
+    // (JSONSchemaBench Github_hard o12335: `name:en` is required and only a pattern declares
+    // it; its valid instance writes other patterns' members between the required ones).
+    let fields = json!({"type": "object", "properties": {"id": {"type": "integer"}},
+        "patternProperties": {"^name:(en|nl)$": {"type": "string"},
+            "^sso:[0-9]$": {"type": "string"}},
+        "required": ["name:en", "sso:0"], "additionalProperties": false});
+    agrees_with_validation(
+        &fields,
+        [
+            r#"{"id":1,"name:en":"a","name:nl":"b","sso:0":"c","sso:1":"d"}"#,
+            r#"{"name:nl":"b","name:en":"a","sso:0":"c"}"#,
+            r#"{"id":1,"name:en":"a"}"#,
+            r#"{"id":1,"name:en":"a","sso:0":"c","other":1}"#,
+        ]
+        .map(str::to_owned),
+    );
+    // Every pattern that matches the name applies, as in validation.
+    let both = json!({"type": "object", "patternProperties": {"^a": {"type": "integer"},
+        "b$": {"minimum": 3}}, "additionalProperties": false, "required": ["ab"]});
+    agrees_with_validation(
+        &both,
+        [
+            r#"{"ab":3}"#,
+            r#"{"ab":2}"#,
+            r#"{"ab":3.5}"#,
+            r#"{"ab":"x"}"#,
+        ]
+        .map(str::to_owned),
+    );
+    // A pattern that matches keeps additionalProperties away; one that does not leaves the
+    // name to it.
+    let matched = json!({"type": "object", "patternProperties": {"^a": {"type": "integer"}},
+        "additionalProperties": {"type": "string"}, "required": ["a"]});
+    agrees_with_validation(&matched, [r#"{"a":1}"#, r#"{"a":"s"}"#].map(str::to_owned));
+    let unmatched = json!({"type": "object", "patternProperties": {"^x": {"type": "integer"}},
+        "additionalProperties": {"type": "string"}, "required": ["a"]});
+    agrees_with_validation(
+        &unmatched,
+        [r#"{"a":1}"#, r#"{"a":"s"}"#].map(str::to_owned),
+    );
+    // A matching pattern whose schema is `false` still makes the name impossible.
+    let refused = json!({"type": "object", "patternProperties": {"^a": false},
+        "required": ["a"]});
+    assert!(matches!(
+        derive_uncached(&refused),
+        Err(GbnfError::Unsatisfiable { .. })
+    ));
+}
