@@ -690,7 +690,7 @@ fn free_form(
     let patterned = map
         .get("patternProperties")
         .and_then(Value::as_object)
-        .filter(|patterns| !patterns.is_empty() && !map.contains_key("propertyNames"));
+        .filter(|patterns| !patterns.is_empty());
     if let Some(patterns) = patterned
         && additional != Some(&Value::Bool(false))
         && !patterns
@@ -703,28 +703,15 @@ fn free_form(
             "additionalProperties is not false: the grammar generates only keys that match patternProperties, never others",
         );
     }
+    let keys_limited = map.contains_key("propertyNames") || map.contains_key("patternProperties");
     let value = match additional {
         // No members at all: `{}` with whitespace inside.
         Some(Value::Bool(false)) => Expr::Never,
         _ if patterned.is_some() => Expr::Never,
-        None | Some(Value::Bool(true)) => {
-            let keys_limited =
-                map.contains_key("propertyNames") || map.contains_key("patternProperties");
-            if min == 0 && max.is_none() && !keys_limited {
-                return deriver.rule("object");
-            }
-            deriver.rule("value")
+        None | Some(Value::Bool(true)) if min == 0 && max.is_none() && !keys_limited => {
+            return deriver.rule("object");
         }
-        Some(schema) => {
-            let value_hint = format!("{hint}-value");
-            let expr = deriver.value(
-                schema,
-                &pointer_push(pointer, "additionalProperties"),
-                &value_hint,
-                depth,
-            );
-            deriver.named(expr, &value_hint)
-        }
+        _ => additional_value(deriver, additional, pointer, hint, depth),
     };
     let key = match map.get("propertyNames") {
         None => deriver.rule("string"),
@@ -750,16 +737,36 @@ fn free_form(
             value,
         ]));
     }
-    if let Some(patterns) = map.get("patternProperties") {
-        match patterns.as_object() {
-            Some(patterns) if patterned.is_some() => {
-                members.extend(pattern_members(deriver, map, patterns, pointer, hint, depth));
-            }
-            _ => deriver.note(
+    match map.get("patternProperties") {
+        Some(Value::Object(_)) | None => {}
+        Some(other) => {
+            return deriver.invalid(
+                &pointer_push(pointer, "patternProperties"),
+                format!(
+                    "patternProperties must be an object, not {}",
+                    json_kind(other)
+                ),
+            );
+        }
+    }
+    if let Some(patterns) = patterned {
+        members.extend(pattern_members(
+            deriver, map, patterns, pointer, hint, depth,
+        ));
+        // When every pattern's schema accepts nothing, the members left are those whose keys
+        // no pattern matches, which a grammar cannot single out. With members needed, any key
+        // under additionalProperties is closer to the schema than no object at all.
+        if Expr::alt(members.clone()) == Expr::Never
+            && min > 0
+            && additional != Some(&Value::Bool(false))
+        {
+            deriver.note(
                 pointer,
                 Some("patternProperties"),
-                "properties matched by a pattern are not generated beside propertyNames; validation checks them",
-            ),
+                "no key a pattern matches accepts a value, and the grammar cannot leave those keys out: it writes any key, and validation checks them",
+            );
+            let value = additional_value(deriver, additional, pointer, hint, depth);
+            members.push(Expr::seq([key, ws.clone(), Expr::lit(":"), ws, value]));
         }
     }
     let member = match Expr::alt(members) {
@@ -778,6 +785,29 @@ fn free_form(
         );
     }
     list
+}
+
+/// The value of a member under `additionalProperties` (any value when it is absent).
+fn additional_value(
+    deriver: &mut Deriver<'_>,
+    additional: Option<&Value>,
+    pointer: &str,
+    hint: &str,
+    depth: u32,
+) -> Expr {
+    match additional {
+        None | Some(Value::Bool(true)) => deriver.rule("value"),
+        Some(schema) => {
+            let value_hint = format!("{hint}-value");
+            let expr = deriver.value(
+                schema,
+                &pointer_push(pointer, "additionalProperties"),
+                &value_hint,
+                depth,
+            );
+            deriver.named(expr, &value_hint)
+        }
+    }
 }
 
 /// The members `patternProperties` describe: for each pattern, a key that matches it (and

@@ -954,3 +954,43 @@ fn a_required_name_only_patterns_cover_takes_their_schemas() {
         Err(GbnfError::Unsatisfiable { .. })
     ));
 }
+
+#[test]
+fn pattern_members_beside_property_names_are_written() {
+    // JSONSchemaBench Github_hard o83677, reduced: one member whose key both propertyNames
+    // and the pattern describe. The pattern members were left out beside propertyNames, so
+    // minProperties found no member and the schema was called unsatisfiable.
+    let schema = json!({"type": "object", "minProperties": 1, "additionalProperties": false,
+        "propertyNames": {"pattern": "^[a-z]+$"},
+        "patternProperties": {"^[a-z]+$": {"type": "string"}}});
+    assert!(noted(&schema).is_empty(), "{:?}", noted(&schema));
+    agrees_with_validation(
+        &schema,
+        [
+            r#"{"a":"x"}"#,
+            r#"{"a":"x","b":"y"}"#,
+            "{}",
+            r#"{"A":"x"}"#,
+            r#"{"a":1}"#,
+        ]
+        .map(str::to_owned),
+    );
+    // A key limited by both: the grammar follows the pattern and notes the rest.
+    let limited = json!({"type": "object", "minProperties": 1, "additionalProperties": false,
+        "propertyNames": {"maxLength": 2},
+        "patternProperties": {"^[a-z]+$": {"type": "string"}}});
+    assert!(accepts(&limited, r#"{"ab":"x"}"#));
+    assert!(!accepts(&limited, "{}"));
+    // Patterns whose schemas accept nothing leave the keys outside them to
+    // additionalProperties; the grammar cannot write only those keys, so it writes any key
+    // and says so, instead of calling the schema unsatisfiable.
+    let outside = json!({"type": "object", "minProperties": 1,
+        "patternProperties": {"^x": false}});
+    assert!(accepts(&outside, r#"{"a":1}"#));
+    assert!(!accepts(&outside, "{}"));
+    assert!(
+        noted(&outside).contains(&" patternProperties".to_owned()),
+        "{:?}",
+        noted(&outside)
+    );
+}
