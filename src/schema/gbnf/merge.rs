@@ -4,8 +4,11 @@
 //! Merging is an intersection where the result is again a plain schema: types intersect,
 //! enums intersect, lower bounds take the larger, upper bounds the smaller, `required` is the
 //! union, a property in both sides becomes `allOf` of the two, and closed objects keep only
-//! the properties every closed side declares. Anything else that differs between the sides
-//! keeps the first side's value, with a note.
+//! the properties every closed side declares. `patternProperties` are the union of both
+//! sides' patterns (a pattern in both takes `allOf` of its two schemas); a key that matches a
+//! pattern of one side only then escapes the other side's `additionalProperties`, which is
+//! noted. Anything else that differs between the sides keeps the first side's value, with a
+//! note.
 
 use serde_json::{Map, Value, json};
 
@@ -100,7 +103,7 @@ pub(crate) fn merge(
             "type" => {
                 out.insert(key.to_owned(), intersect_types(ours, theirs));
             }
-            "properties" | "items" | "additionalProperties" => {} // below, with closing
+            "properties" | "items" | "additionalProperties" | "patternProperties" => {} // below, with closing
             "enum" | "const" => {} // below
             "anyOf" | "oneOf" => {
                 let left = ours.as_array().cloned().unwrap_or_default();
@@ -136,9 +139,35 @@ pub(crate) fn merge(
             ),
         }
     }
+    if patterns_escape_additional(base, extra) || patterns_escape_additional(extra, base) {
+        deriver.note(
+            pointer,
+            Some("patternProperties"),
+            "a key that matches a pattern of one combined schema only gets that pattern's schema, not the other schema's additionalProperties; validation checks it",
+        );
+    }
     merge_literals(base, extra, &mut out);
     merge_objects(base, extra, &mut out);
     Some(out)
+}
+
+/// Whether a key that a pattern of `from` matches can be one `other` leaves to its
+/// `additionalProperties` (a pattern `other` does not have), where that constrains something.
+fn patterns_escape_additional(from: &Map<String, Value>, other: &Map<String, Value>) -> bool {
+    let constrains = other
+        .get("additionalProperties")
+        .is_some_and(|additional| additional != &Value::Bool(true));
+    let patterns = |map: &Map<String, Value>| {
+        map.get("patternProperties")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let theirs = patterns(other);
+    constrains
+        && patterns(from)
+            .keys()
+            .any(|pattern| !theirs.contains_key(pattern))
 }
 
 /// `enum` and `const` of both sides as one `enum` (or the one `const`).
@@ -223,6 +252,20 @@ fn merge_objects(
     }
     if !properties.is_empty() || out.contains_key("properties") {
         out.insert("properties".to_owned(), Value::Object(properties));
+    }
+    if let (Some(Value::Object(ours)), Some(Value::Object(theirs))) = (
+        base.get("patternProperties"),
+        extra.get("patternProperties"),
+    ) {
+        let mut patterns = ours.clone();
+        for (pattern, schema) in theirs {
+            let combined = match ours.get(pattern) {
+                Some(our) => both(our, schema),
+                None => schema.clone(),
+            };
+            patterns.insert(pattern.clone(), combined);
+        }
+        out.insert("patternProperties".to_owned(), Value::Object(patterns));
     }
     match (
         base.get("additionalProperties"),

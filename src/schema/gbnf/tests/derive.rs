@@ -994,3 +994,54 @@ fn pattern_members_beside_property_names_are_written() {
         noted(&outside)
     );
 }
+
+#[test]
+fn patterns_of_all_of_branches_are_combined() {
+    // JSONSchemaBench Handwritten allOfPProp1: each branch's patterns, and the closed branches'
+    // additionalProperties: false, together. Keeping one branch's patterns beside another's
+    // `false` left no key at all, and minProperties then no object.
+    let schema = json!({"type": "object", "allOf": [
+        {"patternProperties": {"^.{1,3}$": false}, "additionalProperties": true},
+        {"patternProperties": {"a": true}, "additionalProperties": false},
+        {"patternProperties": {"b": true}, "additionalProperties": false}],
+        "minProperties": 4});
+    assert!(accepts(&schema, r#"{"abcd":1,"abce":1,"abcf":1,"abcg":1}"#));
+    assert!(!accepts(
+        &schema,
+        r#"{"cdef":1,"abce":1,"abcf":1,"abcg":1}"#
+    ));
+    assert!(!accepts(&schema, r#"{"abcd":1}"#));
+    // A pattern in two branches takes both schemas; patterns of different branches each keep
+    // theirs, without a note when no branch's additionalProperties is left out by that (the
+    // two notes are the object's own: keys outside the patterns, and a key under two).
+    let same = json!({"type": "object", "allOf": [
+        {"patternProperties": {"^a": {"type": "integer"}}},
+        {"patternProperties": {"^a": {"minimum": 3}, "^b": {"type": "string"}}}]});
+    assert_eq!(
+        noted(&same),
+        [" additionalProperties", " patternProperties"]
+    );
+    agrees_with_validation(
+        &same,
+        [
+            r#"{"a":3}"#,
+            r#"{"a":2}"#,
+            r#"{"a":3.5}"#,
+            r#"{"b":"x"}"#,
+            r#"{"b":1}"#,
+        ]
+        .map(str::to_owned),
+    );
+    // A closed branch that another branch's pattern reaches past: the key is written under
+    // that pattern, and the note says validation checks the closed branch.
+    let closed = json!({"type": "object", "allOf": [
+        {"patternProperties": {"^a": {"type": "integer"}}},
+        {"additionalProperties": false}]});
+    assert!(
+        noted(&closed)
+            .iter()
+            .any(|note| note.ends_with(" patternProperties")),
+        "{:?}",
+        noted(&closed)
+    );
+}
