@@ -447,13 +447,19 @@ fn undeclared_value(
         [(schema, at)] => deriver.value(schema, at, hint, depth),
         [(_, first), ..] => {
             let mut merged = Map::new();
+            let mut merged_at = first.clone();
             for (schema, at) in &matched {
-                match super::merge::merge(deriver, &merged, schema, at, depth) {
-                    Some(next) => merged = next,
+                let sides = super::merge::Sides {
+                    base_at: &merged_at,
+                    extra_at: at,
+                    whole_at: first,
+                };
+                match super::merge::merge(deriver, &merged, schema, &sides, depth) {
+                    Some((next, next_at)) => (merged, merged_at) = (next, next_at),
                     None => return Expr::Never,
                 }
             }
-            deriver.value(&Value::Object(merged), first, hint, depth + 1)
+            deriver.value(&Value::Object(merged), &merged_at, hint, depth + 1)
         }
     }
 }
@@ -837,15 +843,21 @@ fn pattern_members(
         let mut key = Map::new();
         key.insert("type".to_owned(), Value::from("string"));
         key.insert("pattern".to_owned(), Value::from(pattern.as_str()));
+        let mut key_at = at.clone();
         if let Some(names) = &names {
-            match super::merge::merge(deriver, &key, names, &names_pointer, depth) {
-                Some(merged) => key = merged,
+            let sides = super::merge::Sides {
+                base_at: &at,
+                extra_at: &names_pointer,
+                whole_at: &at,
+            };
+            match super::merge::merge(deriver, &key, names, &sides, depth) {
+                Some((merged, merged_at)) => (key, key_at) = (merged, merged_at),
                 None => continue,
             }
         }
         let key = deriver.value(
             &Value::Object(key),
-            &at,
+            &key_at,
             &format!("{hint}-key-{index}"),
             depth,
         );
