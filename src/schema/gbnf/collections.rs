@@ -693,10 +693,13 @@ fn free_form(
     // Keys written under patternProperties: the grammar writes those only, as it writes only
     // the declared properties of an object that declares some. Exact when additionalProperties
     // is false or a pattern matches every key (which leaves none to additionalProperties).
+    // Beside propertyNames and other keys allowed, the keys propertyNames describes are
+    // written instead, with additionalProperties' values.
+    let closed = additional == Some(&Value::Bool(false));
     let patterned = map
         .get("patternProperties")
         .and_then(Value::as_object)
-        .filter(|patterns| !patterns.is_empty());
+        .filter(|patterns| !patterns.is_empty() && (closed || !map.contains_key("propertyNames")));
     if let Some(patterns) = patterned
         && additional != Some(&Value::Bool(false))
         && !patterns
@@ -744,6 +747,13 @@ fn free_form(
         ]));
     }
     match map.get("patternProperties") {
+        Some(Value::Object(patterns)) if patterned.is_none() && !patterns.is_empty() => {
+            deriver.note(
+                pointer,
+                Some("patternProperties"),
+                "properties matched by a pattern are not generated beside propertyNames; validation checks them",
+            );
+        }
         Some(Value::Object(_)) | None => {}
         Some(other) => {
             return deriver.invalid(

@@ -17,6 +17,7 @@
 use serde_json::{Map, Value, json};
 
 use super::derive::{ANNOTATIONS, Deriver};
+use super::pattern::matches_every_string;
 use super::types::type_names;
 use crate::schema::distinct::DistinctValues;
 use crate::schema::pointer_push;
@@ -140,6 +141,12 @@ pub(crate) fn merge(
                 out.insert(key.to_owned(), intersect_types(ours, theirs));
             }
             "properties" | "items" | "additionalProperties" | "patternProperties" => {} // below, with closing
+            // A pattern that matches every string constrains nothing beside another.
+            "pattern" if ours.as_str().is_some_and(matches_every_string) => {
+                out.insert(key.to_owned(), theirs.clone());
+                origins.push((key_path(key), Source::Extra(key_path(key))));
+            }
+            "pattern" if theirs.as_str().is_some_and(matches_every_string) => {}
             "enum" | "const" => {} // below
             "anyOf" | "oneOf" => {
                 let left = ours.as_array().cloned().unwrap_or_default();

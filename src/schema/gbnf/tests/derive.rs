@@ -975,6 +975,16 @@ fn pattern_members_beside_property_names_are_written() {
         ]
         .map(str::to_owned),
     );
+    // A pattern that matches every key leaves the key to propertyNames alone (JSON Schema
+    // Store staticwebapp.config: `.*` beside `^\d+$`).
+    let any_key = json!({"type": "object", "additionalProperties": false,
+        "propertyNames": {"pattern": "^[0-9]+$"},
+        "patternProperties": {".*": {"type": "integer"}}});
+    assert!(noted(&any_key).is_empty(), "{:?}", noted(&any_key));
+    agrees_with_validation(
+        &any_key,
+        [r#"{"404":1}"#, r#"{"a":1}"#, r#"{"404":"x"}"#, "{}"].map(str::to_owned),
+    );
     // A key limited by both: the grammar follows the pattern and notes the rest.
     let limited = json!({"type": "object", "minProperties": 1, "additionalProperties": false,
         "propertyNames": {"maxLength": 2},
