@@ -240,11 +240,38 @@ pub(crate) fn object(
         }
         return free_form(deriver, map, additional, pointer, hint, depth);
     }
+    let patterns = map
+        .get("patternProperties")
+        .and_then(Value::as_object)
+        .filter(|patterns| !patterns.is_empty());
+    // A required name that only a pattern declares makes the patterns part of the object's
+    // declaration: their members are written around the listed ones, as in an object without
+    // `properties`, and not left out.
+    let declared_by_patterns = patterns.is_some_and(|patterns| {
+        required.iter().any(|name| {
+            !properties.contains_key(name)
+                && patterns
+                    .keys()
+                    .any(|pattern| pattern_matches(pattern, name))
+        })
+    });
+    let around = match patterns {
+        Some(patterns) if declared_by_patterns => {
+            around_members(deriver, map, patterns, pointer, hint, depth)
+        }
+        _ => None,
+    };
     if map.contains_key("patternProperties") {
         deriver.note(
             pointer,
             Some("patternProperties"),
-            "properties matched by a pattern are not generated beside declared properties; validation checks them",
+            if declared_by_patterns {
+                "members matched by a pattern are written around the listed properties and may repeat one of their keys; validation checks them"
+            } else if properties.is_empty() {
+                "properties matched by a pattern are not generated beside the required ones; validation checks them"
+            } else {
+                "properties matched by a pattern are not generated beside declared properties; validation checks them"
+            },
         );
     }
     if let Some(names) = map.get("propertyNames") {
@@ -262,17 +289,29 @@ pub(crate) fn object(
         }
     }
     let closed = additional == Some(&Value::Bool(false));
-    if !closed {
+    if !closed && !declared_by_patterns {
         deriver.note(
             pointer,
             Some("additionalProperties"),
             "additionalProperties is not false: the grammar generates only the declared properties, never others",
         );
+    } else if !closed
+        && !patterns.is_some_and(|patterns| {
+            patterns
+                .keys()
+                .any(|pattern| super::pattern::matches_every_string(pattern))
+        })
+    {
+        deriver.note(
+            pointer,
+            Some("additionalProperties"),
+            "additionalProperties is not false: the grammar generates only the listed properties and keys that match patternProperties, never others",
+        );
     }
     let minimum = count(deriver, map, "minProperties", pointer);
     let maximum = count(deriver, map, "maxProperties", pointer);
     if minimum.is_some_and(|minimum| minimum > required.len() as u64)
-        || maximum.is_some_and(|maximum| maximum < properties.len() as u64)
+        || maximum.is_some_and(|maximum| maximum < properties.len() as u64 || around.is_some())
     {
         deriver.note(
             pointer,
@@ -288,8 +327,6 @@ pub(crate) fn object(
     let mut members: Vec<Member> = Vec::new();
     let required_names: HashSet<&str> = required.iter().map(String::as_str).collect();
     let mut names: Vec<&str> = properties.keys().map(String::as_str).collect();
-    // A required property the schema does not declare: its value is whatever
-    // additionalProperties allows.
     for name in &required {
         if !properties.contains_key(name) {
             names.push(name);
@@ -297,22 +334,20 @@ pub(crate) fn object(
     }
     for name in names {
         let is_required = required_names.contains(name);
-        let (schema, schema_pointer) = match properties.get(name) {
-            Some(schema) => (
-                schema,
-                pointer_push(&pointer_push(pointer, "properties"), name),
-            ),
-            None => match additional {
-                None => (&Value::Bool(true), pointer.to_owned()),
-                Some(schema) => (schema, pointer_push(pointer, "additionalProperties")),
-            },
-        };
         let value_hint = if hint == "root" {
             name.to_owned()
         } else {
             format!("{hint}-{name}")
         };
-        let value = deriver.value(schema, &schema_pointer, &value_hint, depth);
+        let value = match properties.get(name) {
+            Some(schema) => deriver.value(
+                schema,
+                &pointer_push(&pointer_push(pointer, "properties"), name),
+                &value_hint,
+                depth,
+            ),
+            None => undeclared_value(deriver, map, name, pointer, &value_hint, depth),
+        };
         if value == Expr::Never {
             if is_required {
                 return deriver.never(
@@ -331,6 +366,9 @@ pub(crate) fn object(
             Expr::lit(":"),
             ws.clone(),
             value,
+            around
+                .as_ref()
+                .map_or(Expr::Empty, |(_, more)| more.clone()),
         ]);
         let key_value = deriver.named(key_value, &format!("{value_hint}-kv"));
         members.push(Member {
@@ -339,6 +377,8 @@ pub(crate) fn object(
             required: is_required,
         });
     }
+    // A member matched by a pattern can also come first, before any listed one.
+    let leading = around.map(|(member, more)| Expr::seq([member, more]));
     let needs = property_dependencies(deriver, map, pointer, &members);
     let body = match dependency_lists(&members, &needs) {
         Some(lists) => {
@@ -351,7 +391,7 @@ pub(crate) fn object(
                     } else {
                         format!("{hint}-with-{index}")
                     };
-                    member_list(deriver, list, &ws, &list_hint)
+                    member_list(deriver, list, leading.as_ref(), &ws, &list_hint)
                 })
                 .collect();
             Expr::alt(bodies)
@@ -368,10 +408,70 @@ pub(crate) fn object(
                     );
                 }
             }
-            member_list(deriver, &members, &ws, hint)
+            member_list(deriver, &members, leading.as_ref(), &ws, hint)
         }
     };
     Expr::seq([Expr::lit("{"), ws, body, Expr::lit("}")])
+}
+
+/// The value of a required property the schema does not declare: as in validation, the
+/// schemas of every pattern in `patternProperties` that matches its name, or
+/// additionalProperties when none does.
+fn undeclared_value(
+    deriver: &mut Deriver<'_>,
+    map: &Map<String, Value>,
+    name: &str,
+    pointer: &str,
+    hint: &str,
+    depth: u32,
+) -> Expr {
+    let here = pointer_push(pointer, "patternProperties");
+    let matched: Vec<(&Value, String)> = map
+        .get("patternProperties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(pattern, _)| pattern_matches(pattern, name))
+        .map(|(pattern, schema)| (schema, pointer_push(&here, pattern)))
+        .collect();
+    match matched.as_slice() {
+        [] => match map.get("additionalProperties") {
+            None => deriver.rule("value"),
+            Some(schema) => deriver.value(
+                schema,
+                &pointer_push(pointer, "additionalProperties"),
+                hint,
+                depth,
+            ),
+        },
+        [(schema, at)] => deriver.value(schema, at, hint, depth),
+        [(_, first), ..] => {
+            let mut merged = Map::new();
+            let mut merged_at = first.clone();
+            for (schema, at) in &matched {
+                let sides = super::merge::Sides {
+                    base_at: &merged_at,
+                    extra_at: at,
+                    whole_at: first,
+                };
+                match super::merge::merge(deriver, &merged, schema, &sides, depth) {
+                    Some((next, next_at)) => (merged, merged_at) = (next, next_at),
+                    None => return Expr::Never,
+                }
+            }
+            deriver.value(&Value::Object(merged), &merged_at, hint, depth + 1)
+        }
+    }
+}
+
+/// Whether `name` matches `pattern` as validation reads patterns. A pattern the validator
+/// cannot compile matches nothing: validation refuses the whole schema anyway.
+fn pattern_matches(pattern: &str, name: &str) -> bool {
+    crate::schema::validate(
+        &serde_json::json!({ "pattern": pattern }),
+        &Value::String(name.to_owned()),
+    )
+    .is_ok()
 }
 
 /// The property-list dependencies of an object (`dependencies` entries that are lists of names,
@@ -504,8 +604,15 @@ fn dependency_lists(
     Some(lists)
 }
 
-/// The members between the braces, including the whitespace before `}`.
-fn member_list(deriver: &mut Deriver<'_>, members: &[Member], ws: &Expr, hint: &str) -> Expr {
+/// The members between the braces, including the whitespace before `}`; `leading`, when
+/// given, is what may come first instead of a listed member (members matched by a pattern).
+fn member_list(
+    deriver: &mut Deriver<'_>,
+    members: &[Member],
+    leading: Option<&Expr>,
+    ws: &Expr,
+    hint: &str,
+) -> Expr {
     let later = |member: &Member| {
         let item = Expr::seq([
             ws.clone(),
@@ -526,11 +633,14 @@ fn member_list(deriver: &mut Deriver<'_>, members: &[Member], ws: &Expr, hint: &
         .map_or(members.len(), |index| index + 1);
     let all_optional = members.iter().all(|member| !member.required);
     let inline_size = first_candidates * members.len();
-    // tails[i]: the members after position i, each behind a separator.
-    let tails: Vec<Expr> = if inline_size <= INLINE_TAIL_LIMIT {
-        (0..members.len())
-            .map(|index| Expr::seq(members[index + 1..].iter().map(later)))
-            .collect()
+    // tails[i]: the members after position i, each behind a separator; every member: all.
+    let (tails, every): (Vec<Expr>, Expr) = if inline_size <= INLINE_TAIL_LIMIT {
+        (
+            (0..members.len())
+                .map(|index| Expr::seq(members[index + 1..].iter().map(later)))
+                .collect(),
+            Expr::seq(members.iter().map(later)),
+        )
     } else {
         // One rule per tail, each calling the next: linear in the number of properties.
         let mut tails = vec![Expr::Empty; members.len()];
@@ -540,7 +650,7 @@ fn member_list(deriver: &mut Deriver<'_>, members: &[Member], ws: &Expr, hint: &
             let body = Expr::seq([later(&members[index]), next]);
             next = deriver.named(body, &format!("{hint}-rest-{index}"));
         }
-        tails
+        (tails, next)
     };
     let mut alternatives: Vec<Expr> = (0..first_candidates)
         .map(|index| {
@@ -551,6 +661,9 @@ fn member_list(deriver: &mut Deriver<'_>, members: &[Member], ws: &Expr, hint: &
             ])
         })
         .collect();
+    if let Some(leading) = leading {
+        alternatives.push(Expr::seq([leading.clone(), every, ws.clone()]));
+    }
     if all_optional {
         alternatives.push(Expr::Empty);
     }
@@ -580,10 +693,13 @@ fn free_form(
     // Keys written under patternProperties: the grammar writes those only, as it writes only
     // the declared properties of an object that declares some. Exact when additionalProperties
     // is false or a pattern matches every key (which leaves none to additionalProperties).
+    // Beside propertyNames and other keys allowed, the keys propertyNames describes are
+    // written instead, with additionalProperties' values.
+    let closed = additional == Some(&Value::Bool(false));
     let patterned = map
         .get("patternProperties")
         .and_then(Value::as_object)
-        .filter(|patterns| !patterns.is_empty() && !map.contains_key("propertyNames"));
+        .filter(|patterns| !patterns.is_empty() && (closed || !map.contains_key("propertyNames")));
     if let Some(patterns) = patterned
         && additional != Some(&Value::Bool(false))
         && !patterns
@@ -596,28 +712,15 @@ fn free_form(
             "additionalProperties is not false: the grammar generates only keys that match patternProperties, never others",
         );
     }
+    let keys_limited = map.contains_key("propertyNames") || map.contains_key("patternProperties");
     let value = match additional {
         // No members at all: `{}` with whitespace inside.
         Some(Value::Bool(false)) => Expr::Never,
         _ if patterned.is_some() => Expr::Never,
-        None | Some(Value::Bool(true)) => {
-            let keys_limited =
-                map.contains_key("propertyNames") || map.contains_key("patternProperties");
-            if min == 0 && max.is_none() && !keys_limited {
-                return deriver.rule("object");
-            }
-            deriver.rule("value")
+        None | Some(Value::Bool(true)) if min == 0 && max.is_none() && !keys_limited => {
+            return deriver.rule("object");
         }
-        Some(schema) => {
-            let value_hint = format!("{hint}-value");
-            let expr = deriver.value(
-                schema,
-                &pointer_push(pointer, "additionalProperties"),
-                &value_hint,
-                depth,
-            );
-            deriver.named(expr, &value_hint)
-        }
+        _ => additional_value(deriver, additional, pointer, hint, depth),
     };
     let key = match map.get("propertyNames") {
         None => deriver.rule("string"),
@@ -643,35 +746,43 @@ fn free_form(
             value,
         ]));
     }
-    if let Some(patterns) = map.get("patternProperties") {
-        match patterns.as_object() {
-            Some(patterns) if patterned.is_some() => {
-                if patterns.len() > 1 {
-                    deriver.note(
-                        pointer,
-                        Some("patternProperties"),
-                        "a key that matches several patterns must satisfy each one's schema; the grammar checks the schema of the pattern it was written under, and validation checks the rest",
-                    );
-                }
-                let here = pointer_push(pointer, "patternProperties");
-                for (index, (pattern, schema)) in patterns.iter().enumerate() {
-                    let at = pointer_push(&here, pattern);
-                    let key = deriver.value(
-                        &serde_json::json!({"type": "string", "pattern": pattern}),
-                        &at,
-                        &format!("{hint}-key-{index}"),
-                        depth,
-                    );
-                    let value = deriver.value(schema, &at, &format!("{hint}-value-{index}"), depth);
-                    let value = deriver.named(value, &format!("{hint}-value-{index}"));
-                    members.push(Expr::seq([key, ws.clone(), Expr::lit(":"), ws.clone(), value]));
-                }
-            }
-            _ => deriver.note(
+    match map.get("patternProperties") {
+        Some(Value::Object(patterns)) if patterned.is_none() && !patterns.is_empty() => {
+            deriver.note(
                 pointer,
                 Some("patternProperties"),
                 "properties matched by a pattern are not generated beside propertyNames; validation checks them",
-            ),
+            );
+        }
+        Some(Value::Object(_)) | None => {}
+        Some(other) => {
+            return deriver.invalid(
+                &pointer_push(pointer, "patternProperties"),
+                format!(
+                    "patternProperties must be an object, not {}",
+                    json_kind(other)
+                ),
+            );
+        }
+    }
+    if let Some(patterns) = patterned {
+        members.extend(pattern_members(
+            deriver, map, patterns, pointer, hint, depth,
+        ));
+        // When every pattern's schema accepts nothing, the members left are those whose keys
+        // no pattern matches, which a grammar cannot single out. With members needed, any key
+        // under additionalProperties is closer to the schema than no object at all.
+        if Expr::alt(members.clone()) == Expr::Never
+            && min > 0
+            && additional != Some(&Value::Bool(false))
+        {
+            deriver.note(
+                pointer,
+                Some("patternProperties"),
+                "no key a pattern matches accepts a value, and the grammar cannot leave those keys out: it writes any key, and validation checks them",
+            );
+            let value = additional_value(deriver, additional, pointer, hint, depth);
+            members.push(Expr::seq([key, ws.clone(), Expr::lit(":"), ws, value]));
         }
     }
     let member = match Expr::alt(members) {
@@ -690,6 +801,111 @@ fn free_form(
         );
     }
     list
+}
+
+/// The value of a member under `additionalProperties` (any value when it is absent).
+fn additional_value(
+    deriver: &mut Deriver<'_>,
+    additional: Option<&Value>,
+    pointer: &str,
+    hint: &str,
+    depth: u32,
+) -> Expr {
+    match additional {
+        None | Some(Value::Bool(true)) => deriver.rule("value"),
+        Some(schema) => {
+            let value_hint = format!("{hint}-value");
+            let expr = deriver.value(
+                schema,
+                &pointer_push(pointer, "additionalProperties"),
+                &value_hint,
+                depth,
+            );
+            deriver.named(expr, &value_hint)
+        }
+    }
+}
+
+/// The members `patternProperties` describe: for each pattern, a key that matches it (and
+/// `propertyNames`, when given) and a value of its schema.
+fn pattern_members(
+    deriver: &mut Deriver<'_>,
+    map: &Map<String, Value>,
+    patterns: &Map<String, Value>,
+    pointer: &str,
+    hint: &str,
+    depth: u32,
+) -> Vec<Expr> {
+    if patterns.len() > 1 {
+        deriver.note(
+            pointer,
+            Some("patternProperties"),
+            "a key that matches several patterns must satisfy each one's schema; the grammar checks the schema of the pattern it was written under, and validation checks the rest",
+        );
+    }
+    let ws = deriver.rule("ws");
+    let names = map.get("propertyNames").map(key_schema);
+    let names_pointer = pointer_push(pointer, "propertyNames");
+    let here = pointer_push(pointer, "patternProperties");
+    let mut members = Vec::new();
+    for (index, (pattern, schema)) in patterns.iter().enumerate() {
+        let at = pointer_push(&here, pattern);
+        let mut key = Map::new();
+        key.insert("type".to_owned(), Value::from("string"));
+        key.insert("pattern".to_owned(), Value::from(pattern.as_str()));
+        let mut key_at = at.clone();
+        if let Some(names) = &names {
+            let sides = super::merge::Sides {
+                base_at: &at,
+                extra_at: &names_pointer,
+                whole_at: &at,
+            };
+            match super::merge::merge(deriver, &key, names, &sides, depth) {
+                Some((merged, merged_at)) => (key, key_at) = (merged, merged_at),
+                None => continue,
+            }
+        }
+        let key = deriver.value(
+            &Value::Object(key),
+            &key_at,
+            &format!("{hint}-key-{index}"),
+            depth,
+        );
+        let value = deriver.value(schema, &at, &format!("{hint}-value-{index}"), depth);
+        let value = deriver.named(value, &format!("{hint}-value-{index}"));
+        members.push(Expr::seq([
+            key,
+            ws.clone(),
+            Expr::lit(":"),
+            ws.clone(),
+            value,
+        ]));
+    }
+    members
+}
+
+/// The members `patternProperties` describe, as one rule, and the rule of any number of them
+/// after a listed member, each behind a separator; `None` when no such member has a value.
+fn around_members(
+    deriver: &mut Deriver<'_>,
+    map: &Map<String, Value>,
+    patterns: &Map<String, Value>,
+    pointer: &str,
+    hint: &str,
+    depth: u32,
+) -> Option<(Expr, Expr)> {
+    let members = pattern_members(deriver, map, patterns, pointer, hint, depth);
+    let member = match Expr::alt(members) {
+        Expr::Never => return None,
+        member => deriver.named(member, &format!("{hint}-member")),
+    };
+    let ws = deriver.rule("ws");
+    let more = Expr::repeat(
+        Expr::seq([ws.clone(), Expr::lit(","), ws, member.clone()]),
+        0,
+        None,
+    );
+    Some((member.clone(), deriver.named(more, &format!("{hint}-more"))))
 }
 
 /// The schema of a property name: `propertyNames` limited to strings (keys are strings).

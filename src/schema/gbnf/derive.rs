@@ -142,6 +142,10 @@ const INEXPRESSIBLE: &[(&str, &str)] = &[
 pub(crate) type PatternRules =
     HashMap<(String, u64, Option<u64>), Result<(Expr, bool, bool), String>>;
 
+/// How the pointer a merged schema is walked under begins. A JSON pointer is empty or begins
+/// with `/`, so such a pointer never names a place in the user's schema by mistake.
+const MERGED: char = '#';
+
 /// The state of one derivation.
 pub(crate) struct Deriver<'schema> {
     pub root: &'schema Value,
@@ -167,6 +171,13 @@ pub(crate) struct Deriver<'schema> {
     steps_left: u64,
     /// The steps it started with.
     step_limit: u64,
+    /// Where the parts of merged schemas come from: each merged schema is walked under a
+    /// pointer of its own ([`MERGED`] and a number), and a path below it maps to the place in
+    /// the user's schema its keyword was taken from (see [`Deriver::locate`]). A note then
+    /// names that place, and the same keyword merged into many branches is one note.
+    origins: HashMap<String, String>,
+    /// Merged schemas made so far, which numbers the next one's pointer.
+    merges: usize,
 }
 
 impl<'schema> Deriver<'schema> {
@@ -189,6 +200,8 @@ impl<'schema> Deriver<'schema> {
             error: None,
             steps_left: step_limit,
             step_limit,
+            origins: HashMap::new(),
+            merges: 0,
         }
     }
 
@@ -201,11 +214,50 @@ impl<'schema> Deriver<'schema> {
         self.steps_left -= 1;
         if self.steps_left == 0 && self.error.is_none() {
             self.error = Some(GbnfError::TooComplex {
-                pointer: pointer.to_owned(),
+                pointer: self.locate(pointer),
                 steps: self.step_limit,
             });
         }
         self.steps_left > 0
+    }
+
+    /// A new pointer to walk a merged schema under; `whole` is the place that stands for the
+    /// merged schema as a whole (where a note about none of its keywords goes).
+    pub fn merged_pointer(&mut self, whole: &str) -> String {
+        self.merges += 1;
+        let pointer = format!("{MERGED}{}", self.merges);
+        self.origins.insert(pointer.clone(), whole.to_owned());
+        pointer
+    }
+
+    /// Records that `path` (below a pointer from [`Self::merged_pointer`]) was taken from
+    /// `origin`. The origin is kept as it is, not located yet: it may lie inside a part of an
+    /// earlier merged schema (an `allOf` of two properties) whose own parts are recorded
+    /// below it.
+    pub fn set_origin(&mut self, path: String, origin: String) {
+        self.origins.insert(path, origin);
+    }
+
+    /// The place in the user's schema that `path` stands for: itself, unless it lies below a
+    /// merged schema's pointer; then the origin of its longest recorded prefix, followed by
+    /// the rest of the path, located in turn. Origins only name earlier merged schemas, so
+    /// this ends.
+    pub fn locate(&self, path: &str) -> String {
+        let mut path = path.to_owned();
+        while path.starts_with(MERGED) {
+            let mut end = path.len();
+            let origin = loop {
+                if let Some(origin) = self.origins.get(&path[..end]) {
+                    break origin;
+                }
+                match path[..end].rfind('/') {
+                    Some(slash) => end = slash,
+                    None => return path,
+                }
+            };
+            path = format!("{origin}{}", &path[end..]);
+        }
+        path
     }
 
     /// Whether `dependentRequired` applies: the validator knows it from draft 2019-09 on (the
@@ -235,11 +287,24 @@ impl<'schema> Deriver<'schema> {
         self.shared.rule(&mut self.builder, name)
     }
 
-    /// Records a note.
+    /// Records a note, at the place in the user's schema its keyword was taken from.
     pub fn note(&mut self, pointer: &str, keyword: Option<&str>, reason: impl Into<String>) {
+        let (pointer, keyword) = match keyword {
+            Some(keyword) if pointer.starts_with(MERGED) => {
+                // The keyword's own origin; merged `enum`s can come from a `const`.
+                let located = self.locate(&pointer_push(pointer, keyword));
+                match located.rsplit_once('/') {
+                    Some((place, token)) => {
+                        (place.to_owned(), Some(unescape_token(token).into_owned()))
+                    }
+                    None => (self.locate(pointer), Some(keyword.to_owned())),
+                }
+            }
+            _ => (self.locate(pointer), keyword.map(str::to_owned)),
+        };
         let problem = Problem {
-            pointer: pointer.to_owned(),
-            keyword: keyword.map(str::to_owned),
+            pointer,
+            keyword,
             reason: reason.into(),
         };
         self.notes.insert(problem);
@@ -247,11 +312,16 @@ impl<'schema> Deriver<'schema> {
 
     /// Records that the schema at `pointer` accepts no value, and returns `Never`.
     pub fn never(&mut self, pointer: &str, keyword: Option<&str>, reason: &str) -> Expr {
-        self.note(
-            pointer,
-            keyword,
-            format!("{reason}: no value satisfies this schema, so the grammar leaves it out"),
-        );
+        // A merged schema's note lands on one of its parts, which may accept values on its
+        // own: the note must not say that part is empty.
+        let reason = if pointer.starts_with(MERGED) {
+            format!(
+                "{reason}: combined with the schemas merged with it here, no value satisfies this schema, so the grammar leaves it out"
+            )
+        } else {
+            format!("{reason}: no value satisfies this schema, so the grammar leaves it out")
+        };
+        self.note(pointer, keyword, reason);
         Expr::Never
     }
 
@@ -259,7 +329,7 @@ impl<'schema> Deriver<'schema> {
     pub fn invalid(&mut self, pointer: &str, reason: impl Into<String>) -> Expr {
         if self.error.is_none() {
             self.error = Some(GbnfError::InvalidSchema {
-                pointer: pointer.to_owned(),
+                pointer: self.locate(pointer),
                 reason: reason.into(),
             });
         }
@@ -320,15 +390,21 @@ impl<'schema> Deriver<'schema> {
                 return self.invalid(&pointer_push(pointer, "allOf"), "allOf must be an array");
             };
             let mut merged = without(map, &["allOf"]);
+            let mut merged_at = pointer.to_owned();
             for (index, branch) in branches.iter().enumerate() {
                 let branch_pointer =
                     pointer_push(&pointer_push(pointer, "allOf"), &index.to_string());
-                match merge::merge(self, &merged, branch, &branch_pointer, depth) {
-                    Some(next) => merged = next,
+                let sides = merge::Sides {
+                    base_at: &merged_at,
+                    extra_at: &branch_pointer,
+                    whole_at: pointer,
+                };
+                match merge::merge(self, &merged, branch, &sides, depth) {
+                    Some((next, next_at)) => (merged, merged_at) = (next, next_at),
                     None => return Expr::Never,
                 }
             }
-            return self.schema_map(&merged, pointer, hint, depth + 1);
+            return self.schema_map(&merged, &merged_at, hint, depth + 1);
         }
         for keyword in ["anyOf", "oneOf"] {
             if let Some(branches) = map.get(keyword) {
@@ -369,23 +445,25 @@ impl<'schema> Deriver<'schema> {
             );
             return self.reference(reference, pointer);
         }
-        let Some(target) = self.resolve(reference, pointer) else {
+        let Some((target, target_pointer)) = self.target(reference, pointer) else {
             return self.rule("value");
         };
+        let target_pointer = target_pointer.into_owned();
         let rest = without(map, &["$ref"]);
-        match merge::merge(self, &rest, &target.clone(), pointer, depth) {
-            Some(merged) => self.schema_map(&merged, pointer, hint, depth + 1),
+        let sides = merge::Sides {
+            base_at: pointer,
+            extra_at: &target_pointer,
+            whole_at: pointer,
+        };
+        match merge::merge(self, &rest, target, &sides, depth) {
+            Some((merged, merged_at)) => self.schema_map(&merged, &merged_at, hint, depth + 1),
             None => Expr::Never,
         }
     }
 
-    /// The schema a local `$ref` points at, or `None` (with a note or an error).
-    pub fn resolve(&mut self, reference: &str, pointer: &str) -> Option<&'schema Value> {
-        self.target(reference, pointer).map(|(target, _)| target)
-    }
-
-    /// [`Self::resolve`], with the decoded JSON pointer of the target.
-    fn target<'r>(
+    /// The schema a local `$ref` points at, and its decoded JSON pointer, or `None` (with a
+    /// note or an error).
+    pub fn target<'r>(
         &mut self,
         reference: &'r str,
         pointer: &str,
@@ -508,9 +586,14 @@ impl<'schema> Deriver<'schema> {
             let branch_pointer = pointer_push(&here, &index.to_string());
             let branch_hint = format!("{hint}-{index}");
             let expr = if combine {
-                match merge::merge(self, &rest, branch, &branch_pointer, depth) {
-                    Some(merged) => {
-                        self.schema_map(&merged, &branch_pointer, &branch_hint, depth + 1)
+                let sides = merge::Sides {
+                    base_at: pointer,
+                    extra_at: &branch_pointer,
+                    whole_at: &branch_pointer,
+                };
+                match merge::merge(self, &rest, branch, &sides, depth) {
+                    Some((merged, merged_at)) => {
+                        self.schema_map(&merged, &merged_at, &branch_hint, depth + 1)
                     }
                     None => Expr::Never,
                 }
