@@ -6,8 +6,9 @@
 //! far is returned as it is. Stopping drops the connection, and the engines end a generation
 //! whose client went away (llama.cpp frees the slot). A server that answers a streamed request
 //! with a whole JSON body is read as one, and so is an empty body or one whose type is not
-//! `text/event-stream`: they fail as a non-streamed answer would, never as an empty stream; a
-//! body without a single `data:` line is no event stream either. A server that refuses
+//! `text/event-stream` and that does not open with an event field either: they fail as a
+//! non-streamed answer would, never as an empty stream; a body without a single `data:` line is
+//! no event stream either. A server that refuses
 //! streaming (a 400 or 422 that names `stream`) is asked again without it, and the client stops
 //! asking for streams. A sampling field the server refuses by name is dropped the same way.
 
