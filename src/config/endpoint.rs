@@ -101,7 +101,7 @@ pub fn normalize_endpoint(
     let with_scheme = if lowered.starts_with("http://") || lowered.starts_with("https://") {
         trimmed.to_owned()
     } else if lowered.contains("://") {
-        return Err(EndpointError::Scheme(redact_userinfo(trimmed)));
+        return Err(EndpointError::Scheme(redact_endpoint(trimmed)));
     } else {
         changes.push("added http://");
         format!("http://{trimmed}")
@@ -112,7 +112,7 @@ pub fn normalize_endpoint(
         None => (with_scheme.clone(), None),
     };
     if query.as_deref().is_some_and(has_credential) {
-        return Err(EndpointError::Credentials(redact_userinfo(trimmed)));
+        return Err(EndpointError::Credentials(redact_endpoint(trimmed)));
     }
     let scheme_end = without_query.find("://").map(|at| at + 3).unwrap_or(0);
     let (authority, path) = match without_query[scheme_end..].find('/') {
@@ -120,10 +120,10 @@ pub fn normalize_endpoint(
         None => (without_query.as_str(), ""),
     };
     if authority.len() == scheme_end {
-        return Err(EndpointError::NoHost(redact_userinfo(trimmed)));
+        return Err(EndpointError::NoHost(redact_endpoint(trimmed)));
     }
     if authority[scheme_end..].contains('@') {
-        return Err(EndpointError::Credentials(redact_userinfo(trimmed)));
+        return Err(EndpointError::Credentials(redact_endpoint(trimmed)));
     }
     // Trailing slashes go silently: `.../v1/` and `.../v1` are the same base to every client.
     let mut path = path.trim_end_matches('/').to_owned();
@@ -156,7 +156,7 @@ pub fn normalize_endpoint(
 /// and the last `@` goes, because a password may hold `/`, `?`, `#` or `@`, which would end the
 /// host early for a parser; an `@` in a path is masked along with it, which costs nothing in a
 /// message. Text without `@` comes back as it is.
-pub fn redact_userinfo(text: &str) -> String {
+pub fn redact_endpoint(text: &str) -> String {
     let start = text.find("://").map_or(0, |scheme| scheme + 3);
     let text = match text[start..].rfind('@') {
         Some(at) => format!("{}<redacted>{}", &text[..start], &text[start + at..]),
@@ -407,7 +407,7 @@ mod tests {
             ("ftp://u:pw@h", "ftp://<redacted>@h"),
             ("http://h:1/v1", "http://h:1/v1"),
         ] {
-            assert_eq!(redact_userinfo(given), shown, "{given}");
+            assert_eq!(redact_endpoint(given), shown, "{given}");
         }
     }
 }

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use super::endpoint::redact_userinfo;
+use super::endpoint::redact_endpoint;
 use super::parse;
 use super::values::{AntiRepetition, Secret, SettingValue, StructuredDecoding, Thinking};
 use super::{Provider, Settings};
@@ -522,7 +522,7 @@ impl Key {
         if self.spec().secret || matches!(self, Key::ApiKeyEnv | Key::ServeKeyEnv) {
             None
         } else if self == Key::Endpoint {
-            Some(redact_userinfo(text))
+            Some(redact_endpoint(text))
         } else {
             Some(text.to_owned())
         }
