@@ -516,8 +516,8 @@ impl Key {
     }
 
     /// `text`, given for this key, as a message or a report may quote it: not at all for a
-    /// secret or for a variable name (which may be a pasted key), and without its userinfo for
-    /// an endpoint (which may hold a password).
+    /// secret or for a variable name (which may be a pasted key), and for an endpoint without
+    /// its userinfo or a key in its query (which may hold a password or a key).
     pub fn quotable(self, text: &str) -> Option<String> {
         if self.spec().secret || matches!(self, Key::ApiKeyEnv | Key::ServeKeyEnv) {
             None
